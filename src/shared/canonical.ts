@@ -1,0 +1,153 @@
+/**
+ * Canonical JSON and the two hashes that bind an approval to exactly what was
+ * reviewed. One implementation, used by the console (Node) and by the extension
+ * (service worker, content scripts, pages): pinned by test/vectors/hashing.json.
+ *
+ * - Canonical JSON is RFC 8785 (JSON Canonicalization Scheme), produced by the
+ *   `canonicalize` package (the reference implementation by the RFC's author).
+ * - The digest is SHA-256 through a pluggable back end: WebCrypto
+ *   (`crypto.subtle`, browsers and Node) or node:crypto (see digest-node.ts).
+ * - Hashes are written as 64 lowercase hex characters.
+ */
+import canonicalizeImpl from 'canonicalize';
+
+/** A SHA-256 back end: bytes in, 32-byte digest out. */
+export type Sha256 = (data: Uint8Array) => Promise<Uint8Array>;
+
+/** Thrown when a value has no canonical JSON form (undefined, functions, NaN, Infinity, BigInt, cycles). */
+export class CanonicalizationError extends Error {
+  readonly code = 'not-canonicalizable';
+}
+
+/**
+ * RFC 8785 canonical JSON text of `value`.
+ * Rules (RFC 8785 §3.2): object keys sorted by UTF-16 code units, no white space,
+ * numbers in ECMAScript shortest form (§3.2.2.3), strings with minimal escaping.
+ * @throws CanonicalizationError for values JSON cannot carry (NaN, ±Infinity,
+ *   undefined at top level, functions, symbols, BigInt, cyclic structures).
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
+    throw new CanonicalizationError(`cannot canonicalize a value of type ${typeof value}`);
+  }
+  assertCanonicalizable(value, new Set());
+  let text: string | undefined;
+  try {
+    text = canonicalizeImpl(value) as string | undefined;
+  } catch (e) {
+    throw new CanonicalizationError(e instanceof Error ? e.message : String(e));
+  }
+  if (typeof text !== 'string') throw new CanonicalizationError('value has no JSON form');
+  return text;
+}
+
+// The library serialises NaN/Infinity as null (like JSON.stringify); a hash must
+// never silently equate different inputs, so we refuse them, and cycles, first.
+function assertCanonicalizable(value: unknown, seen: Set<object>): void {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new CanonicalizationError(`non-finite number ${value}`);
+  if (typeof value === 'bigint') throw new CanonicalizationError('BigInt has no JSON form');
+  if (value === null || typeof value !== 'object') return;
+  if (seen.has(value)) throw new CanonicalizationError('cyclic structure');
+  seen.add(value);
+  if (typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
+    for (const v of Array.isArray(value) ? value : Object.values(value as object)) assertCanonicalizable(v, seen);
+  }
+  seen.delete(value);
+}
+
+/** SHA-256 through WebCrypto (`globalThis.crypto.subtle`): works in browsers, extension workers and Node 20. */
+export const webCryptoSha256: Sha256 = async (data) => {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', data as BufferSource);
+  return new Uint8Array(digest);
+};
+
+/** Lowercase hex of bytes. */
+export function toHex(bytes: Uint8Array): string {
+  let s = '';
+  for (const b of bytes) s += b.toString(16).padStart(2, '0');
+  return s;
+}
+
+const encoder = new TextEncoder();
+
+/** SHA-256 of the UTF-8 bytes of `text`, as 64 lowercase hex characters. */
+export async function sha256Hex(text: string, sha256: Sha256 = webCryptoSha256): Promise<string> {
+  return toHex(await sha256(encoder.encode(text)));
+}
+
+/**
+ * The fields of a WebMCP tool descriptor that a `descriptorHash` covers, as
+ * `document.modelContext.getTools()` reports them (FACTS.md; WebMCP draft,
+ * "ModelContext.getTools").
+ */
+export interface DescriptorFields {
+  name: string;
+  title?: string | null;
+  description?: string | null;
+  inputSchema?: unknown;
+  origin: string;
+  annotations?: unknown;
+}
+
+/**
+ * The exact object hashed for a descriptor. Normalisation, so that equal tools
+ * hash equally on every build:
+ * - `title`: missing, null or undefined becomes `""` (Chromium reports `""` when none was given);
+ * - `description`: missing becomes `""`;
+ * - `inputSchema`: missing or null becomes `{}` (Chromium reports an object, `{}` when none);
+ *   a string (older builds and polyfills) is parsed as JSON, and kept as the string if it does not parse;
+ * - `annotations`: missing or null becomes `{}` (declarative form tools have no
+ *   `annotations` property at all, FACTS.md); otherwise kept as reported.
+ * Every other property (`window`, `execute`, ...) is ignored.
+ */
+export function descriptorHashInput(d: DescriptorFields): {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: unknown;
+  origin: string;
+  annotations: unknown;
+} {
+  let inputSchema: unknown = d.inputSchema ?? {};
+  if (typeof inputSchema === 'string') {
+    try {
+      inputSchema = JSON.parse(inputSchema);
+    } catch {
+      /* keep the string: it is what the page declared */
+    }
+  }
+  return {
+    name: String(d.name),
+    title: d.title == null ? '' : String(d.title),
+    description: d.description == null ? '' : String(d.description),
+    inputSchema,
+    origin: String(d.origin),
+    annotations: d.annotations ?? {},
+  };
+}
+
+/**
+ * `descriptorHash` = SHA-256 of the RFC 8785 canonical JSON of
+ * `{name, title, description, inputSchema, origin, annotations}` (DESIGN.md,
+ * "Trust rules"), normalised as `descriptorHashInput` says.
+ * @returns 64 lowercase hex characters.
+ * @throws CanonicalizationError when the schema or annotations hold non-JSON values.
+ */
+export async function descriptorHash(d: DescriptorFields, sha256: Sha256 = webCryptoSha256): Promise<string> {
+  return sha256Hex(canonicalJson(descriptorHashInput(d)), sha256);
+}
+
+/**
+ * `argumentsHash` = SHA-256 of the RFC 8785 canonical JSON of the arguments
+ * object exactly as it will be passed to `executeTool` (DESIGN.md, "Trust rules").
+ * @returns 64 lowercase hex characters.
+ * @throws CanonicalizationError for non-JSON values.
+ */
+export async function argumentsHash(args: unknown, sha256: Sha256 = webCryptoSha256): Promise<string> {
+  return sha256Hex(canonicalJson(args), sha256);
+}
+
+/** A short fingerprint for people: the first 12 hex characters, grouped in threes ("3f9a·c2e0·1b7d"). */
+export function fingerprint(hash: string): string {
+  return hash.slice(0, 12).replace(/(.{4})(?=.)/g, '$1·');
+}
