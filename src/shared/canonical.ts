@@ -57,7 +57,7 @@ function assertCanonicalizable(value: unknown, seen: Set<object>): void {
 
 /** SHA-256 through WebCrypto (`globalThis.crypto.subtle`): works in browsers, extension workers and Node 20. */
 export const webCryptoSha256: Sha256 = async (data) => {
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', data as BufferSource);
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new Uint8Array(data));
   return new Uint8Array(digest);
 };
 

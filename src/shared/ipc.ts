@@ -1,0 +1,109 @@
+/**
+ * The console API: the one contract between the renderer and the host
+ * (CONVENTIONS.md §1, §3). The Electron host carries it over IPC (one channel
+ * per method, `CHANNELS`), the loopback web host over a WebSocket; the preload
+ * exposes exactly one object of this shape as `window.echo`. Every method
+ * answers a Result and never throws across the boundary.
+ */
+import type { ErrorInfo, Result } from './result';
+import type { Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from './receipt';
+import type { SharedTab, ToolAnnotations } from './types';
+
+/** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
+export interface LinkStatus {
+  state: 'no-extension' | 'handshaking' | 'awaiting-pairing' | 'connected' | 'version-mismatch' | 'refused';
+  paired: boolean;
+  extensionId?: string;
+  /** ms since the epoch of the last answered heartbeat. */
+  lastHeartbeatAt?: number;
+  /** While `awaiting-pairing`: the short code the person compares with the popup. */
+  pairingCode?: string;
+  error?: ErrorInfo;
+}
+
+/** Everything the approval dialog shows for one pending request. Page text is untrusted plain text. */
+export interface ApprovalView {
+  requestId: string;
+  /** ms since the epoch. */
+  createdAt: number;
+  expiresAt: number;
+  agent: { name: string; version?: string };
+  faculty: 'webmcp-invoke';
+  toolName: string;
+  /** Untrusted page text. */
+  title: string;
+  description: string;
+  inputSchema: unknown;
+  /** The page's claims, shown as such; hints only. */
+  annotations?: ToolAnnotations;
+  origin: string;
+  tab: { tabId: number; title: string; url: string };
+  frameId: number;
+  documentId: string;
+  descriptorHash: string;
+  argumentsHash: string;
+  arguments: Record<string, unknown>;
+  operationId?: string;
+}
+
+/** The MCP endpoint as the person needs it to connect an agent. */
+export interface EndpointInfo {
+  url: string;
+  token: string;
+  stdioCommand: string;
+}
+
+/** What the console shows at a glance. */
+export interface ConsoleSnapshot {
+  approvals: ApprovalView[];
+  link: LinkStatus;
+  sharedTabs: SharedTab[];
+  endpoint: EndpointInfo;
+  settings: ConsoleSettings;
+}
+
+export interface ConsoleSettings {
+  /** How long an approval request waits (ms). */
+  approvalTimeoutMs: number;
+  developerMode: boolean;
+}
+
+/** Pushed from the host to the renderer. */
+export type ConsoleEvent =
+  | { kind: 'approvals'; approvals: ApprovalView[] }
+  | { kind: 'link'; link: LinkStatus }
+  | { kind: 'shared-tabs'; tabs: SharedTab[] }
+  | { kind: 'receipt'; receipt: Receipt }
+  | { kind: 'endpoint'; endpoint: EndpointInfo }
+  | { kind: 'settings'; settings: ConsoleSettings };
+
+/** One method per message; argument objects are validated by the host before use. */
+export interface ConsoleApi {
+  getSnapshot(): Promise<Result<ConsoleSnapshot>>;
+  decideApproval(p: { requestId: string; decision: 'approve' | 'deny'; reason?: string }): Promise<Result<null>>;
+  queryReceipts(p: ReceiptQuery): Promise<Result<ReceiptPage>>;
+  verifyLedger(): Promise<Result<VerifyReport>>;
+  confirmPairing(p: { accept: boolean }): Promise<Result<null>>;
+  unpair(): Promise<Result<null>>;
+  listShareableTabs(): Promise<Result<SharedTab[]>>;
+  shareTab(p: { tabId: number }): Promise<Result<SharedTab>>;
+  unshareTab(p: { tabId: number }): Promise<Result<null>>;
+  rotateToken(): Promise<Result<EndpointInfo>>;
+  updateSettings(p: Partial<ConsoleSettings>): Promise<Result<ConsoleSettings>>;
+}
+
+/** IPC channel names, one per ConsoleApi method, plus the push channel. */
+export const CHANNELS = {
+  getSnapshot: 'console:get-snapshot',
+  decideApproval: 'approvals:decide',
+  queryReceipts: 'receipts:query',
+  verifyLedger: 'receipts:verify',
+  confirmPairing: 'pairing:confirm',
+  unpair: 'pairing:unpair',
+  listShareableTabs: 'tabs:list-shareable',
+  shareTab: 'tabs:share',
+  unshareTab: 'tabs:unshare',
+  rotateToken: 'endpoint:rotate-token',
+  updateSettings: 'settings:update',
+  events: 'console:event',
+} as const satisfies Record<keyof ConsoleApi | 'events', string>;

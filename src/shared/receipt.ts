@@ -1,0 +1,113 @@
+/**
+ * The receipt: one row of the append-only, hash-chained ledger
+ * (src/main/core/ledger). Every step of every request produces one, including
+ * refusals, denials, expiries and cancellations (DESIGN.md, "Request lifecycle").
+ */
+
+/** Lifecycle and console events a receipt can record. */
+export const RECEIPT_EVENTS = [
+  'requested',
+  'validated',
+  'refused',
+  'approval-shown',
+  'approved',
+  'denied',
+  'expired',
+  'dispatched',
+  'succeeded',
+  'failed',
+  'outcome-unknown',
+  'cancelled',
+  'readback-confirmed',
+  'readback-mismatch',
+  'discovered',
+  'paired',
+  'pairing-rejected',
+  'unpaired',
+  'link-connected',
+  'link-disconnected',
+  'tab-shared',
+  'tab-unshared',
+  'token-rotated',
+  'developer-mode-on',
+  'developer-mode-off',
+] as const;
+export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
+
+/** Which capability of the ladder (DESIGN.md) a request used. `console` for the console's own events. */
+export type Faculty = 'webmcp-discover' | 'webmcp-invoke' | 'list-tabs' | 'semantic' | 'live-patch' | 'raw-js' | 'link' | 'console';
+
+/** Who caused a receipt: the agent (MCP client name/version), the person, the extension, or the console itself. */
+export interface Actor {
+  kind: 'agent' | 'person' | 'extension' | 'console';
+  /** e.g. the MCP client's `clientInfo.name`. */
+  name?: string;
+  version?: string;
+}
+
+/** What a caller hands to `Ledger.append`: everything but id, time, seq and hashes. */
+export interface ReceiptInput {
+  requestId: string | null;
+  event: ReceiptEvent;
+  faculty: Faculty;
+  origin?: string | null;
+  tabId?: number | null;
+  frameId?: number | null;
+  documentId?: string | null;
+  toolName?: string | null;
+  descriptorHash?: string | null;
+  argumentsHash?: string | null;
+  actor: Actor;
+  /** Bounded (LIMITS.maxReceiptDetailBytes) and redacted by the ledger before it is stored. */
+  detail?: unknown;
+}
+
+/** A stored receipt. `hash` = SHA-256(prevHash || canonical(receipt without hash)). */
+export interface Receipt extends Required<Omit<ReceiptInput, 'detail'>> {
+  /** Position in the chain, from 1. */
+  seq: number;
+  /** UUID v4. */
+  id: string;
+  /** ms since the epoch, UTC. */
+  time: number;
+  detail: unknown;
+  prevHash: string;
+  hash: string;
+}
+
+/** Filters for `Ledger.query`; results come newest first, `limit` at most 500. */
+export interface ReceiptQuery {
+  /** Inclusive bounds, ms since the epoch. */
+  from?: number;
+  to?: number;
+  origin?: string;
+  toolName?: string;
+  event?: ReceiptEvent;
+  /** Outcome events only: succeeded, failed, outcome-unknown, refused, denied, expired, cancelled. */
+  outcome?: ReceiptEvent;
+  requestId?: string;
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  cursor?: string;
+  limit?: number;
+}
+
+export interface ReceiptPage {
+  receipts: Receipt[];
+  nextCursor: string | null;
+}
+
+/** `Ledger.verify` result: `ok` or the first broken link, named. */
+export interface VerifyReport {
+  ok: boolean;
+  count: number;
+  headHash: string;
+  /** Set when !ok: the seq where the chain first breaks and why. */
+  firstBroken?: { seq: number; id?: string; reason: string };
+}
+
+/** `Ledger.checkpoint`: exported so that a cut-off tail is detectable later. */
+export interface Checkpoint {
+  count: number;
+  headHash: string;
+  time: number;
+}
