@@ -1,0 +1,17 @@
+// End-to-end tests only: real Debian Chromium (WebMCP on) with the real built
+// extension loaded. Browsers are never downloaded (FACTS.md); CHROMIUM_PATH
+// overrides /usr/bin/chromium. Workers stay at 1: the machine has 2 cores and
+// each test launches its own browser.
+import { defineConfig } from '@playwright/test';
+
+export default defineConfig({
+  testDir: 'test/e2e',
+  testMatch: /.*\.spec\.ts$/,
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list']],
+  outputDir: 'test-results',
+});
