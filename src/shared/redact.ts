@@ -1,0 +1,428 @@
+/**
+ * Redaction of likely secrets before anything is stored (receipt details in the
+ * ledger) or shown (tool results in the extension and the console). Pure
+ * TypeScript with no node: imports: it runs in Node, Electron and the extension.
+ *
+ * A secret is replaced whole by a marker `"[redacted:<rule>]"`; nothing of it is
+ * kept (no prefix, no length), so a marker reveals only which rule fired.
+ * Redaction fails closed: when in doubt (a 40-hex string, a cycle, nesting too
+ * deep to walk) the value is hidden, because a false positive costs the person a
+ * glance at the page while a false negative stores a credential forever.
+ */
+
+/** Marker that replaces a secret: `[redacted:<rule>]`. */
+export function redactionMarker(rule: string): string {
+  return `[redacted:${rule}]`;
+}
+
+/** Result of `redact`: a redacted copy and whether anything was hidden. */
+export interface Redacted<T = unknown> {
+  value: T;
+  redacted: boolean;
+}
+
+// ---------------------------------------------------------------------------
+// Sensitive keys
+
+/**
+ * Normalised key names (lower case; `-`, `_`, `.` and white space removed) whose
+ * values are secret, mapped to the rule name used in the marker.
+ */
+const EXACT_KEYS: ReadonlyMap<string, string> = new Map([
+  ['password', 'password'],
+  ['passwd', 'password'],
+  ['pwd', 'password'],
+  ['pass', 'password'],
+  ['passcode', 'password'],
+  ['passphrase', 'password'],
+  ['pin', 'pin'],
+  ['pincode', 'pin'],
+  ['token', 'token'],
+  ['accesstoken', 'token'],
+  ['refreshtoken', 'token'],
+  ['idtoken', 'token'],
+  ['secret', 'secret'],
+  ['clientsecret', 'secret'],
+  ['authorization', 'authorization'],
+  ['proxyauthorization', 'authorization'],
+  ['cookie', 'cookie'],
+  ['setcookie', 'cookie'],
+  ['session', 'session'],
+  ['sessionid', 'session'],
+  ['otp', 'otp'],
+  ['totp', 'otp'],
+  ['apikey', 'apikey'],
+  ['xapikey', 'apikey'],
+  ['privatekey', 'privatekey'],
+  ['cvv', 'card'],
+  ['cvc', 'card'],
+]);
+
+/**
+ * Suffixes that make a compound key sensitive (`db_password`, `githubToken`,
+ * `x-auth-token`, `stripeSecret`, `PHPSESSID`). Chosen so that ordinary keys do
+ * not end with them: `max_tokens` ends in "tokens", not "token", and is kept.
+ */
+const KEY_SUFFIXES: ReadonlyArray<readonly [string, string]> = [
+  ['password', 'password'],
+  ['passwd', 'password'],
+  ['passcode', 'password'],
+  ['passphrase', 'password'],
+  ['secret', 'secret'],
+  ['token', 'token'],
+  ['apikey', 'apikey'],
+  ['privatekey', 'privatekey'],
+  ['sessionid', 'session'],
+  ['sessid', 'session'],
+  ['cookie', 'cookie'],
+  ['authorization', 'authorization'],
+];
+
+/** Lower case, with `-`, `_`, `.` and white space removed: "X-Api-Key" → "xapikey". */
+function normaliseKey(key: string): string {
+  return key.toLowerCase().replace(/[-_.\s]/g, '');
+}
+
+/**
+ * The rule name when `key` names a secret (case-insensitive, ignoring `-`, `_`,
+ * `.` and spaces; exact names and a few suffixes, see EXACT_KEYS and
+ * KEY_SUFFIXES), else null. "password", "API key", "x-api-key", "client_secret",
+ * "db_password" are sensitive; "token_count", "max_tokens", "pinned" are not.
+ */
+export function sensitiveKeyRule(key: string): string | null {
+  const k = normaliseKey(key);
+  if (k === '') return null;
+  const exact = EXACT_KEYS.get(k);
+  if (exact) return exact;
+  for (const [suffix, rule] of KEY_SUFFIXES) if (k.endsWith(suffix)) return rule;
+  return null;
+}
+
+// ---------------------------------------------------------------------------
+// Secrets inside strings
+
+/** Luhn (ISO/IEC 7812-1 Annex B) check over a string of digits. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return false;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return digits.length > 0 && sum % 10 === 0;
+}
+
+/**
+ * Whether a digit string is card-like: 13–19 digits (ISO/IEC 7812 PAN lengths),
+ * a first digit 2–6 (the major issuer ranges: Mastercard 2/5, Amex/JCB/Diners 3,
+ * Visa 4, Discover/UnionPay 6; this keeps epoch-millisecond timestamps, which
+ * start with 1, out) and a valid Luhn check digit.
+ */
+function cardLike(digits: string): boolean {
+  return digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && luhnValid(digits);
+}
+
+/**
+ * Whether a run of base64/base64url characters looks random rather than like
+ * words: it mixes letters and digits, and its alphanumeric "segments" (maximal
+ * runs of one word shape: `Word`, `word`, `WORD`, `123`) are short on average.
+ * Random base64 switches shape every one to two characters; identifiers, slugs
+ * and paths ("How-To-Configure-Nginx-2024", "/docs/api/v2/reference") average
+ * four or more.
+ */
+function randomLooking(run: string): boolean {
+  const alnum = run.replace(/[^A-Za-z0-9]/g, '');
+  if (!/[A-Za-z]/.test(alnum) || !/[0-9]/.test(alnum)) return false;
+  const segments = alnum.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g) ?? [];
+  return segments.length > 0 && alnum.length / segments.length < 3;
+}
+
+/** Whether a token after `Bearer`/`Basic` is credential-shaped: has a digit, `=`/`+`/`/`, or an upper-case letter after the first character. */
+function credentialShaped(tok: string): boolean {
+  return /[0-9=+/]/.test(tok) || /.[A-Z]/.test(tok.replace(/^[A-Z]/, 'x')) || tok.length >= 24;
+}
+
+/** Whether a value after `password:` is secret-shaped (not a plain word of prose). */
+function secretShaped(v: string): boolean {
+  return v.length >= 4 && (/[^A-Za-z]/.test(v) || /.[A-Z]/.test(v));
+}
+
+type TextRule = { rule: string; re: RegExp; replace: (m: string, ...groups: string[]) => string | null };
+
+const M = redactionMarker;
+
+/**
+ * The text rules, applied in this order (earlier rules consume their match, so a
+ * JWT is not also reported as base64). Each `replace` returns the replacement or
+ * null to keep the match.
+ */
+const TEXT_RULES: readonly TextRule[] = [
+  {
+    // PEM (RFC 7468) private key blocks, of any algorithm; an unterminated block
+    // is hidden to the end of the text (fail closed).
+    rule: 'private-key',
+    re: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g,
+    replace: () => M('private-key'),
+  },
+  {
+    // JSON Web Tokens (RFC 7519, compact JWS/JWE form): base64url of '{"' begins "eyJ".
+    rule: 'jwt',
+    re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?/g,
+    replace: () => M('jwt'),
+  },
+  {
+    // HTTP Authorization credentials (RFC 6750 Bearer, RFC 7617 Basic): the scheme stays.
+    rule: 'bearer',
+    re: /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)/gi,
+    replace: (_m, scheme, sp, tok) => (credentialShaped(tok) ? `${scheme}${sp}${M('bearer')}` : null),
+  },
+  {
+    // Provider key shapes, from each provider's documentation:
+    // OpenAI/Anthropic "sk-…", Stripe "sk_live_…"/"rk_test_…", GitHub "ghp_/gho_/ghu_/ghs_/ghr_…" and
+    // "github_pat_…", GitLab "glpat-…", Slack "xox[abpors]-…", AWS access key ids "AKIA/ASIA…",
+    // Google API keys "AIza…".
+    rule: 'api-key',
+    re: /(?<![A-Za-z0-9])(?:sk-[A-Za-z0-9_-]{16,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,}|xox[abpors]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[A-Z0-9]{16}|AIza[A-Za-z0-9_-]{35})(?![A-Za-z0-9])/g,
+    replace: () => M('api-key'),
+  },
+  {
+    // `key=value` (URL queries, cookies, env files) and `"key": value` (JSON or
+    // code in text) where the key names a secret (sensitiveKeyRule).
+    rule: 'key-value',
+    re: /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})=('[^']*'|"[^"]*"|[^\s&;,"'<>]+)/g,
+    replace: (m, key, _v) => {
+      const rule = sensitiveKeyRule(key);
+      return rule ? `${key}=${M(rule)}` : null;
+    },
+  },
+  {
+    rule: 'json-key-value',
+    re: /"([A-Za-z][A-Za-z0-9_. -]{0,63})"(\s*:\s*)("(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)/g,
+    replace: (m, key, sep) => {
+      const rule = sensitiveKeyRule(key);
+      return rule ? `"${key}"${sep}"${M(rule)}"` : null;
+    },
+  },
+  {
+    // HTTP header lines (`Authorization: …`, `Cookie: …`, `X-Api-Key: …`): the rest of the line.
+    rule: 'header',
+    re: /^([ \t]*)((?:proxy-)?authorization|(?:set-)?cookie|x-[A-Za-z0-9-]+)([ \t]*:[ \t]*)(\S[^\r\n]*)$/gim,
+    replace: (_m, ind, key, sep) => {
+      const rule = sensitiveKeyRule(key);
+      return rule ? `${ind}${key}${sep}${M(rule)}` : null;
+    },
+  },
+  {
+    // `password: hunter2` in prose or logs: only secret-shaped values, so that
+    // "token: a unit of text" stays.
+    rule: 'labelled',
+    re: /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})([ \t]*:[ \t]*)([^\s,;"'<>]+)/g,
+    replace: (_m, key, sep, v) => {
+      const rule = sensitiveKeyRule(key);
+      return rule && secretShaped(v) && !v.startsWith('[redacted:') ? `${key}${sep}${M(rule)}` : null;
+    },
+  },
+  {
+    // Long hex (≥ 32 characters, mixing letters and digits): API keys and
+    // hex-encoded secrets. A 40-hex git SHA has the same shape as a classic
+    // GitHub token (40 hex) and is hidden too (fail closed); digests under
+    // digest-named keys are kept by `redact` (DIGEST_KEY).
+    rule: 'hex',
+    re: /(?<![A-Za-z0-9_+/-])[0-9a-fA-F]{32,}(?![A-Za-z0-9_+/-])/g,
+    replace: (m) => (/[0-9]/.test(m) && /[a-fA-F]/.test(m) ? M('hex') : null),
+  },
+  {
+    // Long base64 / base64url (≥ 40 characters, RFC 4648 §4 and §5 alphabets)
+    // that mixes letters and digits and looks random (randomLooking).
+    rule: 'base64',
+    re: /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}(?![A-Za-z0-9+/_=-])/g,
+    replace: (m) => (randomLooking(m) ? M('base64') : null),
+  },
+  {
+    // Card-like numbers: 13–19 digits, optional single spaces or dashes between
+    // digits, first digit 2–6, valid Luhn (cardLike).
+    rule: 'card',
+    re: /(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])/g,
+    replace: (m) => (cardLike(m.replace(/[ -]/g, '')) ? M('card') : null),
+  },
+];
+
+/**
+ * Redacts likely secrets inside a string. Rules, in order (sources in brackets):
+ * 1. PEM private key blocks `-----BEGIN … PRIVATE KEY-----` [RFC 7468];
+ * 2. JWTs `eyJ….….…` [RFC 7519];
+ * 3. `Bearer`/`Basic`/`Token` credentials, the scheme kept [RFC 6750, RFC 7617];
+ * 4. provider key shapes: `sk-…`, `sk_live_…`, `ghp_…`, `github_pat_…`, `glpat-…`,
+ *    `xoxb-…`, `AKIA…`, `AIza…` [each provider's key format documentation];
+ * 5. `key=value` (URL query, cookie, env) and `"key": value` where the key is
+ *    sensitive (`sensitiveKeyRule`); HTTP header lines `Authorization: …`,
+ *    `Cookie: …`, `X-…-Key: …`; `password: s3cr3t` when the value is secret-shaped;
+ * 6. hex runs of ≥ 32 characters mixing letters and digits (git SHAs included);
+ * 7. base64/base64url runs of ≥ 40 characters that mix letters and digits and
+ *    look random [RFC 4648 alphabets];
+ * 8. card-like numbers: 13–19 digits, optional spaces/dashes, first digit 2–6,
+ *    passing the Luhn check [ISO/IEC 7812-1].
+ * Ordinary text (prose with "token" as a word, URLs without credentials, UUIDs,
+ * ISO dates, phone numbers, short numbers, product ids) comes back unchanged.
+ * A string holding a JSON object or array is parsed and redacted structurally
+ * (see `redact`); it is re-serialised compactly only if something was hidden.
+ * @returns the text with each secret replaced by `[redacted:<rule>]`, and whether any was.
+ */
+export function redactText(s: string): Redacted<string> {
+  const json = redactJsonText(s);
+  if (json) return json;
+  return redactPlainText(s);
+}
+
+function redactPlainText(s: string): Redacted<string> {
+  let out = s;
+  let redacted = false;
+  for (const r of TEXT_RULES) {
+    r.re.lastIndex = 0;
+    out = out.replace(r.re, (m: string, ...rest: unknown[]) => {
+      const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
+      const rep = r.replace(m, ...groups);
+      if (rep === null || rep === m) return m;
+      redacted = true;
+      return rep;
+    });
+  }
+  return { value: out, redacted };
+}
+
+// Tool results arrive as JSON strings (FACTS.md: executeTool resolves to a JSON
+// string); parsing lets key rules see `{"session": {...}}` whole.
+function redactJsonText(s: string): Redacted<string> | null {
+  const t = s.trimStart();
+  if (!(t.startsWith('{') || t.startsWith('['))) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(s);
+  } catch {
+    return null;
+  }
+  const r = redact(parsed);
+  return r.redacted ? { value: JSON.stringify(r.value), redacted: true } : { value: s, redacted: false };
+}
+
+// ---------------------------------------------------------------------------
+// Structured values
+
+/** Nesting deeper than this is replaced by `[redacted:too-deep]` (fail closed; keeps the walk off the stack limit). */
+export const MAX_REDACT_DEPTH = 64;
+
+/** Keys whose hex values are digests, not secrets: kept by the hex rule ("sha", "commit", "descriptorHash", "etag"). */
+const DIGEST_KEY = /^(?:sha\d*|hash|digest|checksum|commit|commitid|etag|integrity)$|(?:hash|sha\d*|digest|checksum)$/;
+
+/** Names of the name/value pair fields in HAR-like header lists: `{name: "Cookie", value: "…"}`. */
+const PAIR_NAME_FIELDS = ['name', 'key', 'header'] as const;
+
+/**
+ * Returns a redacted deep copy of `value`; the input is never mutated.
+ * - Object values under sensitive keys (`sensitiveKeyRule`: password, passwd,
+ *   passcode, pin, token, access_token, refresh_token, secret, client_secret,
+ *   authorization, cookie, set-cookie, session, sessionid, otp, api key / apiKey /
+ *   api_key / x-api-key, private_key, and compounds ending in password, secret,
+ *   token, apikey, …) are replaced whole by `[redacted:<rule>]`, whatever their
+ *   type, except null and booleans (which carry no secret). Name/value pairs
+ *   (`{name: "Authorization", value: "…"}`) are treated the same way.
+ * - Strings (values and keys) go through `redactText`; a hex digest under a
+ *   digest-named key (`sha`, `hash`, `commit`, `descriptorHash`, `etag`, …) is kept.
+ * - Integers that are card-like (13–19 digits, first digit 2–6, Luhn) become
+ *   `[redacted:card]`; other numbers, booleans and null are kept.
+ * - Objects with `toJSON` (Date) are redacted through it; other objects are
+ *   copied as plain objects of their own enumerable string keys (so
+ *   `__proto__` stays an own data property); functions and symbols are kept
+ *   as they are.
+ * - A cycle's back reference becomes `[redacted:cycle]`; nesting beyond
+ *   MAX_REDACT_DEPTH becomes `[redacted:too-deep]`; a value whose properties
+ *   cannot be read (a throwing getter or proxy) becomes `[redacted:unreadable]`.
+ *   Shared (non-cyclic) references are copied once each time they appear.
+ * @returns `{value, redacted}`: the copy, and whether anything was hidden.
+ */
+export function redact(value: unknown): Redacted {
+  const state = { redacted: false, ancestors: new Set<object>() };
+  const out = walk(value, null, 0, state);
+  return { value: out, redacted: state.redacted };
+}
+
+interface WalkState {
+  redacted: boolean;
+  ancestors: Set<object>;
+}
+
+function hide(state: WalkState, rule: string): string {
+  state.redacted = true;
+  return M(rule);
+}
+
+function walk(value: unknown, key: string | null, depth: number, state: WalkState): unknown {
+  if (typeof value === 'string') {
+    if (key !== null && DIGEST_KEY.test(normaliseKey(key)) && /^[0-9a-fA-F]{32,128}$/.test(value)) return value;
+    const r = redactText(value);
+    if (r.redacted) state.redacted = true;
+    return r.value;
+  }
+  if (typeof value === 'number') {
+    return Number.isSafeInteger(value) && value > 0 && cardLike(String(value)) ? hide(state, 'card') : value;
+  }
+  if (typeof value === 'bigint') return value > 0n && cardLike(value.toString()) ? hide(state, 'card') : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (state.ancestors.has(value)) return hide(state, 'cycle');
+  if (depth >= MAX_REDACT_DEPTH) return hide(state, 'too-deep');
+  state.ancestors.add(value);
+  try {
+    return walkObject(value, depth, state);
+  } catch {
+    return hide(state, 'unreadable');
+  } finally {
+    state.ancestors.delete(value);
+  }
+}
+
+function walkObject(value: object, depth: number, state: WalkState): unknown {
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') {
+    return walk(toJSON.call(value), null, depth + 1, state);
+  }
+  if (Array.isArray(value)) return value.map((v) => walk(v, null, depth + 1, state));
+  const entries = Object.entries(value);
+  const pairRule = pairNameRule(value);
+  const out: [string, unknown][] = [];
+  const used = new Set<string>();
+  for (const [k, v] of entries) {
+    const rule = sensitiveKeyRule(k) ?? (k === 'value' ? pairRule : null);
+    let nv: unknown;
+    if (rule !== null && v !== null && v !== undefined && typeof v !== 'boolean') nv = hide(state, rule);
+    else nv = walk(v, k, depth + 1, state);
+    let nk = k;
+    const rk = redactPlainText(k);
+    if (rk.redacted) {
+      state.redacted = true;
+      nk = rk.value;
+      for (let i = 2; used.has(nk); i++) nk = `${rk.value}#${i}`;
+    }
+    used.add(nk);
+    out.push([nk, nv]);
+  }
+  // Object.fromEntries defines own data properties: a "__proto__" key stays data.
+  return Object.fromEntries(out);
+}
+
+function pairNameRule(obj: object): string | null {
+  if (!Object.prototype.hasOwnProperty.call(obj, 'value')) return null;
+  for (const f of PAIR_NAME_FIELDS) {
+    const n = (obj as Record<string, unknown>)[f];
+    if (Object.prototype.hasOwnProperty.call(obj, f) && typeof n === 'string') {
+      const rule = sensitiveKeyRule(n);
+      if (rule) return rule;
+    }
+  }
+  return null;
+}
