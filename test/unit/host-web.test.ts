@@ -1,0 +1,186 @@
+// The loopback web host (src/main/web/server.ts) over real HTTP and a real
+// WebSocket, against the in-test ConsoleApi: token required, Origin and Host
+// checked, static files confined, API round trip, events pushed after auth only.
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { resolveStatic, startWebHost, type WebHost } from '../../src/main/web/server';
+import { FakeConsole, sampleApproval } from '../support/fake-console';
+
+let dir: string;
+let host: WebHost;
+let fake: FakeConsole;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'echo-web-'));
+  writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>Echo</title>');
+  mkdirSync(path.join(dir, 'assets'));
+  writeFileSync(path.join(dir, 'assets', 'app.js'), 'console.log(1)');
+  writeFileSync(path.join(dir, '.secret'), 'no');
+  fake = new FakeConsole({ approvals: [sampleApproval()] });
+  host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: dir, port: 0, helloTimeoutMs: 500 });
+});
+
+afterAll(async () => {
+  await host.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function get(urlPath: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: host.port, path: urlPath, headers: { host: `127.0.0.1:${host.port}`, ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+type Closed = { code: number };
+// Messages can arrive several per tick: queue them so that no waiter misses one.
+const inboxes = new WeakMap<WebSocket, { queue: Record<string, unknown>[]; waiters: ((m: Record<string, unknown>) => void)[] }>();
+function connect(origin: string | null = host.origin, extra: Record<string, string> = {}): Promise<WebSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api`, { headers: { ...(origin ? { origin } : {}), ...extra } });
+  const box = { queue: [] as Record<string, unknown>[], waiters: [] as ((m: Record<string, unknown>) => void)[] };
+  inboxes.set(ws, box);
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString()) as Record<string, unknown>;
+    const w = box.waiters.shift();
+    if (w) w(m);
+    else box.queue.push(m);
+  });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+function nextMessage(ws: WebSocket): Promise<Record<string, unknown>> {
+  const box = inboxes.get(ws)!;
+  const queued = box.queue.shift();
+  return queued ? Promise.resolve(queued) : new Promise((resolve) => box.waiters.push(resolve));
+}
+function closed(ws: WebSocket): Promise<Closed> {
+  return new Promise((resolve) => ws.once('close', (code) => resolve({ code })));
+}
+async function authed(): Promise<WebSocket> {
+  const ws = await connect();
+  ws.send(JSON.stringify({ type: 'hello', token: host.token }));
+  expect(await nextMessage(ws)).toEqual({ type: 'welcome' });
+  return ws;
+}
+async function call(ws: WebSocket, id: number, method: string, params?: unknown): Promise<Record<string, unknown>> {
+  ws.send(JSON.stringify(params === undefined ? { id, method } : { id, method, params }));
+  for (;;) {
+    const m = await nextMessage(ws);
+    if (m.id === id) return m;
+  }
+}
+
+describe('web host: HTTP', () => {
+  it('prints a console URL with the token in the fragment only', () => {
+    expect(host.consoleUrl).toBe(`http://127.0.0.1:${host.port}/#token=${host.token}`);
+    expect(host.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('serves index.html with the CSP (own ws origin) and security headers', async () => {
+    const r = await get('/');
+    expect(r.status).toBe(200);
+    expect(r.body).toContain('<title>Echo</title>');
+    const csp = String(r.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain(`connect-src 'self' ws://127.0.0.1:${host.port}`);
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
+    expect(r.headers['referrer-policy']).toBe('no-referrer');
+    expect((await get('/assets/app.js')).headers['content-type']).toMatch(/^text\/javascript/);
+  });
+
+  it('refuses a foreign Host header (DNS rebinding)', async () => {
+    expect((await get('/', { host: `evil.example:${host.port}` })).status).toBe(421);
+    expect((await get('/', { host: `localhost:${host.port}` })).status).toBe(421);
+  });
+
+  it.each(['/../package.json', '/%2e%2e/x', '/assets/../../etc/passwd', '/.secret', '/assets//app.js', '/a%00b', '/nope.js'])(
+    'does not serve %s',
+    async (p) => {
+      expect((await get(p)).status).toBe(404);
+    },
+  );
+
+  it('confines static paths to the renderer folder', () => {
+    expect(resolveStatic('/r', '/')).toBe(path.resolve('/r/index.html'));
+    expect(resolveStatic('/r', '/assets/a.js?v=1')).toBe(path.resolve('/r/assets/a.js'));
+    expect(resolveStatic('/r', '/..')).toBeNull();
+    expect(resolveStatic('/r', '/a\\..\\b')).toBeNull();
+  });
+});
+
+describe('web host: WebSocket', () => {
+  it('refuses an upgrade from another Origin, from no Origin, or with a foreign Host', async () => {
+    await expect(connect('https://evil.example')).rejects.toThrow('HTTP 403');
+    await expect(connect('null')).rejects.toThrow('HTTP 403');
+    await expect(connect(`http://localhost:${host.port}`)).rejects.toThrow('HTTP 403');
+    await expect(connect(null)).rejects.toThrow('HTTP 403');
+    await expect(connect(host.origin, { host: `evil.example:${host.port}` })).rejects.toThrow('HTTP 421');
+  });
+
+  it('closes a socket that sends a wrong token, or a call before the token', async () => {
+    const a = await connect();
+    const ca = closed(a);
+    a.send(JSON.stringify({ type: 'hello', token: 'wrong' }));
+    expect((await ca).code).toBe(4401);
+
+    const b = await connect();
+    const cb = closed(b);
+    b.send(JSON.stringify({ id: 1, method: 'getSnapshot' }));
+    expect((await cb).code).toBe(4401);
+    expect(fake.calls).toHaveLength(0);
+  });
+
+  it('closes a socket that never sends its token', async () => {
+    const ws = await connect();
+    expect((await closed(ws)).code).toBe(4401);
+  });
+
+  it('answers calls after the token, validating payloads like IPC', async () => {
+    const ws = await authed();
+    const snap = await call(ws, 1, 'getSnapshot');
+    expect(snap.result).toMatchObject({ ok: true, value: { approvals: [{ requestId: 'req-1' }] } });
+
+    const bad = await call(ws, 2, 'decideApproval', { requestId: 'req-1', decision: 'yes' });
+    expect(bad.result).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+    const unknown = await call(ws, 3, '__proto__', {});
+    expect(unknown.result).toMatchObject({ ok: false, error: { code: 'unknown-method' } });
+    expect(fake.calls.map((c) => c.method)).toEqual(['getSnapshot']);
+
+    ws.send(JSON.stringify({ id: 4, method: 'decideApproval', params: { requestId: 'req-1', decision: 'approve' } }));
+    expect(await nextMessage(ws)).toEqual({ event: { kind: 'approvals', approvals: [] } });
+    expect(await nextMessage(ws)).toMatchObject({ event: { kind: 'receipt' } });
+    expect(await nextMessage(ws)).toEqual({ id: 4, result: { ok: true, value: null } });
+    ws.close();
+  });
+
+  it('closes on a message that is not JSON', async () => {
+    const ws = await authed();
+    const c = closed(ws);
+    ws.send('not json');
+    expect((await c).code).toBe(4400);
+  });
+
+  it('pushes events to authenticated sockets only', async () => {
+    const stranger = await connect();
+    const ws = await authed();
+    const seen = nextMessage(ws);
+    fake.emit({ kind: 'settings', settings: { approvalTimeoutMs: 60_000, developerMode: false } });
+    expect(await seen).toMatchObject({ event: { kind: 'settings' } });
+    expect(inboxes.get(stranger)!.queue).toEqual([]);
+    stranger.close();
+    ws.close();
+  });
+});
