@@ -14,7 +14,7 @@ import canonicalizeImpl from 'canonicalize';
 /** A SHA-256 back end: bytes in, 32-byte digest out. */
 export type Sha256 = (data: Uint8Array) => Promise<Uint8Array>;
 
-/** Thrown when a value has no canonical JSON form (undefined, functions, NaN, Infinity, BigInt, cycles). */
+/** Thrown when a value has no canonical JSON form (undefined, functions, symbols, NaN, Infinity, BigInt, lone surrogates, Map/Set, cycles). */
 export class CanonicalizationError extends Error {
   readonly code = 'not-canonicalizable';
 }
@@ -23,8 +23,11 @@ export class CanonicalizationError extends Error {
  * RFC 8785 canonical JSON text of `value`.
  * Rules (RFC 8785 §3.2): object keys sorted by UTF-16 code units, no white space,
  * numbers in ECMAScript shortest form (§3.2.2.3), strings with minimal escaping.
- * @throws CanonicalizationError for values JSON cannot carry (NaN, ±Infinity,
- *   undefined at top level, functions, symbols, BigInt, cyclic structures).
+ * @throws CanonicalizationError for values JSON cannot carry, at any depth: NaN,
+ *   ±Infinity, undefined (also as an object property or array element), array
+ *   holes, functions, symbols, BigInt, non-plain objects other than arrays and
+ *   objects with `toJSON` (Map, Set, typed arrays), lone surrogates in strings
+ *   or keys (RFC 8785 §3.2.2.2 requires valid Unicode), cyclic structures.
  */
 export function canonicalJson(value: unknown): string {
   if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') {
@@ -43,16 +46,46 @@ export function canonicalJson(value: unknown): string {
 
 // The library serialises NaN/Infinity as null (like JSON.stringify); a hash must
 // never silently equate different inputs, so we refuse them, and cycles, first.
+// The same holds for undefined, functions and symbols anywhere in the value
+// (the library drops them from objects, writes null or nothing in arrays, and
+// even emits the invalid text `{"f":undefined}` for a nested function), array
+// holes (`[,1]` came out as the invalid text "[,1]"), and objects that
+// JSON cannot carry (Map, Set, typed arrays: `new Map([[1,2]])` came out "{}").
 function assertCanonicalizable(value: unknown, seen: Set<object>): void {
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new CanonicalizationError(`non-finite number ${value}`);
-  if (typeof value === 'bigint') throw new CanonicalizationError('BigInt has no JSON form');
-  if (value === null || typeof value !== 'object') return;
-  if (seen.has(value)) throw new CanonicalizationError('cyclic structure');
-  seen.add(value);
-  if (typeof (value as { toJSON?: unknown }).toJSON !== 'function') {
-    for (const v of Array.isArray(value) ? value : Object.values(value as object)) assertCanonicalizable(v, seen);
+  switch (typeof value) {
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalizationError(`non-finite number ${value}`);
+      return;
+    case 'bigint':
+      throw new CanonicalizationError('BigInt has no JSON form');
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      throw new CanonicalizationError(`a value of type ${typeof value} has no JSON form`);
+    case 'string':
+    case 'boolean':
+      return;
   }
-  seen.delete(value);
+  if (value === null) return;
+  const obj = value as object;
+  if (seen.has(obj)) throw new CanonicalizationError('cyclic structure');
+  seen.add(obj);
+  const toJSON = (obj as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') {
+    // Check what will be serialised (Date gives a string; a toJSON may give anything).
+    assertCanonicalizable(toJSON.call(obj, ''), seen);
+  } else if (Array.isArray(obj)) {
+    for (let i = 0; i < obj.length; i++) {
+      if (!(i in obj)) throw new CanonicalizationError(`array hole at index ${i}`);
+      assertCanonicalizable(obj[i], seen);
+    }
+  } else {
+    // Realm-independent test (extension content scripts see objects of other realms).
+    const tag = Object.prototype.toString.call(obj);
+    if (tag !== '[object Object]') throw new CanonicalizationError(`${tag} has no JSON form`);
+    for (const v of Object.values(obj)) assertCanonicalizable(v, seen);
+  }
+  seen.delete(obj);
 }
 
 /** SHA-256 through WebCrypto (`globalThis.crypto.subtle`): works in browsers, extension workers and Node 20. */
