@@ -15,6 +15,9 @@ import {
   type Sha256,
 } from '../../src/shared/canonical';
 
+/** Re-exported so the browser bundle (whose entry is this file) carries the WebCrypto back end. */
+export { webCryptoSha256 } from '../../src/shared/canonical';
+
 /** One vector: the input as raw JSON text, the expected RFC 8785 text and its SHA-256 (hex). */
 export interface HashingVector {
   name: string;
