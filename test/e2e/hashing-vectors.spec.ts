@@ -70,9 +70,15 @@ test.afterAll(async () => {
 test('every hashing vector passes inside Chromium with WebCrypto', async () => {
   const page = await browser!.newPage();
   await page.goto(`${origin}/`);
-  expect(await page.evaluate(() => window.isSecureContext && typeof crypto.subtle?.digest === 'function')).toBe(true);
+  // tsconfig.node.json has no DOM lib: page globals are reached through typed casts.
+  expect(
+    await page.evaluate(() => {
+      const g = globalThis as unknown as { isSecureContext: boolean; crypto?: { subtle?: { digest?: unknown } } };
+      return g.isSecureContext && typeof g.crypto?.subtle?.digest === 'function';
+    }),
+  ).toBe(true);
   const result = await page.evaluate(async () => {
-    const api = (window as unknown as { EchoHashing: PageApi }).EchoHashing;
+    const api = (globalThis as unknown as { EchoHashing: PageApi }).EchoHashing;
     // The page fetches the file itself, so the vectors are parsed by the page's JSON.parse.
     const file = (await (await fetch('/vectors.json')).json()) as HashingVectorFile;
     return api.checkAll(file, api.webCryptoSha256);
@@ -89,7 +95,7 @@ test('the page computes the expected text and hash for each vector, compared in 
   const page = await browser!.newPage();
   await page.goto(`${origin}/`);
   const computed = await page.evaluate(async (file: HashingVectorFile) => {
-    const api = (window as unknown as { EchoHashing: PageApi }).EchoHashing;
+    const api = (globalThis as unknown as { EchoHashing: PageApi }).EchoHashing;
     const out: VectorResult[] = [];
     for (const v of file.vectors) out.push(await api.computeVector(v, api.webCryptoSha256));
     return out;
