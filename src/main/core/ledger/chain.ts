@@ -1,0 +1,130 @@
+/**
+ * The hash chain of the receipt ledger: which fields a receipt's hash covers,
+ * how they are serialised, and the formula. Used by `Ledger.append` to compute
+ * each hash and by `Ledger.verify` to recompute it, so the two cannot drift.
+ *
+ *   hash(n) = SHA-256( UTF-8( prevHash(n) || canonical(n) ) )
+ *   prevHash(1) = GENESIS_PREV_HASH (64 zeros); prevHash(n) = hash(n - 1)
+ *
+ * where `||` is string concatenation of the 64 lowercase hex characters of
+ * prevHash and `canonical(n)` is the RFC 8785 canonical JSON
+ * (src/shared/canonical.ts, `canonicalJson`) of the receipt without its `hash`:
+ * the 16 fields in CHAINED_FIELDS, every one always present (absent optional
+ * values are `null`). `canonicalReceiptText` builds that text directly from a
+ * stored row rather than through `canonicalJson`, for speed (verify walks
+ * every row); test/unit/ledger-chain.test.ts pins the two to the same bytes.
+ */
+import { createHash } from 'node:crypto';
+
+/** prevHash of the first receipt (seq 1). */
+export const GENESIS_PREV_HASH = '0'.repeat(64);
+
+/** The fields covered by a receipt's hash, in RFC 8785 key order (UTF-16 code unit order). */
+export const CHAINED_FIELDS = [
+  'actor',
+  'argumentsHash',
+  'descriptorHash',
+  'detail',
+  'documentId',
+  'event',
+  'faculty',
+  'frameId',
+  'id',
+  'origin',
+  'prevHash',
+  'requestId',
+  'seq',
+  'tabId',
+  'time',
+  'toolName',
+] as const;
+
+/**
+ * Column order of a stored row, as selected by `ROW_COLUMNS_SQL` (raw mode).
+ * `actor` and `detail` are stored as their canonical JSON text.
+ */
+export const ROW_COLUMNS = [
+  'seq',
+  'id',
+  'time',
+  'request_id',
+  'event',
+  'faculty',
+  'origin',
+  'tab_id',
+  'frame_id',
+  'document_id',
+  'tool_name',
+  'descriptor_hash',
+  'arguments_hash',
+  'actor',
+  'detail',
+  'prev_hash',
+  'hash',
+] as const;
+export const ROW_COLUMNS_SQL = ROW_COLUMNS.join(', ');
+
+/** A stored row in ROW_COLUMNS order (what `.raw()` statements return). */
+export type RawRow = [
+  seq: number,
+  id: string,
+  time: number,
+  requestId: string | null,
+  event: string,
+  faculty: string,
+  origin: string | null,
+  tabId: number | null,
+  frameId: number | null,
+  documentId: string | null,
+  toolName: string | null,
+  descriptorHash: string | null,
+  argumentsHash: string | null,
+  actorJson: string,
+  detailJson: string,
+  prevHash: string,
+  hash: string,
+];
+
+// JSON text of a scalar column. JSON.stringify is exactly what the `canonicalize`
+// package emits for strings and numbers (RFC 8785 §3.2.2.2 and §3.2.2.3 follow
+// ECMAScript's JSON.stringify); a value of an unexpected type (a tampered row)
+// still serialises, to something that no longer matches the hash.
+function j(v: unknown): string {
+  return v === null ? 'null' : (JSON.stringify(v) ?? 'null');
+}
+
+/**
+ * RFC 8785 canonical JSON of a stored receipt without its hash, built from a
+ * raw row (ROW_COLUMNS order). Equal, byte for byte, to
+ * `canonicalJson({...receipt fields in CHAINED_FIELDS})` when `actorJson` and
+ * `detailJson` are themselves canonical JSON (the ledger stores them so).
+ */
+export function canonicalReceiptText(r: RawRow | unknown[]): string {
+  return (
+    '{"actor":' + (r[13] as string) +
+    ',"argumentsHash":' + j(r[12]) +
+    ',"descriptorHash":' + j(r[11]) +
+    ',"detail":' + (r[14] as string) +
+    ',"documentId":' + j(r[9]) +
+    ',"event":' + j(r[4]) +
+    ',"faculty":' + j(r[5]) +
+    ',"frameId":' + j(r[8]) +
+    ',"id":' + j(r[1]) +
+    ',"origin":' + j(r[6]) +
+    ',"prevHash":' + j(r[15]) +
+    ',"requestId":' + j(r[3]) +
+    ',"seq":' + j(r[0]) +
+    ',"tabId":' + j(r[7]) +
+    ',"time":' + j(r[2]) +
+    ',"toolName":' + j(r[10]) +
+    '}'
+  );
+}
+
+/**
+ * hash = SHA-256(UTF-8(prevHash || canonicalText)), as 64 lowercase hex characters.
+ * Synchronous node:crypto: this is the hot path of append and verify.
+ */
+export function chainHash(prevHash: string, canonicalText: string): string {
+  return createHash('sha256').update(prevHash).update(canonicalText).digest('hex');
+}

@@ -1,0 +1,108 @@
+/**
+ * The ledger's SQLite schema, and opening a file as a ledger (fail closed on a
+ * file that is not one, or is from a newer format).
+ *
+ * Append-only is enforced twice: the code has no UPDATE or DELETE statement on
+ * `receipts`, and triggers refuse them (and any INSERT that is not exactly the
+ * next seq) for anyone using SQL. Triggers stop mistakes, not an attacker with
+ * the file: such a person can drop them, which is what the hash chain and
+ * checkpoints are for.
+ */
+import type Database from 'better-sqlite3';
+
+/** `PRAGMA application_id` of a ledger file: "ECHO" in ASCII. */
+export const LEDGER_APPLICATION_ID = 0x4543484f;
+/** `PRAGMA user_version`: the schema format this code writes and reads. */
+export const LEDGER_FORMAT = 1;
+
+export const TRIGGERS_SQL = `
+CREATE TRIGGER IF NOT EXISTS receipts_no_update BEFORE UPDATE ON receipts
+BEGIN SELECT RAISE(ABORT, 'receipts are append-only: UPDATE refused'); END;
+CREATE TRIGGER IF NOT EXISTS receipts_no_delete BEFORE DELETE ON receipts
+BEGIN SELECT RAISE(ABORT, 'receipts are append-only: DELETE refused'); END;
+CREATE TRIGGER IF NOT EXISTS receipts_append_next BEFORE INSERT ON receipts
+WHEN NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM receipts)
+BEGIN SELECT RAISE(ABORT, 'receipts are append-only: INSERT must take the next seq'); END;
+`;
+
+// seq is the rowid (INTEGER PRIMARY KEY), so each single-column index below is
+// really (column, seq): a filtered, newest-first page walks one index backwards.
+// AUTOINCREMENT keeps the highest seq ever issued in sqlite_sequence, which lets
+// verify notice a deleted tail even without a checkpoint (defence in depth only:
+// sqlite_sequence is an ordinary table an attacker can edit too).
+const SCHEMA_SQL = `
+CREATE TABLE receipts (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id              TEXT    NOT NULL UNIQUE,
+  time            INTEGER NOT NULL,
+  request_id      TEXT,
+  event           TEXT    NOT NULL,
+  faculty         TEXT    NOT NULL,
+  origin          TEXT,
+  tab_id          INTEGER,
+  frame_id        INTEGER,
+  document_id     TEXT,
+  tool_name       TEXT,
+  descriptor_hash TEXT,
+  arguments_hash  TEXT,
+  actor           TEXT    NOT NULL,
+  detail          TEXT    NOT NULL,
+  prev_hash       TEXT    NOT NULL,
+  hash            TEXT    NOT NULL
+) STRICT;
+CREATE INDEX receipts_time ON receipts(time);
+CREATE INDEX receipts_origin ON receipts(origin);
+CREATE INDEX receipts_tool ON receipts(tool_name);
+CREATE INDEX receipts_event ON receipts(event);
+CREATE INDEX receipts_request ON receipts(request_id);
+`;
+
+/** Thrown when a file is not a ledger this code can open. */
+export class LedgerFormatError extends Error {
+  readonly code = 'ledger-format';
+  constructor(message: string) {
+    super(message);
+    this.name = 'LedgerFormatError';
+  }
+}
+
+function hasReceiptsTable(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'receipts'").get() !== undefined;
+}
+
+/**
+ * Set the connection's pragmas and create or check the schema.
+ * - WAL + synchronous=FULL: a commit is on disk (the WAL is fsynced) before
+ *   `append` returns, and readers never block the writer.
+ * - recursive_triggers: makes `INSERT OR REPLACE` fire the delete trigger, so a
+ *   REPLACE cannot silently remove a row through a UNIQUE conflict on `id`.
+ * - A read-write open recreates the guard triggers when they are missing.
+ * @throws LedgerFormatError for a non-ledger file, or a format newer than LEDGER_FORMAT.
+ */
+export function prepareSchema(db: Database.Database, readonly: boolean): void {
+  db.pragma('busy_timeout = 5000');
+  if (!readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+  }
+  db.pragma('recursive_triggers = ON');
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  const format = db.pragma('user_version', { simple: true }) as number;
+  const exists = hasReceiptsTable(db);
+  if (!exists) {
+    const empty = (db.prepare('SELECT COUNT(*) AS n FROM sqlite_master').get() as { n: number }).n === 0;
+    if (readonly) throw new LedgerFormatError('not a receipt ledger: it has no receipts table');
+    if (!empty || appId !== 0) throw new LedgerFormatError('not a receipt ledger: the database holds other tables');
+    db.transaction(() => {
+      db.exec(SCHEMA_SQL);
+      db.exec(TRIGGERS_SQL);
+      db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);
+      db.pragma(`user_version = ${LEDGER_FORMAT}`);
+    }).immediate();
+    return;
+  }
+  if (appId !== LEDGER_APPLICATION_ID) throw new LedgerFormatError('not a receipt ledger: wrong application_id');
+  if (format > LEDGER_FORMAT) throw new LedgerFormatError(`ledger format ${format} is newer than this console understands (${LEDGER_FORMAT})`);
+  if (format < 1) throw new LedgerFormatError(`ledger format ${format} is unknown`);
+  if (!readonly) db.exec(TRIGGERS_SQL);
+}

@@ -1,0 +1,367 @@
+/**
+ * The receipt ledger's API: append (validation, redaction, bounding, chaining,
+ * durability across reopen), onAppend, query (filters, pagination, index use),
+ * checkpoints, export, append-only triggers, and opening rules.
+ */
+import { PassThrough } from 'node:stream';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/shared/canonical';
+import { sha256HexSync } from '../../src/shared/digest-node';
+import { LIMITS, utf8Bytes } from '../../src/shared/limits';
+import type { Receipt, ReceiptInput } from '../../src/shared/receipt';
+import {
+  GENESIS_PREV_HASH, Ledger, LedgerFormatError, LedgerInputError, LedgerStateError, TRUNCATION_KEY, MAX_PAGE_LIMIT,
+} from '../../src/main/core/ledger/index';
+import { consoleInput, fullInput, tempDir } from './support/ledger-fixtures';
+
+let tmp: ReturnType<typeof tempDir>;
+let ledger: Ledger;
+let clock: number;
+
+beforeEach(() => {
+  tmp = tempDir();
+  clock = 1_700_000_000_000;
+  ledger = new Ledger(tmp.file('l.db'), { now: () => clock++ });
+});
+afterEach(() => {
+  ledger.close();
+  tmp.cleanup();
+});
+
+/** The formula, computed independently of chain.ts: SHA-256(prevHash || canonicalJson(receipt without hash)). */
+function expectedHash(r: Receipt): string {
+  const { hash: _hash, ...rest } = r;
+  return sha256HexSync(r.prevHash + canonicalJson(rest));
+}
+
+describe('append', () => {
+  it('assigns seq, UUID v4 id, time and chains each hash to the previous one', () => {
+    const a = ledger.append(fullInput(1));
+    const b = ledger.append(consoleInput());
+    expect(a.seq).toBe(1);
+    expect(b.seq).toBe(2);
+    expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(a.id).not.toBe(b.id);
+    expect(a.time).toBe(1_700_000_000_000);
+    expect(a.prevHash).toBe(GENESIS_PREV_HASH);
+    expect(b.prevHash).toBe(a.hash);
+    expect(a.hash).toBe(expectedHash(a));
+    expect(b.hash).toBe(expectedHash(b));
+    expect(b).toMatchObject({ origin: null, tabId: null, frameId: null, documentId: null, toolName: null, detail: null });
+  });
+
+  it('is durable: a reopened ledger returns the same receipts and verifies', () => {
+    const stored = [ledger.append(fullInput(1)), ledger.append(fullInput(2))];
+    ledger.close();
+    ledger = new Ledger(tmp.file('l.db'));
+    expect(ledger.query({}).receipts.reverse()).toEqual(stored);
+    expect(ledger.verify()).toEqual({ ok: true, count: 2, headHash: stored[1]?.hash });
+    expect(ledger.append(consoleInput()).prevHash).toBe(stored[1]?.hash);
+  });
+
+  it('runs with WAL and synchronous=FULL', () => {
+    const raw = new Database(tmp.file('l.db'));
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    raw.close();
+    // synchronous is a per-connection setting: read the ledger's own connection.
+    const db = (ledger as unknown as { db: Database.Database }).db;
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+  });
+
+  const bad: [string, unknown, RegExp][] = [
+    ['not an object', 'hello', /must be an object/],
+    ['unknown event', { ...fullInput(), event: 'hacked' }, /event must be one of/],
+    ['unknown faculty', { ...fullInput(), faculty: 'root' }, /faculty must be one of/],
+    ['missing requestId', { ...fullInput(), requestId: undefined }, /requestId must be a string or null/],
+    ['numeric requestId', { ...fullInput(), requestId: 5 }, /requestId must be a string or null/],
+    ['fractional tabId', { ...fullInput(), tabId: 1.5 }, /tabId must be an integer/],
+    ['string frameId', { ...fullInput(), frameId: '0' }, /frameId must be an integer/],
+    ['upper-case hash', { ...fullInput(), descriptorHash: 'A'.repeat(64) }, /descriptorHash must be 64 lowercase hex/],
+    ['short hash', { ...fullInput(), argumentsHash: 'abc' }, /argumentsHash must be 64 lowercase hex/],
+    ['origin not a string', { ...fullInput(), origin: 42 }, /origin must be a string or null/],
+    ['origin too long', { ...fullInput(), origin: 'x'.repeat(3000) }, /origin is 3000 characters/],
+    ['no actor', { ...fullInput(), actor: undefined }, /actor must be an object/],
+    ['unknown actor kind', { ...fullInput(), actor: { kind: 'robot' } }, /actor.kind must be one of/],
+    ['prototype actor kind', { ...fullInput(), actor: { kind: 'toString' } }, /actor.kind must be one of/],
+    ['extra actor field', { ...fullInput(), actor: { kind: 'agent', token: 'x' } }, /actor has an unknown field "token"/],
+    ['caller-supplied seq', { ...fullInput(), seq: 9 }, /unknown field "seq"/],
+    ['caller-supplied hash', { ...fullInput(), hash: 'a'.repeat(64) }, /unknown field "hash"/],
+  ];
+  it.each(bad)('refuses bad input: %s', (_name, input, message) => {
+    expect(() => ledger.append(input as ReceiptInput)).toThrow(LedgerInputError);
+    expect(() => ledger.append(input as ReceiptInput)).toThrow(message);
+    expect(ledger.head().count).toBe(0);
+  });
+
+  it('appendBatch stores all or nothing', () => {
+    expect(() => ledger.appendBatch([fullInput(1), { ...fullInput(2), event: 'nope' } as unknown as ReceiptInput])).toThrow(LedgerInputError);
+    expect(ledger.head().count).toBe(0);
+    const rs = ledger.appendBatch([fullInput(1), fullInput(2), fullInput(3)]);
+    expect(rs.map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(ledger.verify().ok).toBe(true);
+  });
+
+  it('replaces lone surrogates in text fields so the stored text is the hashed text', () => {
+    const r = ledger.append(fullInput(1, { toolName: 'bad\ud800name', detail: { s: 'x\udc00' } }));
+    expect(r.toolName).toBe('bad\ufffdname');
+    expect(r.detail).toEqual({ s: 'x\ufffd' });
+    expect(ledger.verify().ok).toBe(true);
+  });
+
+  it('keeps embedded NUL and non-BMP characters intact', () => {
+    const r = ledger.append(fullInput(1, { origin: 'https://a\u0000b.example', toolName: '工具😀' }));
+    expect(ledger.get(1)).toEqual(r);
+    expect(ledger.verify().ok).toBe(true);
+  });
+});
+
+describe('detail', () => {
+  it('is redacted before it is stored', () => {
+    ledger.append(fullInput(1, { detail: { password: 'hunter2', headers: 'Authorization: Bearer abcDEF123456789xyz', n: 1 } }));
+    ledger.close();
+    const wal = tmp.file('l.db-wal');
+    const text = readFileSync(tmp.file('l.db')).toString('latin1') + (existsSync(wal) ? readFileSync(wal).toString('latin1') : '');
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('abcDEF123456789xyz');
+    ledger = new Ledger(tmp.file('l.db'));
+    expect(ledger.get(1)?.detail).toMatchObject({ password: '[redacted:password]', n: 1 });
+  });
+
+  it('is bounded to LIMITS.maxReceiptDetailBytes and marked as truncated', () => {
+    const big = { text: 'é'.repeat(20_000), list: Array.from({ length: 500 }, (_, i) => i) };
+    const r = ledger.append(fullInput(1, { detail: big }));
+    const stored = r.detail as Record<string, { bytes: number; preview: string }>;
+    const marker = stored[TRUNCATION_KEY];
+    expect(marker?.bytes).toBe(utf8Bytes(canonicalJson(big)));
+    expect(canonicalJson(big).startsWith(marker?.preview ?? 'x')).toBe(true);
+    expect(utf8Bytes(canonicalJson(r.detail))).toBeLessThanOrEqual(LIMITS.maxReceiptDetailBytes);
+    expect(utf8Bytes(canonicalJson(r.detail))).toBeGreaterThan(LIMITS.maxReceiptDetailBytes - 64);
+    expect(ledger.verify().ok).toBe(true);
+  });
+
+  it('never splits a surrogate pair when truncating', () => {
+    const r = ledger.append(fullInput(1, { detail: '😀'.repeat(10_000) }));
+    const preview = (r.detail as Record<string, { preview: string }>)[TRUNCATION_KEY]?.preview ?? '';
+    expect(preview.length).toBeGreaterThan(1000);
+    expect(() => canonicalJson(preview)).not.toThrow();
+    expect(ledger.verify().ok).toBe(true);
+  });
+
+  it('reduces odd values to plain JSON instead of refusing the receipt', () => {
+    const cyc: Record<string, unknown> = { a: 1 };
+    cyc.self = cyc;
+    const r = ledger.append(fullInput(1, {
+      detail: { big: 12n, nan: NaN, inf: -Infinity, when: new Date(0), fn: () => 1, undef: undefined, cyc },
+    }));
+    expect(r.detail).toEqual({ big: '12', nan: null, inf: null, when: '1970-01-01T00:00:00.000Z', cyc: { a: 1, self: '[redacted:cycle]' } });
+    expect(ledger.append(fullInput(2, { detail: undefined })).detail).toBeNull();
+    expect(ledger.verify().ok).toBe(true);
+  });
+});
+
+describe('onAppend', () => {
+  it('tells listeners after commit, survives a throwing listener, and unsubscribes', () => {
+    const seen: Receipt[] = [];
+    const off = ledger.onAppend((r) => {
+      expect(ledger.get(r.seq)).toEqual(r); // already committed and readable
+      seen.push(r);
+    });
+    ledger.onAppend(() => {
+      throw new Error('ui bug');
+    });
+    const a = ledger.append(consoleInput());
+    off();
+    ledger.append(consoleInput());
+    expect(seen).toEqual([a]);
+  });
+});
+
+describe('query', () => {
+  beforeEach(() => {
+    const inputs: ReceiptInput[] = [];
+    for (let i = 1; i <= 60; i++) {
+      inputs.push(fullInput(i, {
+        origin: i % 3 === 0 ? 'https://b.example' : 'https://a.example',
+        toolName: i % 2 === 0 ? 'search' : 'checkout',
+        event: i % 10 === 0 ? 'failed' : i % 5 === 0 ? 'denied' : 'requested',
+        requestId: `req-${Math.ceil(i / 4)}`,
+      }));
+    }
+    ledger.appendBatch(inputs);
+  });
+
+  const seqs = (rs: Receipt[]): number[] => rs.map((r) => r.seq);
+
+  it('returns newest first with a default page size', () => {
+    const page = ledger.query();
+    expect(seqs(page.receipts)).toEqual(Array.from({ length: 60 }, (_, i) => 60 - i));
+    expect(page.nextCursor).toBeNull();
+  });
+
+  it('filters by origin, tool, event, outcome, requestId and time, together', () => {
+    expect(seqs(ledger.query({ origin: 'https://b.example' }).receipts)).toEqual([60, 57, 54, 51, 48, 45, 42, 39, 36, 33, 30, 27, 24, 21, 18, 15, 12, 9, 6, 3]);
+    expect(ledger.query({ toolName: 'search' }).receipts.every((r) => r.toolName === 'search')).toBe(true);
+    expect(seqs(ledger.query({ event: 'failed' }).receipts)).toEqual([60, 50, 40, 30, 20, 10]);
+    expect(seqs(ledger.query({ outcome: 'denied' }).receipts)).toEqual([55, 45, 35, 25, 15, 5]);
+    expect(seqs(ledger.query({ requestId: 'req-2' }).receipts)).toEqual([8, 7, 6, 5]);
+    const t0 = 1_700_000_000_000;
+    expect(seqs(ledger.query({ from: t0 + 9, to: t0 + 11 }).receipts)).toEqual([12, 11, 10]);
+    expect(seqs(ledger.query({ origin: 'https://b.example', toolName: 'search', event: 'failed' }).receipts)).toEqual([60, 30]);
+    expect(ledger.query({ event: 'failed', outcome: 'denied' }).receipts).toEqual([]);
+    expect(ledger.query({ origin: 'https://nowhere.example' })).toEqual({ receipts: [], nextCursor: null });
+  });
+
+  it('pages with an opaque cursor, stable while receipts are appended', () => {
+    const got: number[] = [];
+    let page = ledger.query({ limit: 7, toolName: 'checkout' });
+    got.push(...seqs(page.receipts));
+    ledger.append(fullInput(99, { toolName: 'checkout' })); // newer than the cursor: not in later pages
+    while (page.nextCursor) {
+      page = ledger.query({ limit: 7, toolName: 'checkout', cursor: page.nextCursor });
+      got.push(...seqs(page.receipts));
+    }
+    expect(got).toEqual(Array.from({ length: 30 }, (_, i) => 59 - 2 * i));
+  });
+
+  it('refuses bad limits, cursors and filters', () => {
+    expect(() => ledger.query({ limit: 0 })).toThrow(LedgerInputError);
+    expect(() => ledger.query({ limit: MAX_PAGE_LIMIT + 1 })).toThrow(/limit must be an integer from 1 to 500/);
+    expect(() => ledger.query({ cursor: 'seq>5' })).toThrow(/cursor/);
+    expect(() => ledger.query({ event: 'nope' as never })).toThrow(/event/);
+    expect(() => ledger.query({ outcome: 'requested' })).toThrow(/outcome must be one of/);
+    expect(() => ledger.query({ from: 1.5 })).toThrow(/from must be an integer/);
+    expect(() => ledger.query({ origin: 3 as never })).toThrow(/origin must be a string/);
+  });
+
+  it('walks an index for each filter (no full scan, no sort)', () => {
+    const db = new Database(tmp.file('l.db'), { readonly: true });
+    const plan = (where: string): string =>
+      (db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM receipts WHERE ${where} ORDER BY seq DESC LIMIT 201`).all() as { detail: string }[])
+        .map((r) => r.detail).join('; ');
+    expect(plan("origin = 'x'")).toMatch(/USING INDEX receipts_origin/);
+    expect(plan("tool_name = 'x'")).toMatch(/USING INDEX receipts_tool/);
+    expect(plan("event = 'x'")).toMatch(/USING INDEX receipts_event/);
+    expect(plan("request_id = 'x'")).toMatch(/USING INDEX receipts_request/);
+    for (const w of ["origin = 'x'", "tool_name = 'x'", "event = 'x'", "request_id = 'x'"]) expect(plan(w)).not.toMatch(/TEMP B-TREE/);
+    db.close();
+  });
+});
+
+describe('checkpoints', () => {
+  it('verifyAgainst passes for a checkpoint of an earlier head, and for the current head', () => {
+    ledger.appendBatch([fullInput(1), fullInput(2)]);
+    const cp = ledger.checkpoint();
+    expect(cp).toMatchObject({ count: 2, headHash: ledger.get(2)?.hash });
+    ledger.append(fullInput(3));
+    expect(ledger.verifyAgainst(cp)).toMatchObject({ ok: true, count: 3 });
+    expect(ledger.verifyAgainst(ledger.checkpoint()).ok).toBe(true);
+    expect(ledger.verifyAgainst({ count: 0, headHash: GENESIS_PREV_HASH, time: 0 }).ok).toBe(true);
+  });
+
+  it('fails for a checkpoint of another ledger, and refuses a malformed one', () => {
+    ledger.appendBatch([fullInput(1), fullInput(2)]);
+    const r = ledger.verifyAgainst({ count: 2, headHash: 'f'.repeat(64), time: 0 });
+    expect(r).toMatchObject({ ok: false, firstBroken: { seq: 2, reason: expect.stringMatching(/history rewritten/) } });
+    expect(() => ledger.verifyAgainst({ count: -1, headHash: 'x' } as never)).toThrow(LedgerInputError);
+  });
+});
+
+describe('export', () => {
+  it('writes JSON Lines, oldest first, to a file or a stream', async () => {
+    const stored = ledger.appendBatch(Array.from({ length: 2500 }, (_, i) => fullInput(i)));
+    const res = await ledger.export(tmp.file('out.jsonl'));
+    expect(res).toEqual({ count: 2500, headHash: stored[2499]?.hash });
+    const lines = readFileSync(tmp.file('out.jsonl'), 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((l) => JSON.parse(l) as Receipt)).toEqual(stored);
+
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(c));
+    await ledger.export(sink);
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(readFileSync(tmp.file('out.jsonl'), 'utf8'));
+    expect(sink.writableEnded).toBe(false); // a caller's stream is left open
+  });
+});
+
+describe('append-only in SQL', () => {
+  let raw: Database.Database;
+  beforeEach(() => {
+    ledger.appendBatch([fullInput(1), fullInput(2), fullInput(3)]);
+    raw = new Database(tmp.file('l.db'));
+  });
+  afterEach(() => raw.close());
+
+  it('refuses UPDATE', () => {
+    expect(() => raw.prepare("UPDATE receipts SET event = 'denied' WHERE seq = 2").run()).toThrow(/append-only: UPDATE refused/);
+    expect(() => raw.prepare('UPDATE receipts SET seq = seq').run()).toThrow(/UPDATE refused/);
+  });
+
+  it('refuses DELETE, including of everything', () => {
+    expect(() => raw.prepare('DELETE FROM receipts WHERE seq = 3').run()).toThrow(/append-only: DELETE refused/);
+    expect(() => raw.prepare('DELETE FROM receipts').run()).toThrow(/DELETE refused/);
+  });
+
+  it('refuses an INSERT that is not the next seq, and INSERT OR REPLACE', () => {
+    const row = raw.prepare('SELECT * FROM receipts WHERE seq = 2').get() as Record<string, unknown>;
+    const cols = Object.keys(row);
+    const ins = (verb: string, r: Record<string, unknown>): unknown =>
+      raw.prepare(`${verb} INTO receipts (${cols.join(',')}) VALUES (${cols.map((c) => '@' + c).join(',')})`).run(r);
+    expect(() => ins('INSERT', { ...row, seq: 10, id: 'new' })).toThrow(/INSERT must take the next seq/);
+    expect(() => ins('INSERT OR REPLACE', { ...row, seq: 2 })).toThrow(/append-only/);
+    raw.pragma('recursive_triggers = ON');
+    expect(() => ins('INSERT OR REPLACE', { ...row, seq: 4 })).toThrow(/DELETE refused/); // same id as seq 2
+    expect(ledger.verify()).toMatchObject({ ok: true, count: 3 });
+  });
+});
+
+describe('opening', () => {
+  it('refuses a database that is not a ledger, and a newer format', () => {
+    const other = new Database(tmp.file('other.db'));
+    other.exec('CREATE TABLE t (x)');
+    other.close();
+    expect(() => new Ledger(tmp.file('other.db'))).toThrow(LedgerFormatError);
+    ledger.close();
+    const raw = new Database(tmp.file('l.db'));
+    raw.pragma('user_version = 99');
+    raw.close();
+    expect(() => new Ledger(tmp.file('l.db'))).toThrow(/format 99 is newer/);
+  });
+
+  it('refuses a missing file read-only, and appends when read-only or closed', () => {
+    expect(() => new Ledger(tmp.file('missing.db'), { readonly: true })).toThrow();
+    ledger.append(consoleInput());
+    const ro = new Ledger(tmp.file('l.db'), { readonly: true });
+    expect(() => ro.append(consoleInput())).toThrow(LedgerStateError);
+    expect(ro.verify().ok).toBe(true);
+    ro.close();
+    ledger.close();
+    expect(() => ledger.append(consoleInput())).toThrow(/closed/);
+    expect(() => ledger.query()).toThrow(/closed/);
+  });
+
+  it('restores dropped guard triggers when opened read-write', () => {
+    ledger.close();
+    const raw = new Database(tmp.file('l.db'));
+    raw.exec('DROP TRIGGER receipts_no_update; DROP TRIGGER receipts_no_delete; DROP TRIGGER receipts_append_next');
+    raw.close();
+    ledger = new Ledger(tmp.file('l.db'));
+    const check = new Database(tmp.file('l.db'));
+    expect(check.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger'").get()).toEqual({ n: 3 });
+    check.close();
+  });
+
+  it('keeps one chain when two connections append to the same file', () => {
+    const other = new Ledger(tmp.file('l.db'));
+    for (let i = 0; i < 10; i++) (i % 2 ? ledger : other).append(fullInput(i));
+    other.close();
+    expect(ledger.verify()).toMatchObject({ ok: true, count: 10 });
+  });
+
+  it('refuses a file that is not SQLite at all', () => {
+    writeFileSync(tmp.file('junk.db'), 'not sqlite at all, just text padding'.repeat(200));
+    expect(() => new Ledger(tmp.file('junk.db'))).toThrow();
+  });
+});
