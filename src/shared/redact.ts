@@ -43,6 +43,9 @@ const EXACT_KEYS: ReadonlyMap<string, string> = new Map([
   ['idtoken', 'token'],
   ['secret', 'secret'],
   ['clientsecret', 'secret'],
+  ['secretid', 'secret'], // Vault AppRole secret_id: a credential despite the "id"
+  ['credential', 'secret'],
+  ['credentials', 'secret'],
   ['authorization', 'authorization'],
   ['proxyauthorization', 'authorization'],
   ['cookie', 'cookie'],
@@ -129,18 +132,41 @@ function cardLike(digits: string): boolean {
 }
 
 /**
+ * Share of the "segments" of `s` that are at most two characters long, where a
+ * segment is a maximal run of one word shape (`Word`, `word`, `WORD`, `123`) and
+ * separators break segments. Random base64 switches shape every one to two
+ * characters: measured over 20,000 random 40-character base64, base64url and
+ * alphanumeric strings, 99.9 % had a share ≥ 0.43. Words, identifiers and slugs
+ * stay low ("How-To-Configure-Nginx-2024" 0.20, "getUserAccountSettings…2FAEnabled"
+ * 0.22, "iPhoneXSMaxCase…Wallet12" 0.27). 1 when `s` has no segment.
+ */
+function shortSegmentShare(s: string): number {
+  const segments = s.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g) ?? [];
+  if (segments.length === 0) return 1;
+  return segments.filter((x) => x.length <= 2).length / segments.length;
+}
+
+/** Threshold of shortSegmentShare at and above which a run looks random. */
+const RANDOM_SHORT_SHARE = 0.43;
+
+/** A piece of a path that is not a secret by itself: empty, digits, hex or a UUID (ids), or word-like. */
+function benignPiece(p: string): boolean {
+  return p === '' || /^[0-9a-fA-F-]+$/.test(p) || shortSegmentShare(p) < RANDOM_SHORT_SHARE;
+}
+
+/**
  * Whether a run of base64/base64url characters looks random rather than like
- * words: it mixes letters and digits, and its alphanumeric "segments" (maximal
- * runs of one word shape: `Word`, `word`, `WORD`, `123`) are short on average.
- * Random base64 switches shape every one to two characters; identifiers, slugs
- * and paths ("How-To-Configure-Nginx-2024", "/docs/api/v2/reference") average
- * four or more.
+ * words or a path: it mixes at least two of upper case, lower case and digits,
+ * most of its segments are short (shortSegmentShare ≥ RANDOM_SHORT_SHARE), and
+ * it is not a path (two or more `/`) whose pieces are all ids or words
+ * ("/api/orders/507f1f77bcf86cd799439011/items", "/users/<uuid>/profile" stay).
  */
 function randomLooking(run: string): boolean {
-  const alnum = run.replace(/[^A-Za-z0-9]/g, '');
-  if (!/[A-Za-z]/.test(alnum) || !/[0-9]/.test(alnum)) return false;
-  const segments = alnum.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g) ?? [];
-  return segments.length > 0 && alnum.length / segments.length < 3;
+  const classes = Number(/[A-Z]/.test(run)) + Number(/[a-z]/.test(run)) + Number(/[0-9]/.test(run));
+  if (classes < 2 || shortSegmentShare(run) < RANDOM_SHORT_SHARE) return false;
+  const pieces = run.split('/');
+  // A path has two or more slashes; one slash is as likely inside random base64.
+  return !(pieces.length >= 3 && pieces.every(benignPiece));
 }
 
 /** Whether a token after `Bearer`/`Basic` is credential-shaped: has a digit, `=`/`+`/`/`, or an upper-case letter after the first character. */
@@ -148,10 +174,13 @@ function credentialShaped(tok: string): boolean {
   return /[0-9=+/]/.test(tok) || /.[A-Z]/.test(tok.replace(/^[A-Z]/, 'x')) || tok.length >= 24;
 }
 
-/** Whether a value after `password:` is secret-shaped (not a plain word of prose). */
+/** Whether a value after `token:` is secret-shaped (not a plain word of prose): 4+ characters with a digit, a symbol or an inner capital. */
 function secretShaped(v: string): boolean {
   return v.length >= 4 && (/[^A-Za-z]/.test(v) || /.[A-Z]/.test(v));
 }
+
+/** Rules whose label alone makes the next word a secret (`Password: correcthorse`); the others need secretShaped values. */
+const STRONG_LABEL_RULES = new Set(['password', 'pin', 'otp', 'secret', 'apikey', 'privatekey', 'card']);
 
 type TextRule = { rule: string; re: RegExp; replace: (m: string, ...groups: string[]) => string | null };
 
@@ -179,7 +208,7 @@ const TEXT_RULES: readonly TextRule[] = [
   {
     // HTTP Authorization credentials (RFC 6750 Bearer, RFC 7617 Basic): the scheme stays.
     rule: 'bearer',
-    re: /\b(Bearer|Basic|Token)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)/gi,
+    re: /\b(Bearer|bearer|BEARER|Basic|basic|BASIC|Token)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)/g,
     replace: (_m, scheme, sp, tok) => (credentialShaped(tok) ? `${scheme}${sp}${M('bearer')}` : null),
   },
   {
@@ -189,7 +218,13 @@ const TEXT_RULES: readonly TextRule[] = [
     // Google API keys "AIza…".
     rule: 'api-key',
     re: /(?<![A-Za-z0-9])(?:sk-[A-Za-z0-9_-]{16,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,}|xox[abpors]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[A-Z0-9]{16}|AIza[A-Za-z0-9_-]{35})(?![A-Za-z0-9])/g,
-    replace: () => M('api-key'),
+    replace: (m) => (/[0-9]/.test(m) ? M('api-key') : null), // every listed shape carries digits; "sk-learn-tutorial-for-beginners" does not
+  },
+  {
+    // Passwords in URLs (RFC 3986 §3.2.1 userinfo, deprecated): the user name stays.
+    rule: 'url-credentials',
+    re: /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s:@]*):([^/\s@]+)@/gi,
+    replace: (_m, scheme, user) => `${scheme}${user}:${M('password')}@`,
   },
   {
     // `key=value` (URL queries, cookies, env files) and `"key": value` (JSON or
@@ -219,23 +254,26 @@ const TEXT_RULES: readonly TextRule[] = [
     },
   },
   {
-    // `password: hunter2` in prose or logs: only secret-shaped values, so that
-    // "token: a unit of text" stays.
+    // `password: hunter2` in prose or logs: after a password/pin/otp/secret/key
+    // label any word; after token/session/cookie labels only secret-shaped values,
+    // so that "token: a unit of text" stays.
     rule: 'labelled',
     re: /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})([ \t]*:[ \t]*)([^\s,;"'<>]+)/g,
     replace: (_m, key, sep, v) => {
       const rule = sensitiveKeyRule(key);
-      return rule && secretShaped(v) && !v.startsWith('[redacted:') ? `${key}${sep}${M(rule)}` : null;
+      if (!rule || v.startsWith('[redacted:')) return null;
+      return STRONG_LABEL_RULES.has(rule) || secretShaped(v) ? `${key}${sep}${M(rule)}` : null;
     },
   },
   {
     // Long hex (≥ 32 characters, mixing letters and digits): API keys and
     // hex-encoded secrets. A 40-hex git SHA has the same shape as a classic
-    // GitHub token (40 hex) and is hidden too (fail closed); digests under
-    // digest-named keys are kept by `redact` (DIGEST_KEY).
+    // GitHub token (40 hex) and is hidden too (fail closed), as are 0x-prefixed
+    // Ethereum keys (and, alas, addresses); digests and ids under digest- or
+    // id-named keys are kept by `redact` (KEEP_HEX_KEY).
     rule: 'hex',
-    re: /(?<![A-Za-z0-9_+/-])[0-9a-fA-F]{32,}(?![A-Za-z0-9_+/-])/g,
-    replace: (m) => (/[0-9]/.test(m) && /[a-fA-F]/.test(m) ? M('hex') : null),
+    re: /(?<![A-Za-z0-9])(?:0x)?[0-9a-fA-F]{32,}(?![A-Za-z0-9])/g,
+    replace: (m) => (/[0-9]/.test(m) && /[a-fA-F]/.test(m.replace(/^0x/, '')) ? M('hex') : null),
   },
   {
     // Long base64 / base64url (≥ 40 characters, RFC 4648 §4 and §5 alphabets)
@@ -245,33 +283,52 @@ const TEXT_RULES: readonly TextRule[] = [
     replace: (m) => (randomLooking(m) ? M('base64') : null),
   },
   {
-    // Card-like numbers: 13–19 digits, optional single spaces or dashes between
-    // digits, first digit 2–6, valid Luhn (cardLike).
+    // Card-like numbers: 13–19 digits, contiguous or grouped as printed on cards
+    // (4-4-4-4, 4-6-5, 4-4-4-4-3) with one kind of separator (space or dash),
+    // first digit 2–6, valid Luhn (cardLike).
     rule: 'card',
-    re: /(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])/g,
+    // Standalone only: digits inside a UUID ("…-4316-9789-70255d…") or an id
+    // ("c607044587168092019a…") are not a card.
+    re: /(?<![0-9A-Za-z_-])(?:[0-9]{13,19}|[0-9]{4}([ -])[0-9]{4,6}(?:\1[0-9]{3,6}){1,3})(?![0-9A-Za-z_]|-[0-9A-Za-z])/g,
     replace: (m) => (cardLike(m.replace(/[ -]/g, '')) ? M('card') : null),
   },
 ];
 
 /**
- * Redacts likely secrets inside a string. Rules, in order (sources in brackets):
- * 1. PEM private key blocks `-----BEGIN … PRIVATE KEY-----` [RFC 7468];
- * 2. JWTs `eyJ….….…` [RFC 7519];
- * 3. `Bearer`/`Basic`/`Token` credentials, the scheme kept [RFC 6750, RFC 7617];
- * 4. provider key shapes: `sk-…`, `sk_live_…`, `ghp_…`, `github_pat_…`, `glpat-…`,
- *    `xoxb-…`, `AKIA…`, `AIza…` [each provider's key format documentation];
- * 5. `key=value` (URL query, cookie, env) and `"key": value` where the key is
- *    sensitive (`sensitiveKeyRule`); HTTP header lines `Authorization: …`,
- *    `Cookie: …`, `X-…-Key: …`; `password: s3cr3t` when the value is secret-shaped;
- * 6. hex runs of ≥ 32 characters mixing letters and digits (git SHAs included);
- * 7. base64/base64url runs of ≥ 40 characters that mix letters and digits and
- *    look random [RFC 4648 alphabets];
- * 8. card-like numbers: 13–19 digits, optional spaces/dashes, first digit 2–6,
- *    passing the Luhn check [ISO/IEC 7812-1].
- * Ordinary text (prose with "token" as a word, URLs without credentials, UUIDs,
- * ISO dates, phone numbers, short numbers, product ids) comes back unchanged.
- * A string holding a JSON object or array is parsed and redacted structurally
- * (see `redact`); it is re-serialised compactly only if something was hidden.
+ * Redacts likely secrets inside a string. Rules, in order (sources in brackets;
+ * each rule hides the whole match, an earlier rule's marker ends later matches):
+ * 1. PEM private key blocks `-----BEGIN … PRIVATE KEY-----` to their END line,
+ *    or to the end of the text when unterminated [RFC 7468];
+ * 2. JWTs `eyJ….….…` (JWS, and five-part JWE) [RFC 7519, RFC 7516];
+ * 3. `Bearer`/`Basic`/`Token` credentials of 8+ characters that look like one
+ *    (a digit, `=`/`+`/`/`, an inner capital, or 24+ characters), the scheme
+ *    kept [RFC 6750, RFC 7617];
+ * 4. provider key shapes with at least one digit: `sk-…`, `sk_live_…`/`rk_test_…`,
+ *    `ghp_/gho_/ghu_/ghs_/ghr_…`, `github_pat_…`, `glpat-…`, `xox[abpors]-…`,
+ *    `AKIA…`/`ASIA…`, `AIza…` [each provider's key format documentation];
+ * 5. passwords in URLs `scheme://user:pass@` [RFC 3986 §3.2.1];
+ *    `key=value` (URL query, cookie, env file) and `"key": value` (JSON in
+ *    text) where the key is sensitive (`sensitiveKeyRule`); HTTP header lines
+ *    `Authorization: …`, `Cookie: …`, `X-…: …` with a sensitive name, to the end
+ *    of the line; `password: word` (password, pin, otp, secret, api key
+ *    labels) and `token: s3cr3t` (other sensitive labels, secret-shaped values only);
+ * 6. hex runs of ≥ 32 characters, optionally `0x`-prefixed, mixing letters and
+ *    digits. A 40-hex git SHA is hidden too: it has exactly the shape of a
+ *    classic GitHub token (40 hex), and a false positive costs less than a
+ *    stored credential; `redact` keeps hex under digest/id keys (KEEP_HEX_KEY);
+ * 7. base64/base64url runs of ≥ 40 characters mixing at least two of upper
+ *    case, lower case and digits, that look random (randomLooking) [RFC 4648 §4, §5];
+ * 8. card-like numbers: 13–19 digits, contiguous or in printed groups
+ *    (4-4-4-4, 4-6-5) with one separator kind, first digit 2–6 (major issuer
+ *    ranges, keeps epoch-ms timestamps out), passing Luhn [ISO/IEC 7812-1 Annex B].
+ * Ordinary text comes back unchanged: prose with "token" as a word, URLs
+ * without credentials, UUIDs (hex groups are shorter than 32), ISO dates,
+ * phone numbers, numbers failing Luhn or starting with 0, 1, 7, 8, 9, short
+ * numbers, product ids, slugs and paths.
+ * A string holding a JSON object or array (tool results arrive as JSON text) is
+ * parsed and redacted structurally (see `redact`, so `{"session": {...}}` is
+ * hidden whole); it is re-serialised compactly only if something was hidden.
+ * Pure and total: never throws, never mutates.
  * @returns the text with each secret replaced by `[redacted:<rule>]`, and whether any was.
  */
 export function redactText(s: string): Redacted<string> {
@@ -317,8 +374,14 @@ function redactJsonText(s: string): Redacted<string> | null {
 /** Nesting deeper than this is replaced by `[redacted:too-deep]` (fail closed; keeps the walk off the stack limit). */
 export const MAX_REDACT_DEPTH = 64;
 
-/** Keys whose hex values are digests, not secrets: kept by the hex rule ("sha", "commit", "descriptorHash", "etag"). */
-const DIGEST_KEY = /^(?:sha\d*|hash|digest|checksum|commit|commitid|etag|integrity)$|(?:hash|sha\d*|digest|checksum)$/;
+/**
+ * Normalised keys whose hex values are digests or identifiers, not secrets, and
+ * are kept: digests ("sha", "sha256", "descriptorHash", "argumentsHash",
+ * "checksum", "etag", "commit") and ids ("documentId": Chrome's document ids
+ * are 32 hex characters; "requestId", "traceId"). A key that is itself
+ * sensitive ("sessionId") is redacted before this is consulted.
+ */
+const KEEP_HEX_KEY = /(?:hash|sha\d*|digest|checksum|etag|commit|integrity|id)(?:e?s)?$/;
 
 /** Names of the name/value pair fields in HAR-like header lists: `{name: "Cookie", value: "…"}`. */
 const PAIR_NAME_FIELDS = ['name', 'key', 'header'] as const;
@@ -332,8 +395,9 @@ const PAIR_NAME_FIELDS = ['name', 'key', 'header'] as const;
  *   token, apikey, …) are replaced whole by `[redacted:<rule>]`, whatever their
  *   type, except null and booleans (which carry no secret). Name/value pairs
  *   (`{name: "Authorization", value: "…"}`) are treated the same way.
- * - Strings (values and keys) go through `redactText`; a hex digest under a
- *   digest-named key (`sha`, `hash`, `commit`, `descriptorHash`, `etag`, …) is kept.
+ * - Strings (values and keys) go through `redactText`; a hex string under a
+ *   digest- or id-named key (`sha`, `commit`, `descriptorHash`, `etag`,
+ *   `documentId`, …; KEEP_HEX_KEY) is kept whole.
  * - Integers that are card-like (13–19 digits, first digit 2–6, Luhn) become
  *   `[redacted:card]`; other numbers, booleans and null are kept.
  * - Objects with `toJSON` (Date) are redacted through it; other objects are
@@ -364,7 +428,7 @@ function hide(state: WalkState, rule: string): string {
 
 function walk(value: unknown, key: string | null, depth: number, state: WalkState): unknown {
   if (typeof value === 'string') {
-    if (key !== null && DIGEST_KEY.test(normaliseKey(key)) && /^[0-9a-fA-F]{32,128}$/.test(value)) return value;
+    if (key !== null && KEEP_HEX_KEY.test(normaliseKey(key)) && /^(?:0x)?[0-9a-fA-F]{32,128}$/.test(value)) return value;
     const r = redactText(value);
     if (r.redacted) state.redacted = true;
     return r.value;
@@ -378,7 +442,7 @@ function walk(value: unknown, key: string | null, depth: number, state: WalkStat
   if (depth >= MAX_REDACT_DEPTH) return hide(state, 'too-deep');
   state.ancestors.add(value);
   try {
-    return walkObject(value, depth, state);
+    return walkObject(value, key, depth, state);
   } catch {
     return hide(state, 'unreadable');
   } finally {
@@ -386,12 +450,13 @@ function walk(value: unknown, key: string | null, depth: number, state: WalkStat
   }
 }
 
-function walkObject(value: object, depth: number, state: WalkState): unknown {
+function walkObject(value: object, key: string | null, depth: number, state: WalkState): unknown {
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') {
     return walk(toJSON.call(value), null, depth + 1, state);
   }
-  if (Array.isArray(value)) return value.map((v) => walk(v, null, depth + 1, state));
+  // Array elements keep the key they sit under, for KEEP_HEX_KEY ("commitIds": [...]).
+  if (Array.isArray(value)) return Array.from(value, (v) => walk(v, key, depth + 1, state));
   const entries = Object.entries(value);
   const pairRule = pairNameRule(value);
   const out: [string, unknown][] = [];
