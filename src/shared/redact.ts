@@ -231,7 +231,7 @@ const TEXT_RULES: readonly TextRule[] = [
     // code in text) where the key names a secret (sensitiveKeyRule).
     rule: 'key-value',
     re: /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})=('[^']*'|"[^"]*"|[^\s&;,"'<>]+)/g,
-    replace: (m, key, _v) => {
+    replace: (_m, key) => {
       const rule = sensitiveKeyRule(key);
       return rule ? `${key}=${M(rule)}` : null;
     },
@@ -239,18 +239,20 @@ const TEXT_RULES: readonly TextRule[] = [
   {
     rule: 'json-key-value',
     re: /"([A-Za-z][A-Za-z0-9_. -]{0,63})"(\s*:\s*)("(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)/g,
-    replace: (m, key, sep) => {
+    replace: (_m, key, sep) => {
       const rule = sensitiveKeyRule(key);
       return rule ? `"${key}"${sep}"${M(rule)}"` : null;
     },
   },
   {
-    // HTTP header lines (`Authorization: …`, `Cookie: …`, `X-Api-Key: …`): the rest of the line.
+    // HTTP header lines (`Authorization: …`, `Cookie: …`, `X-Api-Key: …`) at the
+    // start of a line or just inside a quote (`curl -H 'Cookie: …'`): the rest of
+    // the line, or of the quoted text.
     rule: 'header',
-    re: /^([ \t]*)((?:proxy-)?authorization|(?:set-)?cookie|x-[A-Za-z0-9-]+)([ \t]*:[ \t]*)(\S[^\r\n]*)$/gim,
-    replace: (_m, ind, key, sep) => {
+    re: /(?<=^[ \t]*|["'])((?:proxy-)?authorization|(?:set-)?cookie|x-[A-Za-z0-9-]+)([ \t]*:[ \t]*)([^\s"'][^\r\n"']*)/gim,
+    replace: (_m, key, sep) => {
       const rule = sensitiveKeyRule(key);
-      return rule ? `${ind}${key}${sep}${M(rule)}` : null;
+      return rule ? `${key}${sep}${M(rule)}` : null;
     },
   },
   {
@@ -328,6 +330,9 @@ const TEXT_RULES: readonly TextRule[] = [
  * A string holding a JSON object or array (tool results arrive as JSON text) is
  * parsed and redacted structurally (see `redact`, so `{"session": {...}}` is
  * hidden whole); it is re-serialised compactly only if something was hidden.
+ * Exception: JSON text with integers of 16+ digits, which JSON.parse would
+ * round, gets the plain-text rules only (string and number values under
+ * sensitive keys are still hidden; object values are not).
  * Pure and total: never throws, never mutates.
  * @returns the text with each secret replaced by `[redacted:<rule>]`, and whether any was.
  */
@@ -358,6 +363,10 @@ function redactPlainText(s: string): Redacted<string> {
 function redactJsonText(s: string): Redacted<string> | null {
   const t = s.trimStart();
   if (!(t.startsWith('{') || t.startsWith('['))) return null;
+  // Integers of 16+ digits (snowflake ids) would lose precision through
+  // JSON.parse and come back altered on re-serialisation: such text gets the
+  // plain-text rules (which still hide `"password": "…"` pairs) instead.
+  if (/[[:,]\s*-?[0-9]{16,}/.test(s)) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(s);

@@ -40,7 +40,8 @@ const POSITIVES: [string, string, string][] = [
   ['html attribute', '<input value=x password="pa ss">', `<input value=x password=${R('password')}>`],
   ['url userinfo', 'postgres://app:s3cret@db.internal:5432/app', `postgres://app:${R('password')}@db.internal:5432/app`],
   ['jwt alone', JWT, R('jwt')],
-  ['jwt in header', `curl -H "Authorization: Bearer ${JWT}"`, `curl -H "Authorization: Bearer ${R('jwt')}"`],
+  ['jwt in quoted header', `curl -H "Authorization: Bearer ${JWT}"`, `curl -H "Authorization: ${R('authorization')}"`],
+  ['jwt in prose', `the token was ${JWT}, it expired`, `the token was ${R('jwt')}, it expired`],
   ['bearer opaque', 'use Bearer abc.def-123_xyz now', `use Bearer ${R('bearer')} now`],
   ['bearer long letters', 'bearer abcdefghijklmnopqrstuvwxyz', `bearer ${R('bearer')}`],
   ['basic credentials', 'Basic dXNlcjpwYXNzd29yZA==', `Basic ${R('bearer')}`],
@@ -294,5 +295,17 @@ describe('redact.ts stays portable', () => {
     const src = readFileSync(fileURLToPath(new URL('../../src/shared/redact.ts', import.meta.url)), 'utf8');
     expect(src).not.toMatch(/from\s+['"]node:|require\(|from\s+['"](fs|path|crypto|os)['"]/);
     expect(src).not.toMatch(/^import /m);
+  });
+});
+
+describe('redactText: more shapes', () => {
+  it('finds header values inside quoted command lines', () => {
+    expect(redactText(`curl -H 'Cookie: a=1; b=2' -H "Accept: text/html" https://x.test`).value).toBe(
+      `curl -H 'Cookie: ${R('cookie')}' -H "Accept: text/html" https://x.test`,
+    );
+  });
+  it('does not round 16+ digit ids in JSON text when something else is hidden', () => {
+    const text = '{"id": 1234567890123456789, "password": "pw", "n": 1}';
+    expect(redactText(text).value).toBe(`{"id": 1234567890123456789, "password": "${R('password')}", "n": 1}`);
   });
 });
