@@ -1,0 +1,160 @@
+/**
+ * The receipt ledger from a terminal (docs/ledger.md):
+ *
+ *   npm run ledger -- verify <file> [--checkpoint cp.json] [--json]
+ *   npm run ledger -- export <file>            JSON Lines on stdout, oldest first
+ *   npm run ledger -- tail <file> [-n 20] [--json]   the newest N, oldest of them first
+ *   npm run ledger -- checkpoint <file>        a checkpoint as JSON, to keep elsewhere
+ *
+ * Opens the file read-only. Exit codes: 0 fine; 1 the chain is broken (verify);
+ * 2 usage error or the file could not be opened as a ledger.
+ */
+import { readFileSync } from 'node:fs';
+import { Ledger } from '../src/main/core/ledger/index';
+import type { Checkpoint, Receipt, VerifyReport } from '../src/shared/receipt';
+
+const USAGE = `usage: ledger verify <file> [--checkpoint cp.json] [--json]
+       ledger export <file>
+       ledger tail <file> [-n N] [--json]
+       ledger checkpoint <file>`;
+
+class UsageError extends Error {}
+
+interface Args {
+  command: string;
+  file: string;
+  checkpoint?: string;
+  n: number;
+  json: boolean;
+}
+
+function parse(argv: string[]): Args {
+  const pos: string[] = [];
+  const a: Args = { command: '', file: '', n: 20, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const t = argv[i] as string;
+    if (t === '--checkpoint') a.checkpoint = argv[++i];
+    else if (t === '-n' || t === '--lines') {
+      const n = Number(argv[++i]);
+      if (!Number.isSafeInteger(n) || n < 1 || n > 100_000) throw new UsageError('-n takes a whole number from 1 to 100000');
+      a.n = n;
+    } else if (t === '--json') a.json = true;
+    else if (t === '-h' || t === '--help') throw new UsageError('');
+    else if (t.startsWith('-')) throw new UsageError(`unknown option ${t}`);
+    else pos.push(t);
+  }
+  if (pos.length !== 2) throw new UsageError(pos.length < 2 ? 'a command and a ledger file are needed' : 'too many arguments');
+  [a.command, a.file] = pos as [string, string];
+  if (!['verify', 'export', 'tail', 'checkpoint'].includes(a.command)) throw new UsageError(`unknown command ${a.command}`);
+  if (a.checkpoint !== undefined && a.command !== 'verify') throw new UsageError('--checkpoint goes with verify');
+  return a;
+}
+
+function short(hash: string): string {
+  return hash.slice(0, 12);
+}
+
+/** One line for a person: seq, UTC time, event, faculty, origin, tool, request, actor, hash prefix. */
+function line(r: Receipt): string {
+  const parts = [
+    `#${r.seq}`,
+    new Date(r.time).toISOString(),
+    r.event,
+    r.faculty,
+    r.origin ?? '-',
+    r.toolName ?? '-',
+    r.requestId ? `req=${r.requestId}` : 'req=-',
+    `actor=${r.actor.kind}${r.actor.name ? `:${r.actor.name}` : ''}`,
+    short(r.hash),
+  ];
+  // JSON.stringify escapes control characters, so a hostile origin or tool name cannot forge lines.
+  return parts.map((p) => (/^[\x21-\x7e]+$/.test(p) ? p : JSON.stringify(p))).join(' ');
+}
+
+function describe(report: VerifyReport, withCheckpoint: boolean): string {
+  if (report.ok) {
+    return `ok: ${report.count} receipts, chain intact${withCheckpoint ? ', consistent with the checkpoint' : ''}; head ${report.headHash}`;
+  }
+  const fb = report.firstBroken;
+  return `BROKEN at seq ${fb?.seq ?? '?'}${fb?.id ? ` (id ${fb.id})` : ''}: ${fb?.reason ?? 'unknown'}; ` +
+    `${report.count} receipts intact before it, last good hash ${report.headHash}`;
+}
+
+function readCheckpoint(file: string): Checkpoint {
+  let cp: unknown;
+  try {
+    cp = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`cannot read checkpoint ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return cp as Checkpoint;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let args: Args;
+  try {
+    args = parse(argv);
+  } catch (e) {
+    const msg = (e as Error).message;
+    process.stderr.write(`${msg ? `ledger: ${msg}\n` : ''}${USAGE}\n`);
+    return 2;
+  }
+  let ledger: Ledger;
+  try {
+    ledger = new Ledger(args.file, { readonly: true });
+  } catch (e) {
+    process.stderr.write(`ledger: cannot open ${args.file}: ${(e as Error).message}\n`);
+    return 2;
+  }
+  try {
+    switch (args.command) {
+      case 'verify': {
+        const report = args.checkpoint ? ledger.verifyAgainst(readCheckpoint(args.checkpoint)) : ledger.verify();
+        process.stdout.write(args.json ? `${JSON.stringify(report)}\n` : `${describe(report, Boolean(args.checkpoint))}\n`);
+        return report.ok ? 0 : 1;
+      }
+      case 'export':
+        await ledger.export(process.stdout);
+        return 0;
+      case 'tail': {
+        const page = ledger.query({ limit: Math.min(args.n, 500) });
+        const receipts = [...page.receipts];
+        let cursor = page.nextCursor;
+        while (receipts.length < args.n && cursor) {
+          const next = ledger.query({ limit: Math.min(args.n - receipts.length, 500), cursor });
+          receipts.push(...next.receipts);
+          cursor = next.nextCursor;
+        }
+        receipts.reverse();
+        process.stdout.write(receipts.map((r) => (args.json ? JSON.stringify(r) : line(r)) + '\n').join(''));
+        return 0;
+      }
+      case 'checkpoint':
+        process.stdout.write(`${JSON.stringify(ledger.checkpoint())}\n`);
+        return 0;
+      default:
+        return 2;
+    }
+  } catch (e) {
+    process.stderr.write(`ledger: ${(e as Error).message}\n`);
+    return 2;
+  } finally {
+    ledger.close();
+  }
+}
+
+// `ledger export file | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`ledger: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 2;
+  },
+);

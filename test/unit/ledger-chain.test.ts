@@ -1,0 +1,82 @@
+/**
+ * The chain formula: the fast canonical text that append and verify hash is
+ * byte for byte the shared RFC 8785 canonicalJson of the receipt without its
+ * hash, and a pinned vector keeps the formula from drifting.
+ */
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/shared/canonical';
+import { sha256HexSync } from '../../src/shared/digest-node';
+import { CHAINED_FIELDS, GENESIS_PREV_HASH, ROW_COLUMNS, canonicalReceiptText, chainHash, type RawRow } from '../../src/main/core/ledger/chain';
+
+const fieldOfColumn: Record<(typeof ROW_COLUMNS)[number], string> = {
+  seq: 'seq', id: 'id', time: 'time', request_id: 'requestId', event: 'event', faculty: 'faculty', origin: 'origin',
+  tab_id: 'tabId', frame_id: 'frameId', document_id: 'documentId', tool_name: 'toolName', descriptor_hash: 'descriptorHash',
+  arguments_hash: 'argumentsHash', actor: 'actor', detail: 'detail', prev_hash: 'prevHash', hash: 'hash',
+};
+
+/** The receipt object (without hash) that a raw row stands for. */
+function objectOf(row: RawRow): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  ROW_COLUMNS.forEach((c, i) => {
+    if (c === 'hash') return;
+    o[fieldOfColumn[c]] = c === 'actor' || c === 'detail' ? JSON.parse(row[i] as string) : row[i];
+  });
+  return o;
+}
+
+// A small deterministic PRNG so failures reproduce.
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+const NASTY = ['', 'plain', 'quote " and \\ backslash', 'tab\tnew\nline\r\u0000\u001f\u007f', 'é ü ß', '工具', '😀 emoji', '\u2028\u2029', '</script>', '{"json":"inside"}'];
+
+function randomRow(rand: () => number): RawRow {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
+  const maybe = <T>(v: T): T | null => (rand() < 0.3 ? null : v);
+  const actor = canonicalJson(pick([{ kind: 'console' }, { kind: 'agent', name: pick(NASTY), version: '1.0' }]));
+  const detail = canonicalJson(pick<unknown>([null, 1.5, -0, 1e21, [1, 'a', null], { z: 1, a: { é: pick(NASTY), '😀': true, '': [] } }, pick(NASTY)]));
+  return [
+    1 + Math.floor(rand() * 2 ** 40), 'id-' + pick(NASTY), Math.floor(rand() * 2 ** 52), maybe(pick(NASTY)), 'succeeded', 'semantic',
+    maybe(pick(NASTY)), maybe(Math.floor(rand() * 2000) - 1), maybe(Math.floor(rand() * 20)), maybe(pick(NASTY)), maybe(pick(NASTY)),
+    maybe('ab'.repeat(32)), maybe('cd'.repeat(32)), actor, detail, pick([GENESIS_PREV_HASH, 'ef'.repeat(32)]), '',
+  ];
+}
+
+describe('chain', () => {
+  it('covers exactly the receipt fields without hash, in RFC 8785 key order', () => {
+    const fields = ROW_COLUMNS.filter((c) => c !== 'hash').map((c) => fieldOfColumn[c]);
+    expect([...CHAINED_FIELDS].sort()).toEqual([...fields].sort());
+    expect([...CHAINED_FIELDS]).toEqual([...CHAINED_FIELDS].sort());
+  });
+
+  it('builds the same text as canonicalJson for 2,000 random rows', () => {
+    const rand = rng(42);
+    for (let i = 0; i < 2000; i++) {
+      const row = randomRow(rand);
+      expect(canonicalReceiptText(row)).toBe(canonicalJson(objectOf(row)));
+    }
+  });
+
+  it('hashes SHA-256(prevHash || canonical) and matches a pinned vector', () => {
+    const row: RawRow = [
+      1, '00000000-0000-4000-8000-000000000000', 1700000000000, 'req-1', 'succeeded', 'webmcp-invoke', 'https://shop.example',
+      7, 0, 'doc-1', 'add_to_cart', 'a'.repeat(64), 'b'.repeat(64), '{"kind":"agent","name":"claude"}', '{"qty":2}', GENESIS_PREV_HASH, '',
+    ];
+    const text = canonicalReceiptText(row);
+    expect(text).toBe(
+      '{"actor":{"kind":"agent","name":"claude"},"argumentsHash":"' + 'b'.repeat(64) + '","descriptorHash":"' + 'a'.repeat(64) +
+        '","detail":{"qty":2},"documentId":"doc-1","event":"succeeded","faculty":"webmcp-invoke","frameId":0,' +
+        '"id":"00000000-0000-4000-8000-000000000000","origin":"https://shop.example","prevHash":"' + GENESIS_PREV_HASH +
+        '","requestId":"req-1","seq":1,"tabId":7,"time":1700000000000,"toolName":"add_to_cart"}',
+    );
+    expect(chainHash(GENESIS_PREV_HASH, text)).toBe(sha256HexSync(GENESIS_PREV_HASH + text));
+    // Pinned with coreutils: printf '%s' "$prevHash$text" | sha256sum
+    expect(chainHash(GENESIS_PREV_HASH, text)).toBe('104e1919ca0049eabcdf2c987a0db02c2f20a8e6c80f81e9b71c2fb56bd2a57a');
+  });
+
+  it('uses 64 zeros as the genesis prevHash', () => {
+    expect(GENESIS_PREV_HASH).toBe('0000000000000000000000000000000000000000000000000000000000000000');
+  });
+});
