@@ -194,6 +194,15 @@ describe('query', () => {
 
   const seqs = (rs: Receipt[]): number[] => rs.map((r) => r.seq);
 
+  it('orders by time, then seq, newest first', () => {
+    clock = 1_600_000_000_000; // the clock went back: later receipts, earlier times
+    ledger.append(fullInput(61));
+    ledger.append(fullInput(62));
+    const page = ledger.query({ limit: 500 });
+    expect(seqs(page.receipts).slice(0, 2)).toEqual([60, 59]);
+    expect(seqs(page.receipts).slice(-2)).toEqual([62, 61]);
+  });
+
   it('returns newest first with a default page size', () => {
     const page = ledger.query();
     expect(seqs(page.receipts)).toEqual(Array.from({ length: 60 }, (_, i) => 60 - i));
@@ -235,16 +244,25 @@ describe('query', () => {
     expect(() => ledger.query({ origin: 3 as never })).toThrow(/origin must be a string/);
   });
 
-  it('walks an index for each filter (no full scan, no sort)', () => {
+  it('walks one index for each filter, with or without a time range and cursor (no full scan, no sort)', () => {
     const db = new Database(tmp.file('l.db'), { readonly: true });
     const plan = (where: string): string =>
-      (db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM receipts WHERE ${where} ORDER BY seq DESC LIMIT 201`).all() as { detail: string }[])
+      (db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM receipts WHERE ${where} ORDER BY time DESC, seq DESC LIMIT 201`).all() as { detail: string }[])
         .map((r) => r.detail).join('; ');
-    expect(plan("origin = 'x'")).toMatch(/USING INDEX receipts_origin/);
-    expect(plan("tool_name = 'x'")).toMatch(/USING INDEX receipts_tool/);
-    expect(plan("event = 'x'")).toMatch(/USING INDEX receipts_event/);
-    expect(plan("request_id = 'x'")).toMatch(/USING INDEX receipts_request/);
-    for (const w of ["origin = 'x'", "tool_name = 'x'", "event = 'x'", "request_id = 'x'"]) expect(plan(w)).not.toMatch(/TEMP B-TREE/);
+    const cases: [string, RegExp][] = [
+      ["origin = 'x'", /SEARCH receipts USING INDEX receipts_origin \(origin=\?\)/],
+      ["tool_name = 'x'", /USING INDEX receipts_tool/],
+      ["event = 'x'", /USING INDEX receipts_event/],
+      ["request_id = 'x'", /USING INDEX receipts_request/],
+      ['time >= 1 AND time <= 2', /SEARCH receipts USING INDEX receipts_time \(time>\? AND time<\?\)/],
+      ["origin = 'x' AND time >= 1 AND time <= 2", /USING INDEX receipts_origin \(origin=\? AND time>\? AND time<\?\)/],
+      ["tool_name = 'x' AND (time, seq) < (5, 9)", /USING INDEX receipts_tool \(tool_name=\? AND time<\?\)/],
+      ['1', /SCAN receipts USING INDEX receipts_time/],
+    ];
+    for (const [where, want] of cases) {
+      expect(plan(where), where).toMatch(want);
+      expect(plan(where), where).not.toMatch(/TEMP B-TREE/);
+    }
     db.close();
   });
 });

@@ -52,9 +52,8 @@ export interface VerifyOptions {
   progressEvery?: number;
 }
 
-type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId' | 'cursor';
+type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId';
 
-const CURSOR_PREFIX = 'r1.';
 
 function rowToReceipt(r: RawRow): Receipt {
   return {
@@ -90,16 +89,19 @@ function checkTime(q: ReceiptQuery, key: 'from' | 'to'): void {
   }
 }
 
-/** Encode the seq a next page starts below (opaque to callers). */
-function encodeCursor(seq: number): string {
-  return CURSOR_PREFIX + seq.toString(36);
+/** Encode where the next page starts: below (time, seq) of the last receipt shown. Opaque to callers. */
+function encodeCursor(time: number, seq: number): string {
+  return `r1.${time.toString(36)}.${seq.toString(36)}`;
 }
 
-function decodeCursor(cursor: string): number {
-  const m = /^r1\.([0-9a-z]{1,11})$/.exec(cursor);
-  const seq = m ? parseInt(m[1] as string, 36) : NaN;
-  if (!Number.isSafeInteger(seq) || seq < 1) throw new LedgerInputError('query cursor is not one this ledger issued');
-  return seq;
+function decodeCursor(cursor: string): { time: number; seq: number } {
+  const m = /^r1\.(-?[0-9a-z]{1,11})\.([0-9a-z]{1,11})$/.exec(cursor);
+  const time = m ? parseInt(m[1] as string, 36) : NaN;
+  const seq = m ? parseInt(m[2] as string, 36) : NaN;
+  if (!Number.isSafeInteger(time) || !Number.isSafeInteger(seq) || seq < 1) {
+    throw new LedgerInputError('query cursor is not one this ledger issued');
+  }
+  return { time, seq };
 }
 
 /**
@@ -246,14 +248,16 @@ export class Ledger {
   }
 
   /**
-   * One page of receipts, newest first (descending seq), matching every filter given:
+   * One page of receipts, newest first (descending time, then descending seq for
+   * equal times), matching every filter given:
    * `from`/`to` inclusive bounds on `time` (ms since the epoch); `origin`,
    * `toolName`, `requestId` exact; `event` one of RECEIPT_EVENTS; `outcome` one
    * of OUTCOME_EVENTS (receipts recording that outcome; with `event` too, both must agree).
    * `limit` 1..MAX_PAGE_LIMIT (default DEFAULT_PAGE_LIMIT). `cursor` continues
    * from a previous page's `nextCursor`, which is null on the last page.
-   * Pages are stable while receipts are appended: a cursor names a seq, and newer
-   * receipts are above it.
+   * Pages are stable while receipts are appended: a cursor names the (time, seq)
+   * of the last receipt shown, and newer receipts sort above it. Each filter has
+   * an index ending in (time, seq), so a page costs one index walk (schema.ts).
    * @throws LedgerInputError for a bad filter, limit or cursor.
    */
   query(q: ReceiptQuery = {}): ReceiptPage {
@@ -284,10 +288,10 @@ export class Ledger {
       toolName: q.toolName,
       event,
       requestId: q.requestId,
-      cursor: q.cursor === undefined ? undefined : decodeCursor(String(q.cursor)),
     };
+    const cursor = q.cursor === undefined ? undefined : decodeCursor(String(q.cursor));
     const keys = (Object.keys(values) as QueryKey[]).filter((k) => values[k] !== undefined);
-    const cacheKey = keys.join(',');
+    const cacheKey = keys.join(',') + (cursor ? ',cursor' : '');
     let stmt = this.queryCache.get(cacheKey);
     if (!stmt) {
       const where: string[] = [];
@@ -299,24 +303,29 @@ export class Ledger {
           toolName: 'tool_name = @toolName',
           event: 'event = @event',
           requestId: 'request_id = @requestId',
-          cursor: 'seq < @cursor',
         }[k]);
       }
+      // Row-value comparison: SQLite walks the index from (time, seq) downwards.
+      if (cursor) where.push('(time, seq) < (@cursorTime, @cursorSeq)');
       const sql =
         `SELECT ${ROW_COLUMNS_SQL} FROM receipts` +
         (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
-        ' ORDER BY seq DESC LIMIT @limit';
+        ' ORDER BY time DESC, seq DESC LIMIT @limit';
       stmt = db.prepare(sql).raw();
       this.queryCache.set(cacheKey, stmt);
     }
     const params: Record<string, string | number> = { limit: limit + 1 };
     for (const k of keys) params[k] = values[k] as string | number;
+    if (cursor) {
+      params.cursorTime = cursor.time;
+      params.cursorSeq = cursor.seq;
+    }
     const rows = stmt.all(params) as RawRow[];
     const more = rows.length > limit;
     if (more) rows.pop();
     const receipts = rows.map(rowToReceipt);
     const last = receipts[receipts.length - 1];
-    return { receipts, nextCursor: more && last ? encodeCursor(last.seq) : null };
+    return { receipts, nextCursor: more && last ? encodeCursor(last.time, last.seq) : null };
   }
 
   /**

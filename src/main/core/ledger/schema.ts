@@ -25,8 +25,10 @@ WHEN NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM receipts)
 BEGIN SELECT RAISE(ABORT, 'receipts are append-only: INSERT must take the next seq'); END;
 `;
 
-// seq is the rowid (INTEGER PRIMARY KEY), so each single-column index below is
-// really (column, seq): a filtered, newest-first page walks one index backwards.
+// seq is the rowid (INTEGER PRIMARY KEY), and SQLite ends every index with the
+// rowid, so (column, time) is really (column, time, seq): a filtered page in
+// `query`'s order (time DESC, seq DESC), with or without a time range, is one
+// backward walk of one index, with no sort, whatever the table's size.
 // AUTOINCREMENT keeps the highest seq ever issued in sqlite_sequence, which lets
 // verify notice a deleted tail even without a checkpoint (defence in depth only:
 // sqlite_sequence is an ordinary table an attacker can edit too).
@@ -51,10 +53,10 @@ CREATE TABLE receipts (
   hash            TEXT    NOT NULL
 ) STRICT;
 CREATE INDEX receipts_time ON receipts(time);
-CREATE INDEX receipts_origin ON receipts(origin);
-CREATE INDEX receipts_tool ON receipts(tool_name);
-CREATE INDEX receipts_event ON receipts(event);
-CREATE INDEX receipts_request ON receipts(request_id);
+CREATE INDEX receipts_origin ON receipts(origin, time);
+CREATE INDEX receipts_tool ON receipts(tool_name, time);
+CREATE INDEX receipts_event ON receipts(event, time);
+CREATE INDEX receipts_request ON receipts(request_id, time);
 `;
 
 /** Thrown when a file is not a ledger this code can open. */
