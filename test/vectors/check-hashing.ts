@@ -61,7 +61,8 @@ export interface VectorResult {
 export async function computeVector(v: HashingVector, sha256: Sha256): Promise<VectorResult> {
   const input: unknown = JSON.parse(v.inputJson);
   if (v.kind === 'descriptor') {
-    const d = Object.assign({}, input as DescriptorFields, { execute: () => undefined });
+    // Spread, not Object.assign: it defines properties, so an own `__proto__` key would stay data.
+    const d: DescriptorFields & { execute: () => void } = { ...(input as DescriptorFields), execute: () => undefined };
     return { name: v.name, canonical: canonicalJson(descriptorHashInput(d)), sha256: await descriptorHash(d, sha256) };
   }
   const canonical = canonicalJson(input);
