@@ -1,0 +1,218 @@
+/**
+ * Argument validation against a page tool's reviewed `inputSchema` (DESIGN.md,
+ * "Trust rules": the browser does not validate arguments, FACTS.md).
+ *
+ * The schema comes from a page and is hostile until proven otherwise:
+ *  - size and depth are checked before ajv sees it (LIMITS.maxSchemaBytes,
+ *    LIMITS.maxSchemaDepth): a deep schema could exhaust the stack of the
+ *    compiler, a huge one its memory;
+ *  - each schema is compiled by a fresh Ajv instance, so `$id`s of one page
+ *    cannot collide with or poison another's, and nothing accumulates;
+ *  - compiling and validating run under a wall-clock budget (node:vm timeout),
+ *    so a catastrophic `pattern` (ReDoS, e.g. `^(a+)+$`) interrupts instead of
+ *    freezing the console;
+ *  - every ajv compile error (a `$ref` to nowhere, an unknown keyword or
+ *    format, a wrong `$schema`) is a refusal, never a crash; no schema is ever
+ *    fetched (no `loadSchema`).
+ * Compiled validators are cached by `descriptorHash` (the hash covers the
+ * schema), bounded LRU.
+ *
+ * Dialect: JSON Schema 2020-12 (Ajv2020), the default dialect of MCP tool
+ * schemas, unless the schema's `$schema` names draft-07 (what zod-to-json-schema
+ * emits) or 2019-09; any other `$schema` is refused. Ajv strict mode is on (unknown keywords, formats and ignored
+ * constructs are errors) except two sub-rules that only judge schema style and
+ * would refuse harmless page schemas: `strictTypes` (e.g. `properties` without
+ * `type: "object"`; arguments are always an object anyway) and `strictRequired`
+ * (a required name without a `properties` entry is still enforced).
+ */
+import vm from 'node:vm';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { LIMITS, jsonDepth, utf8Bytes } from '../../../shared/limits';
+
+/** One failing argument path, as the agent sees it. */
+export interface ArgumentIssue {
+  /** JSON Pointer into the arguments ("" for the root), from ajv's `instancePath`. */
+  instancePath: string;
+  message: string;
+}
+
+/** The JSON Schema dialects accepted for page schemas. */
+export type Dialect = 'draft-2020-12' | 'draft-2019-09' | 'draft-07';
+
+export type ValidationOutcome =
+  | { ok: true; dialect: Dialect }
+  | { ok: false; code: 'invalid-arguments'; message: string; issues: ArgumentIssue[] }
+  | { ok: false; code: 'schema-rejected'; message: string };
+
+type Compiled = { ok: true; validate: ValidateFunction; dialect: Dialect } | { ok: false; message: string };
+
+/** The dialect a schema declares with `$schema` (absent: 2020-12), or null when unsupported. */
+export function schemaDialect(schema: object): Dialect | null {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  if (declared === undefined) return 'draft-2020-12';
+  if (typeof declared !== 'string') return null;
+  const id = declared.replace(/^https?:\/\//, '').replace(/#$/, '');
+  if (id === 'json-schema.org/draft/2020-12/schema') return 'draft-2020-12';
+  if (id === 'json-schema.org/draft/2019-09/schema') return 'draft-2019-09';
+  if (id === 'json-schema.org/draft-07/schema') return 'draft-07';
+  return null;
+}
+
+export interface ValidatorOptions {
+  /** Validators kept in the LRU cache (default 256). */
+  maxCached?: number;
+  /** Wall-clock budget for one compile or one validation (ms, default 250). */
+  budgetMs?: number;
+  /** Failing paths reported to the agent (default 20). */
+  maxIssues?: number;
+}
+
+/** Run `fn` with a wall-clock budget; V8 interrupts even a backtracking RegExp. */
+function withBudget<T>(fn: () => T, budgetMs: number): { ok: true; value: T } | { ok: false; timedOut: boolean; error: unknown } {
+  const box: { fn: () => T; out?: T; error?: unknown; failed: boolean } = { fn, failed: false };
+  try {
+    vm.runInNewContext('try { box.out = box.fn(); } catch (e) { box.failed = true; box.error = e; }', { box }, { timeout: budgetMs });
+  } catch (e) {
+    // Only the watchdog throws out of the script itself.
+    return { ok: false, timedOut: true, error: e };
+  }
+  return box.failed ? { ok: false, timedOut: false, error: box.error } : { ok: true, value: box.out as T };
+}
+
+/**
+ * Compiles and caches validators; validates argument objects.
+ * Never throws: every problem is a `ValidationOutcome`.
+ */
+export class ArgumentValidator {
+  private readonly cache = new Map<string, Compiled>();
+  private readonly maxCached: number;
+  private readonly budgetMs: number;
+  private readonly maxIssues: number;
+
+  constructor(opts: ValidatorOptions = {}) {
+    this.maxCached = opts.maxCached ?? 256;
+    this.budgetMs = opts.budgetMs ?? 250;
+    this.maxIssues = opts.maxIssues ?? 20;
+  }
+
+  /** Number of cached validators (for tests of the bound). */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /**
+   * Validate `args` against `schema`, compiling (or reusing, keyed by
+   * `descriptorHash`) a validator.
+   * @returns ok, or `invalid-arguments` with failing paths, or
+   *   `schema-rejected` when the page's schema cannot be used safely.
+   */
+  validate(descriptorHash: string, schema: unknown, args: unknown): ValidationOutcome {
+    const compiled = this.compiled(descriptorHash, schema);
+    if (!compiled.ok) return { ok: false, code: 'schema-rejected', message: compiled.message };
+    const run = withBudget(() => compiled.validate(args) as boolean, this.budgetMs);
+    if (!run.ok) {
+      return {
+        ok: false,
+        code: 'schema-rejected',
+        message: run.timedOut
+          ? `validating the arguments took longer than ${this.budgetMs} ms (a hostile pattern in the page's schema?)`
+          : `validation failed: ${errorText(run.error)}`,
+      };
+    }
+    if (run.value) return { ok: true, dialect: compiled.dialect };
+    const issues = (compiled.validate.errors ?? []).slice(0, this.maxIssues).map(toIssue);
+    const more = (compiled.validate.errors?.length ?? 0) - issues.length;
+    const listed = issues.map((i) => `${i.instancePath || '(root)'}: ${i.message}`).join('; ');
+    return {
+      ok: false,
+      code: 'invalid-arguments',
+      message: `arguments do not match the tool's inputSchema: ${listed}${more > 0 ? `; and ${more} more` : ''}`,
+      issues,
+    };
+  }
+
+  private compiled(descriptorHash: string, schema: unknown): Compiled {
+    const hit = this.cache.get(descriptorHash);
+    if (hit) {
+      // LRU: re-insert as the newest.
+      this.cache.delete(descriptorHash);
+      this.cache.set(descriptorHash, hit);
+      return hit;
+    }
+    const made = this.compile(schema);
+    this.cache.set(descriptorHash, made);
+    while (this.cache.size > this.maxCached) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest === undefined) break;
+      this.cache.delete(oldest);
+    }
+    return made;
+  }
+
+  private compile(schema: unknown): Compiled {
+    // Chromium reports `{}` for a tool without a schema; canonical.ts does the same.
+    const s = schema ?? {};
+    if (typeof s === 'boolean') return { ok: false, message: 'a boolean inputSchema is not accepted for a page tool' };
+    if (typeof s !== 'object' || Array.isArray(s)) return { ok: false, message: 'the inputSchema is not a JSON object' };
+    let text: string;
+    try {
+      text = JSON.stringify(s);
+    } catch (e) {
+      return { ok: false, message: `the inputSchema is not JSON: ${errorText(e)}` };
+    }
+    if (utf8Bytes(text) > LIMITS.maxSchemaBytes) {
+      return { ok: false, message: `the inputSchema is larger than ${LIMITS.maxSchemaBytes} bytes` };
+    }
+    if (jsonDepth(s, LIMITS.maxSchemaDepth) > LIMITS.maxSchemaDepth) {
+      return { ok: false, message: `the inputSchema is nested deeper than ${LIMITS.maxSchemaDepth} levels` };
+    }
+    const dialect = schemaDialect(s);
+    if (!dialect) {
+      return { ok: false, message: `the inputSchema declares an unsupported $schema ${JSON.stringify(String((s as { $schema?: unknown }).$schema)).slice(0, 120)} (supported: JSON Schema 2020-12, 2019-09, draft-07)` };
+    }
+    // Compile a private copy: the page's object must stay exactly as reviewed.
+    const copy = JSON.parse(text) as { $schema?: string };
+    // The dialect is chosen by class; ajv would otherwise look the meta-schema up by the exact URI spelling.
+    delete copy.$schema;
+    const run = withBudget(() => {
+      const options: Options = {
+        strict: true,
+        strictTypes: false,
+        strictRequired: false,
+        allErrors: true,
+        coerceTypes: false,
+        useDefaults: false,
+        removeAdditional: false,
+        validateSchema: true,
+        addUsedSchema: false,
+        logger: false,
+      };
+      const ajv = dialect === 'draft-07' ? new Ajv(options) : dialect === 'draft-2019-09' ? new Ajv2019(options) : new Ajv2020(options);
+      addFormats(ajv);
+      return ajv.compile(copy);
+    }, this.budgetMs * 4);
+    if (!run.ok) {
+      return {
+        ok: false,
+        message: run.timedOut ? 'compiling the inputSchema took too long' : `the inputSchema cannot be compiled: ${errorText(run.error)}`,
+      };
+    }
+    return { ok: true, validate: run.value, dialect };
+  }
+}
+
+function toIssue(e: ErrorObject): ArgumentIssue {
+  let message = e.message ?? e.keyword;
+  if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') {
+    message = `${message}: ${JSON.stringify(e.params.additionalProperty).slice(0, 130)}`;
+  }
+  return { instancePath: e.instancePath, message: message.slice(0, 300) };
+}
+
+function errorText(e: unknown): string {
+  const s = e instanceof Error ? e.message : String(e);
+  return s.length > 300 ? `${s.slice(0, 300)}…` : s;
+}

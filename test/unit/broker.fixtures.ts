@@ -1,0 +1,211 @@
+/**
+ * An in-test ExtensionLink for UNIT tests of the broker's logic (the real link
+ * is covered end to end): it answers list-tabs and discover from tables, and
+ * invoke through a replaceable handler; it records every request and grant.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { descriptorHash } from '../../src/shared/canonical';
+import { nodeSha256 } from '../../src/shared/digest-node';
+import type { LinkStatus } from '../../src/shared/ipc';
+import type { ConsoleRequest, ConsoleRequestValue, ExtensionEvent } from '../../src/shared/protocol';
+import { err, ok, type Result } from '../../src/shared/result';
+import type { DiscoveryResult, Grant, InvocationResult, SharedTab, ToolAnnotations, ToolDescriptor } from '../../src/shared/types';
+import type { ExtensionLink } from '../../src/main/core/ports';
+import { Ledger } from '../../src/main/core/ledger';
+import type { Receipt } from '../../src/shared/receipt';
+
+export type InvokeReq = Extract<ConsoleRequest, { op: 'invoke' }>;
+export type InvokeHandler = (req: InvokeReq, signal?: AbortSignal) => Promise<Result<InvocationResult>>;
+
+export const ORIGIN = 'http://127.0.0.1:8765';
+
+export class FakeLink implements ExtensionLink {
+  state: LinkStatus['state'] = 'connected';
+  tabs: SharedTab[] = [];
+  discoveries = new Map<number, DiscoveryResult>();
+  requests: ConsoleRequest[] = [];
+  grants: Grant[] = [];
+  signFails = false;
+  /** requestIds (grant) of invoke requests whose signal was aborted. */
+  aborted: string[] = [];
+  invokeHandler: InvokeHandler = async () => ok({ outcome: 'succeeded', result: '{"ok":true}', elapsedMs: 3 });
+  private readonly eventListeners = new Set<(e: ExtensionEvent) => void>();
+  private readonly statusListeners = new Set<(s: LinkStatus) => void>();
+  /** Resolvers for tests that wait until an invoke reaches the link. */
+  private invokeWaiters: Array<(r: InvokeReq) => void> = [];
+
+  async request<K extends ConsoleRequest['op']>(
+    req: Extract<ConsoleRequest, { op: K }>,
+    opts?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<Result<ConsoleRequestValue[K]>> {
+    const r = req as ConsoleRequest;
+    this.requests.push(structuredClone(r));
+    const out = await this.answer(r, opts?.signal);
+    return out as Result<ConsoleRequestValue[K]>;
+  }
+
+  private async answer(r: ConsoleRequest, signal?: AbortSignal): Promise<Result<unknown>> {
+    if (this.state !== 'connected') return err('link-down', 'not connected');
+    switch (r.op) {
+      case 'list-tabs':
+        return ok(this.tabs);
+      case 'discover': {
+        const d = this.discoveries.get(r.tabId);
+        return d ? ok(structuredClone(d)) : err('tab-not-shared', `tab ${r.tabId} is not shared`);
+      }
+      case 'invoke': {
+        for (const w of this.invokeWaiters.splice(0)) w(r);
+        if (signal?.aborted) return err('aborted', 'aborted');
+        // Like the bridge: an abort answers `aborted` and asks the extension to cancel.
+        const abort = new Promise<Result<InvocationResult>>((resolve) =>
+          signal?.addEventListener(
+            'abort',
+            () => {
+              this.aborted.push(r.grant.requestId);
+              resolve(err('aborted', 'aborted'));
+            },
+            { once: true },
+          ),
+        );
+        return Promise.race([this.invokeHandler(r, signal), abort]);
+      }
+      case 'cancel':
+        return ok({ cancelled: true });
+      case 'list-shareable-tabs':
+        return ok(this.tabs);
+      case 'share-tab': {
+        const t = sharedTab(r.tabId);
+        this.tabs = [...this.tabs.filter((x) => x.tabId !== r.tabId), t];
+        return ok(t);
+      }
+      case 'unshare-tab':
+        this.tabs = this.tabs.filter((x) => x.tabId !== r.tabId);
+        return ok(null);
+      default:
+        return err('unsupported', r.op);
+    }
+  }
+
+  /** Resolves with the next invoke request that reaches the link. */
+  nextInvoke(): Promise<InvokeReq> {
+    return new Promise((resolve) => this.invokeWaiters.push(resolve));
+  }
+
+  onEvent(listener: (e: ExtensionEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  emit(e: ExtensionEvent): void {
+    for (const l of this.eventListeners) l(e);
+  }
+
+  /** Change the link state and tell the status listeners. */
+  setState(state: LinkStatus['state']): void {
+    this.state = state;
+    for (const l of this.statusListeners) l(this.status());
+  }
+
+  status(): LinkStatus {
+    return { state: this.state, paired: true };
+  }
+
+  onStatus(listener: (s: LinkStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  async signGrant(fields: Omit<Grant, 'mac'>): Promise<Result<Grant>> {
+    if (this.signFails) return err('not-paired', 'no pairing key');
+    const g = { ...fields, mac: 'f'.repeat(64) };
+    this.grants.push(g);
+    return ok(g);
+  }
+
+  async confirmPairing(): Promise<Result<null>> {
+    return ok(null);
+  }
+
+  async unpair(): Promise<Result<null>> {
+    return ok(null);
+  }
+
+  invokes(): InvokeReq[] {
+    return this.requests.filter((r): r is InvokeReq => r.op === 'invoke');
+  }
+}
+
+export interface ToolSpec {
+  name: string;
+  inputSchema?: unknown;
+  annotations?: ToolAnnotations;
+  title?: string;
+  description?: string;
+  frameId?: number;
+  blocked?: ToolDescriptor['blocked'];
+}
+
+/** A discovery of `tabId` with real descriptor hashes. */
+export async function makeDiscovery(tabId: number, specs: ToolSpec[], documentId = 'doc-1'): Promise<DiscoveryResult> {
+  const tools: ToolDescriptor[] = [];
+  for (const s of specs) {
+    const fields = { name: s.name, title: s.title ?? '', description: s.description ?? `${s.name} tool`, inputSchema: s.inputSchema ?? {}, origin: ORIGIN, annotations: s.annotations };
+    tools.push({
+      ...fields,
+      ...(s.annotations ? { annotations: s.annotations } : { annotations: undefined }),
+      descriptorHash: await descriptorHash(fields, nodeSha256),
+      tabId,
+      frameId: s.frameId ?? 0,
+      documentId,
+      kind: 'imperative',
+      ...(s.blocked ? { blocked: s.blocked } : {}),
+    });
+  }
+  return {
+    tabId,
+    origin: ORIGIN,
+    url: `${ORIGIN}/shop`,
+    documentId,
+    support: { modelContext: true, legacyApi: null, argumentForm: 'object' },
+    tools,
+    violations: [],
+  };
+}
+
+export function sharedTab(tabId: number, documentId = 'doc-1'): SharedTab {
+  return { tabId, windowId: 1, title: `Tab ${tabId}`, url: `${ORIGIN}/shop`, origin: ORIGIN, documentId, sharedAt: Date.now() };
+}
+
+/** A real Ledger in a temp dir. */
+export function tempLedger(): { ledger: Ledger; dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'echo-broker-'));
+  const ledger = new Ledger(join(dir, 'ledger.db'));
+  return {
+    ledger,
+    dir,
+    cleanup: () => {
+      ledger.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The receipts of one request, oldest first. */
+export function trailOf(ledger: Ledger, requestId: string): Receipt[] {
+  return ledger.query({ requestId, limit: 500 }).receipts.reverse();
+}
+
+/** Resolves when `predicate` holds, checked on every change the broker emits (no sleeps). */
+export function until(subscribe: (l: () => void) => () => void, predicate: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (predicate()) return resolve();
+    const off = subscribe(() => {
+      if (predicate()) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
