@@ -1,0 +1,234 @@
+/**
+ * Discovery of a shared tab's page tools (DESIGN.md, capability 1). Same-origin
+ * with the top-level document only, decided twice for each frame: the frame's
+ * URL origin from chrome.webNavigation must equal the top document's origin
+ * (else the frame is not even injected), and the content script's `self.origin`
+ * must too (a sandboxed same-URL frame has an opaque origin). Everything the
+ * content script reports is validated again here (lib/inspect.ts) before it
+ * is hashed and listed.
+ */
+import { LIMITS, utf8Bytes } from '../../../src/shared/limits';
+import { err, ok, type Result } from '../../../src/shared/result';
+import { descriptorHashInput, sha256Hex } from '../../../src/shared/canonical';
+import type { DiscoveryResult, DiscoveryViolation, ToolDescriptor, WebMcpSupport } from '../../../src/shared/types';
+import { stripUrl } from '../../../src/shared/url';
+import { boundMessage, confusableIndexes, inspectTool, type RawTool } from '../lib/inspect';
+import type { FoundTool } from '../lib/grant-checks';
+import type { FrameReport } from '../lib/messages';
+import { injectInto, liveFrames, type FrameInfo } from './tabs';
+
+/** At most this many same-origin frames are asked per discovery; the rest are reported (`too-many-frames`). */
+export const MAX_FRAMES_PER_DISCOVERY = 32;
+/** A frame that does not answer within this time is reported (`frame-timeout`) (ms). */
+export const FRAME_ANSWER_TIMEOUT_MS = 5_000;
+/** Violations listed per discovery; more are summarised in one `too-many-violations` entry. */
+export const MAX_VIOLATIONS = 256;
+/** Room left in the link message for its envelope (`{type:'response', id, result:{ok, value}}`), in bytes. */
+const ENVELOPE_BYTES = 4 * 1024;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => resolve('timeout'), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Ask one document for its report. `null` when it cannot be reached (gone, or no content script). */
+export async function askFrame(tabId: number, frame: { frameId: number; documentId: string }): Promise<Result<FrameReport> | 'timeout' | null> {
+  try {
+    const answer = await withTimeout(
+      chrome.tabs.sendMessage(tabId, { type: 'echo:discover' }, { frameId: frame.frameId, documentId: frame.documentId }) as Promise<Result<FrameReport>>,
+      FRAME_ANSWER_TIMEOUT_MS,
+    );
+    return answer ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isReport(v: unknown): v is FrameReport {
+  const r = v as FrameReport;
+  return !!r && typeof r.origin === 'string' && Array.isArray(r.tools) && Array.isArray(r.violations) && !!r.support && typeof r.support === 'object';
+}
+
+function cleanSupport(s: unknown): WebMcpSupport {
+  const x = (s ?? {}) as Partial<WebMcpSupport>;
+  return {
+    modelContext: x.modelContext === true,
+    legacyApi: x.legacyApi === 'navigator.modelContext' || x.legacyApi === 'navigator.modelContextTesting' ? x.legacyApi : null,
+    argumentForm: x.argumentForm === 'object' || x.argumentForm === 'json-string' ? x.argumentForm : null,
+  };
+}
+
+/** One validated, hashed tool of one frame. */
+interface FrameTool {
+  descriptor: ToolDescriptor;
+  canonical: string;
+}
+
+/**
+ * Validate a frame's report and turn its tools into descriptors: every tool is
+ * checked again (inspectTool) against `origin`, then hashed (descriptorHash =
+ * SHA-256 of the canonical JSON, src/shared/canonical.ts).
+ */
+export async function toolsOfReport(
+  report: FrameReport,
+  where: { tabId: number; frameId: number; documentId: string },
+  origin: string,
+  violations: DiscoveryViolation[],
+): Promise<FrameTool[]> {
+  const out: FrameTool[] = [];
+  for (const raw of report.tools.slice(0, LIMITS.maxToolsPerFrame)) {
+    const checked = inspectTool(raw as RawTool, origin);
+    if (!checked.ok) {
+      violations.push({ frameId: where.frameId, ...checked.violation });
+      continue;
+    }
+    const { tool, canonical, flags, blocked } = checked.value;
+    const fields = descriptorHashInput(tool);
+    const descriptor: ToolDescriptor = {
+      name: fields.name,
+      title: fields.title,
+      description: fields.description,
+      inputSchema: fields.inputSchema,
+      origin: fields.origin,
+      descriptorHash: await sha256Hex(canonical),
+      tabId: where.tabId,
+      frameId: where.frameId,
+      documentId: where.documentId,
+      kind: tool.kind === 'declarative' ? 'declarative' : 'imperative',
+    };
+    if (tool.annotations != null) descriptor.annotations = tool.annotations;
+    if (blocked) descriptor.blocked = blocked;
+    if (flags.length > 0) descriptor.flags = flags;
+    out.push({ descriptor, canonical });
+  }
+  if (report.tools.length > LIMITS.maxToolsPerFrame) {
+    violations.push({ frameId: where.frameId, reason: 'too-many-tools', detail: `${report.tools.length} tools reported` });
+  }
+  return out;
+}
+
+/** Dependencies of discovery (the chrome calls), injectable for tests. */
+export interface DiscoveryDeps {
+  frames(tabId: number): Promise<FrameInfo[]>;
+  inject(tabId: number, documentIds: string[]): Promise<Set<string>>;
+  ask(tabId: number, frame: { frameId: number; documentId: string }): Promise<Result<FrameReport> | 'timeout' | null>;
+}
+
+export const chromeDiscoveryDeps: DiscoveryDeps = { frames: liveFrames, inject: injectInto, ask: askFrame };
+
+/**
+ * Discover a shared tab whose shared origin is `sharedOrigin`.
+ * Errors: `navigated` when the top document is no longer at that origin (the
+ * caller ends sharing), `no-document` when the tab has no live top document.
+ * Limits: LIMITS.maxToolsPerFrame, name/title/description/schema limits per
+ * tool, MAX_FRAMES_PER_DISCOVERY, and the whole answer within
+ * LIMITS.maxMessageBytes (tools dropped from the end as `message-too-large`).
+ */
+export async function discoverTab(tabId: number, sharedOrigin: string, deps: DiscoveryDeps = chromeDiscoveryDeps): Promise<Result<DiscoveryResult>> {
+  const frames = await deps.frames(tabId);
+  const top = frames.find((f) => f.frameId === 0);
+  if (!top) return err('no-document', 'the tab has no live top-level document');
+  if (top.origin !== sharedOrigin) return err('navigated', 'the tab is no longer at the shared origin');
+  const violations: DiscoveryViolation[] = [];
+  const sameOrigin: FrameInfo[] = [];
+  for (const f of frames) {
+    if (f.origin === sharedOrigin) sameOrigin.push(f);
+    else violations.push({ frameId: f.frameId, reason: 'cross-origin-frame', detail: 'the frame is not same-origin with the top-level document' });
+  }
+  const asked = sameOrigin.slice(0, MAX_FRAMES_PER_DISCOVERY);
+  for (const f of sameOrigin.slice(MAX_FRAMES_PER_DISCOVERY)) violations.push({ frameId: f.frameId, reason: 'too-many-frames' });
+  const injected = await deps.inject(tabId, asked.map((f) => f.documentId));
+  let support: WebMcpSupport = { modelContext: false, legacyApi: null, argumentForm: null };
+  const perFrame = await Promise.all(
+    asked.map(async (f) => {
+      if (!injected.has(f.documentId)) {
+        violations.push({ frameId: f.frameId, reason: 'frame-unreachable', detail: 'the content script could not be injected' });
+        return [];
+      }
+      const answer = await deps.ask(tabId, f);
+      if (answer === 'timeout') {
+        violations.push({ frameId: f.frameId, reason: 'frame-timeout' });
+        return [];
+      }
+      if (!answer || !answer.ok || !isReport(answer.value)) {
+        violations.push({ frameId: f.frameId, reason: 'frame-unreachable', detail: answer && !answer.ok ? answer.error.code : 'no answer' });
+        return [];
+      }
+      const report = answer.value;
+      if (report.origin !== sharedOrigin) {
+        violations.push({ frameId: f.frameId, reason: 'cross-origin-frame', detail: 'the document has another (e.g. sandboxed, opaque) origin' });
+        return [];
+      }
+      if (f.frameId === 0) support = cleanSupport(report.support);
+      for (const v of report.violations.slice(0, 2 * LIMITS.maxToolsPerFrame)) {
+        violations.push({ frameId: f.frameId, reason: String(v.reason).slice(0, 64), ...(v.name !== undefined ? { name: String(v.name).slice(0, 128) } : {}), ...(v.detail !== undefined ? { detail: String(v.detail).slice(0, 256) } : {}) });
+      }
+      return toolsOfReport(report, { tabId, frameId: f.frameId, documentId: f.documentId }, sharedOrigin, violations);
+    }),
+  );
+  const all = perFrame.flat();
+  const confusable = confusableIndexes(all.map((t) => t.descriptor.name));
+  all.forEach((t, i) => {
+    if (confusable.has(i)) t.descriptor.flags = [...(t.descriptor.flags ?? []), 'confusable-name'].sort();
+  });
+  if (violations.length > MAX_VIOLATIONS) {
+    const extra = violations.length - MAX_VIOLATIONS;
+    violations.length = MAX_VIOLATIONS;
+    violations.push({ frameId: -1, reason: 'too-many-violations', detail: `${extra} more not listed` });
+  }
+  const result: DiscoveryResult = {
+    tabId,
+    origin: sharedOrigin,
+    url: stripUrl(top.url),
+    documentId: top.documentId,
+    support,
+    tools: all.map((t) => t.descriptor),
+    violations,
+  };
+  boundMessage(result.tools, () => utf8Bytes(JSON.stringify(result)), LIMITS.maxMessageBytes - ENVELOPE_BYTES, (t) =>
+    violations.push({ frameId: t.frameId, reason: 'message-too-large', name: t.name }),
+  );
+  return ok(result);
+}
+
+/**
+ * The rediscovery right before dispatch: ask exactly one document again and
+ * answer the tools named `name` there (grant checks, step 7). `null` when the
+ * document cannot be reached (it went away: `navigated`).
+ */
+export async function toolsNamedIn(
+  target: { tabId: number; frameId: number; documentId: string },
+  name: string,
+  origin: string,
+  deps: DiscoveryDeps = chromeDiscoveryDeps,
+): Promise<FoundTool[] | null> {
+  const injected = await deps.inject(target.tabId, [target.documentId]);
+  if (!injected.has(target.documentId)) return null;
+  const answer = await deps.ask(target.tabId, target);
+  if (answer === 'timeout' || !answer || !answer.ok || !isReport(answer.value)) return null;
+  if (answer.value.origin !== origin) return null;
+  const named = answer.value.tools.filter((t) => t && t.name === name);
+  const violationsNamed = answer.value.violations.filter((v) => v.name === name);
+  const found: FoundTool[] = [];
+  for (const raw of named) {
+    const checked = inspectTool(raw, origin);
+    if (!checked.ok) continue;
+    const f: FoundTool = { canonical: checked.value.canonical, descriptorHash: await sha256Hex(checked.value.canonical) };
+    if (checked.value.blocked) f.blocked = checked.value.blocked;
+    found.push(f);
+  }
+  // A same-named tool that broke a limit still exists on the page: never let it make the name look unique.
+  for (let i = 0; i < violationsNamed.length; i++) found.push({ canonical: '', descriptorHash: '', blocked: 'limit' });
+  return found;
+}

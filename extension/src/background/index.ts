@@ -1,0 +1,129 @@
+/**
+ * The service worker (ES module). Registers every Chrome event listener
+ * synchronously at top level, as MV3 requires for events to wake the worker
+ * (developer.chrome.com/docs/extensions/develop/concepts/service-workers/events),
+ * builds the faculties (faculties.ts), and connects them to the console link.
+ *
+ * Message senders are classified in ONE place (lib/sender.ts); this file only
+ * routes by the class it gets.
+ */
+import { LIMITS } from '../../../src/shared/limits';
+import type { ConsoleRequest, ExtensionEvent } from '../../../src/shared/protocol';
+import type { Result } from '../../../src/shared/result';
+import type { Grant } from '../../../src/shared/types';
+import { classifySender } from '../lib/sender';
+import type { FromContent, FromPopup, PopupLinkState } from '../lib/messages';
+import { createFaculties } from './faculties';
+import { handlePopup } from './popup';
+import { popupLinkState } from '../lib/link-state';
+
+/** Where the popup lives inside the extension (manifest `action.default_popup`). */
+const POPUP_PATH = '/popup/popup.html';
+
+// ---- the link to the console ------------------------------------------------------------
+
+/** What the worker needs from the link (extension/src/background/link.ts, written by the link engineer). */
+interface LinkHandle {
+  sendEvent(e: ExtensionEvent): void;
+  state(): unknown;
+  unpair(): Promise<void> | void;
+  verifyGrant(grant: Grant): Promise<boolean>;
+}
+
+let link = null as LinkHandle | null;
+let lastLinkState: unknown = { state: 'connecting', paired: false };
+
+// ---- events to the console, and to listeners inside the worker (tests) --------------
+
+const listeners = new Set<(e: ExtensionEvent) => void>();
+
+function emit(e: ExtensionEvent): void {
+  try {
+    link?.sendEvent(e);
+  } catch {
+    /* a dropped link never replays; the console rediscovers on reconnect */
+  }
+  for (const l of listeners) {
+    try {
+      l(e);
+    } catch {
+      /* a listener's failure is its own */
+    }
+  }
+}
+
+// ---- faculties ---------------------------------------------------------------------
+
+void chrome.storage.session.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).catch(() => undefined);
+
+const faculties = createFaculties({
+  storage: chrome.storage.session,
+  verifyGrant: async (g) => (link ? link.verifyGrant(g) : false),
+  emit,
+});
+
+function linkState(): PopupLinkState {
+  return popupLinkState(link ? link.state() : lastLinkState, Date.now(), LIMITS.heartbeatTimeoutMs);
+}
+
+// ---- runtime messages: popup and content scripts ----------------------------------------
+
+chrome.runtime.onMessage.addListener((msg: unknown, sender, sendResponse: (r: Result<unknown>) => void) => {
+  const who = classifySender(sender, { extensionId: chrome.runtime.id, popupPath: POPUP_PATH });
+  if (who.kind === 'popup') {
+    handlePopup(msg as FromPopup, { faculties, linkState, unpair: async () => void (await link?.unpair()) }).then(sendResponse, (e: unknown) =>
+      sendResponse({ ok: false, error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } }),
+    );
+    return true;
+  }
+  if (who.kind === 'content') {
+    if ((msg as FromContent)?.type === 'echo:tools-changed') void faculties.toolsChanged(who);
+    return false;
+  }
+  return false; // someone else: ignored, unanswered
+});
+
+// ---- tabs and navigation ------------------------------------------------------------------
+
+chrome.tabs.onRemoved.addListener((tabId) => void faculties.sharing.unshare(tabId));
+chrome.tabs.onReplaced.addListener((_added, removed) => void faculties.sharing.unshare(removed));
+chrome.tabs.onUpdated.addListener((tabId, change) => {
+  if (typeof change.title === 'string') void faculties.sharing.titleChanged(tabId, change.title);
+});
+
+function isTopLevel(d: { frameId: number; parentFrameId: number; frameType?: string; documentLifecycle?: string }): boolean {
+  return d.frameId === 0 || (d.parentFrameId === -1 && d.frameType === 'outermost_frame' && d.documentLifecycle === 'active');
+}
+
+chrome.webNavigation.onCommitted.addListener((d) => {
+  if (d.documentLifecycle === 'prerender') return; // not shown yet; activation is seen as a commit/replace
+  if (isTopLevel(d)) void faculties.sharing.topCommitted(d.tabId, d.documentId, d.url);
+  else if (d.frameType === 'sub_frame') void faculties.sharing.subframeCommitted(d.tabId, d.frameId, d.documentId, d.url);
+});
+chrome.webNavigation.onHistoryStateUpdated.addListener((d) => void faculties.sharing.sameDocumentNavigated(d.tabId, d.frameId, d.documentId, d.url));
+chrome.webNavigation.onReferenceFragmentUpdated.addListener((d) => void faculties.sharing.sameDocumentNavigated(d.tabId, d.frameId, d.documentId, d.url));
+chrome.webNavigation.onDOMContentLoaded.addListener((d) => {
+  if (d.documentLifecycle === 'active') void faculties.sharing.documentReady(d.tabId, d.documentId, d.url);
+});
+
+// A restarted worker checks what it remembers against what the browser shows.
+void faculties.sharing.reconcile();
+
+// ---- in-worker handle (tests and debugging) --------------------------------------------------
+
+/**
+ * `globalThis.echoConsole`: the faculties as the link calls them, for
+ * end-to-end tests through Playwright's `worker.evaluate`. It is reachable only
+ * by code already running inside this service worker (DevTools, CDP), which
+ * could call chrome.* directly anyway, so it grants nothing new: grants are
+ * still MAC-checked with the pairing key.
+ */
+(globalThis as unknown as { echoConsole: unknown }).echoConsole = {
+  handleRequest: (req: ConsoleRequest) => faculties.handleRequest(req),
+  onEvent(listener: (e: ExtensionEvent) => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+  linkState,
+};
+

@@ -1,0 +1,125 @@
+/**
+ * The service worker's durable state, in chrome.storage.session: which tabs are
+ * shared and which grant nonces were used. storage.session lives in memory for
+ * the browser session and survives service worker restarts
+ * (developer.chrome.com/docs/extensions/reference/api/storage#property-session);
+ * by default only trusted extension contexts (not content scripts) can read it.
+ *
+ * Writes are serialised through one queue so that two events (or two requests
+ * carrying the same nonce) never interleave a read-modify-write.
+ */
+import type { SharedTab } from '../../../src/shared/types';
+
+/** The subset of chrome.storage.StorageArea used here (injectable for tests). */
+export interface KeyValueArea {
+  get(key: string): Promise<Record<string, unknown>>;
+  set(items: Record<string, unknown>): Promise<void>;
+}
+
+const SHARED_KEY = 'sharedTabs';
+const NONCE_KEY = 'usedNonces';
+
+/** Used nonces are kept this long past their grant's expiry (ms), to absorb clock steps. */
+const NONCE_GRACE_MS = 5 * 60_000;
+
+/** A tiny async mutex: runs `fn` after every earlier call has settled. */
+export class Queue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** Shared tabs by tab ID, persisted on every change. */
+export class SharingStore {
+  private readonly queue = new Queue();
+  private cache: Map<number, SharedTab> | null = null;
+
+  constructor(private readonly area: KeyValueArea) {}
+
+  private async load(): Promise<Map<number, SharedTab>> {
+    if (this.cache) return this.cache;
+    const got = await this.area.get(SHARED_KEY);
+    const list = Array.isArray(got[SHARED_KEY]) ? (got[SHARED_KEY] as SharedTab[]) : [];
+    this.cache = new Map(list.filter((t) => t && Number.isInteger(t.tabId)).map((t) => [t.tabId, t]));
+    return this.cache;
+  }
+
+  private async save(map: Map<number, SharedTab>): Promise<void> {
+    await this.area.set({ [SHARED_KEY]: [...map.values()] });
+  }
+
+  /** All shared tabs, oldest share first. */
+  list(): Promise<SharedTab[]> {
+    return this.queue.run(async () => [...(await this.load()).values()].sort((a, b) => a.sharedAt - b.sharedAt));
+  }
+
+  get(tabId: number): Promise<SharedTab | undefined> {
+    return this.queue.run(async () => (await this.load()).get(tabId));
+  }
+
+  /** Add or replace a shared tab. */
+  put(tab: SharedTab): Promise<void> {
+    return this.queue.run(async () => {
+      const map = await this.load();
+      map.set(tab.tabId, tab);
+      await this.save(map);
+    });
+  }
+
+  /** Change fields of a shared tab; answers false when it is not shared. */
+  update(tabId: number, patch: Partial<Omit<SharedTab, 'tabId'>>): Promise<boolean> {
+    return this.queue.run(async () => {
+      const map = await this.load();
+      const cur = map.get(tabId);
+      if (!cur) return false;
+      map.set(tabId, { ...cur, ...patch });
+      await this.save(map);
+      return true;
+    });
+  }
+
+  /** Stop sharing; answers whether the tab was shared. */
+  remove(tabId: number): Promise<boolean> {
+    return this.queue.run(async () => {
+      const map = await this.load();
+      if (!map.delete(tabId)) return false;
+      await this.save(map);
+      return true;
+    });
+  }
+}
+
+/**
+ * Used grant nonces. `consume` records a nonce and awaits the storage write
+ * before it answers, so the dispatch that follows can never happen with the
+ * nonce unrecorded: a worker restart mid-dispatch cannot make it usable again.
+ */
+export class NonceStore {
+  private readonly queue = new Queue();
+
+  constructor(
+    private readonly area: KeyValueArea,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * @param expiresAt the grant's expiry (ms since the epoch); the record is kept until NONCE_GRACE_MS after it.
+   * @returns `true` when the nonce was unused (and is now recorded), `false` when it was used before.
+   */
+  consume(nonce: string, expiresAt: number): Promise<boolean> {
+    return this.queue.run(async () => {
+      const got = await this.area.get(NONCE_KEY);
+      const stored = got[NONCE_KEY];
+      const used: Record<string, number> = stored && typeof stored === 'object' ? { ...(stored as Record<string, number>) } : {};
+      if (Object.prototype.hasOwnProperty.call(used, nonce)) return false;
+      const t = this.now();
+      for (const [n, exp] of Object.entries(used)) if (!(exp + NONCE_GRACE_MS > t)) delete used[n];
+      used[nonce] = expiresAt;
+      await this.area.set({ [NONCE_KEY]: used });
+      return true;
+    });
+  }
+}

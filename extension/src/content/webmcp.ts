@@ -1,0 +1,334 @@
+/**
+ * The WebMCP faculty's content script: discovery and dispatch inside one
+ * document. Injected by the service worker (chrome.scripting.executeScript)
+ * only into same-origin frames of shared tabs, in the default ISOLATED world:
+ * Chromium 156's isolated world sees the page's tools and can run them
+ * (FACTS.md), and a page script cannot reach this world's objects, so a page
+ * cannot fake `document.modelContext` for us (its polyfills live in the MAIN
+ * world and are invisible here).
+ *
+ * Built as a classic IIFE (content scripts cannot be ES modules). Runs once per
+ * document: a second injection only re-attaches the tool-change watcher.
+ *
+ * Never calls `provideContext` or any legacy `navigator.modelContext*` method:
+ * those are only reported (WebMcpSupport.legacyApi).
+ */
+import { LIMITS, utf8Bytes } from '../../../src/shared/limits';
+import { canonicalJson, descriptorHashInput } from '../../../src/shared/canonical';
+import { err, ok, type Result } from '../../../src/shared/result';
+import type { ToolAnnotations, WebMcpSupport } from '../../../src/shared/types';
+import { boundMessage, inspectTool, reportName, type RawTool } from '../lib/inspect';
+import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToContent } from '../lib/messages';
+
+/** The slice of a tool object `getTools()` returns (WebMCP draft; FACTS.md). Read property by property. */
+interface PageTool {
+  name?: unknown;
+  window?: unknown;
+  source?: unknown;
+  title?: unknown;
+  description?: unknown;
+  inputSchema?: unknown;
+  annotations?: unknown;
+  origin?: unknown;
+}
+
+/** The slice of `document.modelContext` we use (WebMCP draft, `ModelContext`). */
+interface ModelContextLike extends EventTarget {
+  getTools(): Promise<PageTool[]>;
+  executeTool(tool: PageTool, input: object, options?: { signal?: AbortSignal }): Promise<unknown>;
+  ontoolchange?: unknown;
+}
+
+/**
+ * Whether this document registered the tool. Chromium 156's getTools() in a
+ * frame also lists the tools of SAME-ORIGIN frames of the page (probed: a
+ * same-origin iframe's tool appears in the top document's list and the other
+ * way round; cross-origin ones do not), each with `window` = the registering
+ * document's window (`source` from Chrome 160, developer.chrome.com/docs/ai/webmcp/updates).
+ * Each frame reports only its own, so a tool is listed once, with its own
+ * frameId and documentId. A build without either property lists per document (FACTS.md).
+ */
+function registeredHere(t: PageTool): boolean {
+  const x = t as { source?: unknown; window?: unknown };
+  const src = x.source ?? x.window;
+  return src === undefined || src === null || src === window;
+}
+
+const INSTANCE_KEY = '__echoConsoleWebmcp';
+
+type Instance = { attach(): void };
+
+function modelContext(): ModelContextLike | null {
+  let mc: unknown;
+  try {
+    mc = (document as unknown as { modelContext?: unknown }).modelContext;
+  } catch {
+    return null;
+  }
+  if (!mc || typeof mc !== 'object') return null;
+  const m = mc as Partial<ModelContextLike>;
+  return typeof m.getTools === 'function' ? (mc as ModelContextLike) : null;
+}
+
+/**
+ * Feature detection, never by trying an execution:
+ * - `document.modelContext` with `executeTool` is the current draft, whose IDL
+ *   declares `executeTool(tool, object input, options)`: argument form `object`
+ *   (Chromium 156 rejects a JSON string there, FACTS.md);
+ * - `navigator.modelContextTesting.executeTool` is the older testing API that
+ *   took a JSON string: form `json-string`, reported and never used.
+ */
+function detectSupport(): WebMcpSupport {
+  const mc = modelContext();
+  const nav = navigator as unknown as Record<string, unknown>;
+  const legacyApi = 'modelContext' in navigator
+    ? 'navigator.modelContext'
+    : 'modelContextTesting' in navigator
+      ? 'navigator.modelContextTesting'
+      : null;
+  let argumentForm: WebMcpSupport['argumentForm'] = null;
+  if (mc && typeof mc.executeTool === 'function') argumentForm = 'object';
+  else if (legacyApi === 'navigator.modelContextTesting' && typeof (nav.modelContextTesting as { executeTool?: unknown })?.executeTool === 'function') {
+    argumentForm = 'json-string';
+  }
+  return { modelContext: mc !== null, legacyApi, argumentForm };
+}
+
+/** JSON-clean copy (drops functions, undefined; a throwing getter or a cycle gives `undefined`). */
+function plain(v: unknown): unknown {
+  if (v === undefined || v === null || typeof v !== 'object') return v;
+  try {
+    const text = JSON.stringify(v);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function formsByToolName(): Map<string, HTMLFormElement[]> {
+  const map = new Map<string, HTMLFormElement[]>();
+  for (const form of Array.from(document.querySelectorAll('form[toolname]'))) {
+    if (!(form instanceof HTMLFormElement)) continue;
+    const name = form.getAttribute('toolname') ?? '';
+    map.set(name, [...(map.get(name) ?? []), form]);
+  }
+  return map;
+}
+
+/** Any password control belonging to the form, including ones outside it tied by `form=` (form.elements covers both). */
+function holdsPasswordField(form: HTMLFormElement): boolean {
+  return Array.from(form.elements).some((el) => el instanceof HTMLInputElement && el.type.toLowerCase() === 'password');
+}
+
+function readTool(t: PageTool, forms: Map<string, HTMLFormElement[]>): RawTool {
+  const name = typeof t.name === 'string' ? t.name : String(t.name);
+  const annotations = t.annotations == null ? undefined : (plain(t.annotations) as ToolAnnotations | undefined);
+  const matching = forms.get(name) ?? [];
+  const raw: RawTool = {
+    name,
+    title: typeof t.title === 'string' ? t.title : t.title == null ? '' : String(t.title),
+    description: typeof t.description === 'string' ? t.description : t.description == null ? '' : String(t.description),
+    inputSchema: typeof t.inputSchema === 'string' ? t.inputSchema : plain(t.inputSchema ?? {}),
+    origin: typeof t.origin === 'string' ? t.origin : String(t.origin),
+    kind: annotations === undefined && matching.length > 0 ? 'declarative' : 'imperative',
+    passwordField: matching.some(holdsPasswordField),
+  };
+  if (annotations !== undefined) raw.annotations = annotations;
+  return raw;
+}
+
+/** Discover this document's tools with the limits applied (lib/inspect.ts); bounded to LIMITS.maxMessageBytes. */
+async function discover(): Promise<FrameReport> {
+  const origin = self.origin;
+  const report: FrameReport = { origin, support: detectSupport(), tools: [], violations: [] };
+  const mc = modelContext();
+  if (!mc) return report;
+  let listed: PageTool[];
+  try {
+    listed = await mc.getTools();
+  } catch (e) {
+    // e.g. an opaque-origin (sandboxed) document; the worker also refuses it by its origin.
+    report.violations.push({ reason: 'webmcp-error', detail: boundedMessage(e).slice(0, 256) });
+    return report;
+  }
+  const forms = formsByToolName();
+  const all = (Array.isArray(listed) ? listed : []).filter(registeredHere);
+  for (const t of all.slice(0, LIMITS.maxToolsPerFrame)) {
+    const raw = readTool(t, forms);
+    const checked = inspectTool(raw, origin);
+    if (checked.ok) report.tools.push(raw);
+    else report.violations.push(checked.violation);
+  }
+  if (all.length > LIMITS.maxToolsPerFrame) {
+    for (const t of all.slice(LIMITS.maxToolsPerFrame)) {
+      report.violations.push({ reason: 'too-many-tools', name: reportName(t.name), detail: `more than ${LIMITS.maxToolsPerFrame} tools in one frame` });
+      if (report.violations.length > 2 * LIMITS.maxToolsPerFrame) break;
+    }
+  }
+  boundMessage(report.tools, () => utf8Bytes(JSON.stringify(report)), LIMITS.maxMessageBytes - 64 * 1024, (t) =>
+    report.violations.push({ reason: 'message-too-large', name: reportName(t.name) }),
+  );
+  return report;
+}
+
+const running = new Map<string, AbortController>();
+
+function boundedMessage(e: unknown): string {
+  const m = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return m.length > 1000 ? `${m.slice(0, 999)}…` : m;
+}
+
+/**
+ * Dispatch: read getTools() again, require exactly one tool named `toolName`
+ * whose canonical descriptor equals `expected` (the one the service worker
+ * checked against the grant) and that is not a password form, then call
+ * `executeTool(tool, args, {signal})` at once, with no await in between, so
+ * the tool run is the tool checked.
+ */
+async function execute(msg: Extract<ToContent, { type: 'echo:execute' }>): Promise<Result<ExecuteValue>> {
+  const fail = (code: ExecuteErrorCode, message: string) => err(code, message);
+  const mc = modelContext();
+  if (!mc || typeof mc.executeTool !== 'function') return fail('no-webmcp', 'document.modelContext is not available');
+  if (running.has(msg.requestId)) return fail('tool-failed', 'this request is already running');
+  const listed = await mc.getTools();
+  const forms = formsByToolName();
+  const matches = (Array.isArray(listed) ? listed : []).filter((t) => registeredHere(t) && t.name === msg.toolName);
+  if (matches.length === 0) return fail('tool-missing', 'the page no longer offers this tool');
+  if (matches.length > 1) return fail('tool-ambiguous', 'the page offers several tools with this name');
+  const tool = matches[0] as PageTool;
+  const raw = readTool(tool, forms);
+  let canonical = '';
+  try {
+    canonical = canonicalJson(descriptorHashInput(raw));
+  } catch {
+    /* leaves '' which never equals `expected` */
+  }
+  if (canonical !== msg.expected) return fail('descriptor-changed', 'the tool changed since it was checked');
+  if (raw.passwordField) return fail('tool-blocked', 'the form holds a password field');
+  const controller = new AbortController();
+  running.set(msg.requestId, controller);
+  const started = performance.now();
+  try {
+    const out = await mc.executeTool(tool, msg.args, { signal: controller.signal });
+    let text: string | null = out == null ? null : typeof out === 'string' ? out : JSON.stringify(out) ?? null;
+    let truncated = false;
+    if (text !== null && text.length > 2 * LIMITS.maxResultBytes) {
+      text = text.slice(0, 2 * LIMITS.maxResultBytes);
+      truncated = true;
+    }
+    return ok({ result: text, truncated, elapsedMs: Math.round(performance.now() - started) });
+  } catch (e) {
+    if (controller.signal.aborted || (e instanceof Error && e.name === 'AbortError')) return fail('aborted', 'the invocation was cancelled');
+    return fail('tool-failed', boundedMessage(e));
+  } finally {
+    running.delete(msg.requestId);
+  }
+}
+
+// ---- tool-change watcher -------------------------------------------------------------
+
+let attached = false;
+let debounce: ReturnType<typeof setTimeout> | undefined;
+let lastFingerprint: string | null = null;
+let observer: MutationObserver | null = null;
+
+async function fingerprint(): Promise<string> {
+  const r = await discover();
+  return JSON.stringify([r.tools.map((t) => [t.name, t.kind, t.passwordField, safeCanonical(t)]), r.violations]);
+}
+
+function safeCanonical(t: RawTool): string {
+  try {
+    return canonicalJson(descriptorHashInput(t));
+  } catch {
+    return '';
+  }
+}
+
+/** `toolchange` (and form edits) → debounce LIMITS.toolChangeDebounceMs → fresh discovery → tell the worker only if the list changed. */
+function scheduleCheck(): void {
+  if (!attached) return;
+  if (debounce !== undefined) clearTimeout(debounce);
+  debounce = setTimeout(() => {
+    debounce = undefined;
+    void fingerprint().then(
+      (fp) => {
+        if (!attached || fp === lastFingerprint) return;
+        lastFingerprint = fp;
+        chrome.runtime.sendMessage({ type: 'echo:tools-changed' }).catch(() => undefined);
+      },
+      () => undefined,
+    );
+  }, LIMITS.toolChangeDebounceMs);
+}
+
+function touchesToolForm(m: MutationRecord): boolean {
+  const t = m.target;
+  if (t instanceof Element && t.closest('form[toolname]')) return true;
+  for (const n of Array.from(m.addedNodes).concat(Array.from(m.removedNodes))) {
+    if (n instanceof Element && (n.matches('form[toolname]') || n.querySelector('form[toolname]'))) return true;
+  }
+  return false;
+}
+
+function attach(): void {
+  if (attached) return;
+  attached = true;
+  const mc = modelContext();
+  mc?.addEventListener('toolchange', scheduleCheck);
+  // Declarative tools change with the DOM; Chromium's toolchange is documented for registerTool (FACTS.md).
+  observer = new MutationObserver((records) => {
+    if (records.some(touchesToolForm)) scheduleCheck();
+  });
+  observer.observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ['toolname', 'tooldescription', 'toolparamdescription', 'type', 'name'] });
+  void fingerprint().then((fp) => (lastFingerprint = fp), () => undefined);
+}
+
+function detach(): void {
+  attached = false;
+  modelContext()?.removeEventListener('toolchange', scheduleCheck);
+  observer?.disconnect();
+  observer = null;
+  if (debounce !== undefined) clearTimeout(debounce);
+  debounce = undefined;
+  for (const c of running.values()) c.abort();
+}
+
+function respond(p: Promise<Result<unknown>>, sendResponse: (r: Result<unknown>) => void): true {
+  p.then(sendResponse, (e) => sendResponse(err('content-error', boundedMessage(e))));
+  return true;
+}
+
+/** One listener; only this extension's service worker can address it (runtime.onMessage is extension-internal). */
+function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unknown>) => void): boolean | undefined {
+  const m = msg as ToContent;
+  if (!m || typeof m !== 'object' || typeof m.type !== 'string') return undefined;
+  switch (m.type) {
+    case 'echo:discover':
+      return respond(discover().then((r) => ok(r)), sendResponse);
+    case 'echo:execute':
+      return respond(execute(m), sendResponse);
+    case 'echo:abort': {
+      const c = running.get(m.requestId);
+      c?.abort();
+      sendResponse(ok({ aborted: c !== undefined }));
+      return undefined;
+    }
+    case 'echo:detach':
+      detach();
+      sendResponse(ok(null));
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+const g = globalThis as unknown as Record<string, Instance | undefined>;
+const existing = g[INSTANCE_KEY];
+if (existing) {
+  existing.attach();
+} else {
+  g[INSTANCE_KEY] = { attach };
+  chrome.runtime.onMessage.addListener(onMessage);
+  attach();
+}

@@ -1,0 +1,232 @@
+/**
+ * Pure checks on page tools: the discovery limits of src/shared/limits.ts and
+ * the flags that mark suspicious page text. Used twice on purpose: by the
+ * content script (so an oversized page never produces an oversized message)
+ * and by the service worker (which validates what a content script says
+ * before trusting it, CONVENTIONS.md §2).
+ *
+ * Page text is UNTRUSTED and is never rewritten here: a suspicious description
+ * is flagged so the person sees it as data, not obeyed, and not "cleaned"
+ * (cleaning would make the approved text differ from what the page declared).
+ */
+import { LIMITS, jsonDepth, utf8Bytes } from '../../../src/shared/limits';
+import { CanonicalizationError, canonicalJson, descriptorHashInput } from '../../../src/shared/canonical';
+import type { BlockReason, DiscoveryViolation, ToolAnnotations } from '../../../src/shared/types';
+
+/**
+ * A tool as the content script read it from `document.modelContext.getTools()`
+ * (WebMCP draft, `ModelContext.getTools()`; FACTS.md for Chromium 156's shapes),
+ * with plain-data fields only. Properties are read one by one: from Chrome 160
+ * tools are interface objects that JSON.stringify to `{}`
+ * (developer.chrome.com/docs/ai/webmcp/updates).
+ */
+export interface RawTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: unknown;
+  /** `undefined` for declarative form tools (FACTS.md), `null` from Chrome 160 when empty. */
+  annotations?: ToolAnnotations | null;
+  origin: string;
+  kind: 'imperative' | 'declarative';
+  /** A `<form toolname>` with this name holds an `<input type=password>`. */
+  passwordField: boolean;
+}
+
+/** A tool that passed the limits, with what the person must see about it. */
+export interface InspectedTool {
+  tool: RawTool;
+  /** The exact canonical JSON that `descriptorHash` is computed over. */
+  canonical: string;
+  blocked?: BlockReason;
+  flags: string[];
+}
+
+export type InspectOutcome = { ok: true; value: InspectedTool } | { ok: false; violation: Omit<DiscoveryViolation, 'frameId'> };
+
+/** A page-given name, cut for a violation report (types.ts: 128 chars). */
+export function reportName(name: unknown): string {
+  return typeof name === 'string' ? name.slice(0, 128) : String(typeof name);
+}
+
+/**
+ * Check one tool against LIMITS, in a fixed order: name pattern, title length
+ * (UTF-16 units), description size (UTF-8 bytes), schema size (UTF-8 bytes of
+ * its JSON), schema depth, canonical JSON, origin. The first failure is the
+ * reported reason and the tool is not listed (its text may be too large to
+ * carry). A tool that passes but is a form holding a password field is listed
+ * with `blocked: 'password-field'`: the browser itself turns the password into
+ * an ordinary string parameter (FACTS.md), so refusing it is ours.
+ * @param expectedOrigin the frame's origin; a tool registered by another origin is a violation.
+ */
+export function inspectTool(raw: RawTool, expectedOrigin: string): InspectOutcome {
+  const name = raw?.name;
+  const fail = (reason: DiscoveryViolation['reason'], detail?: string): InspectOutcome => ({
+    ok: false,
+    violation: detail === undefined ? { reason, name: reportName(name) } : { reason, name: reportName(name), detail },
+  });
+  if (typeof name !== 'string' || !LIMITS.toolNamePattern.test(name)) return fail('invalid-name');
+  const title = raw.title ?? '';
+  if (typeof title !== 'string') return fail('invalid-title');
+  if (title.length > LIMITS.maxTitleChars) return fail('title-too-long', `${title.length} chars > ${LIMITS.maxTitleChars}`);
+  const description = raw.description ?? '';
+  if (typeof description !== 'string') return fail('invalid-description');
+  const descBytes = utf8Bytes(description);
+  if (descBytes > LIMITS.maxDescriptionBytes) return fail('description-too-long', `${descBytes} bytes > ${LIMITS.maxDescriptionBytes}`);
+  let schemaText: string;
+  try {
+    schemaText = typeof raw.inputSchema === 'string' ? raw.inputSchema : JSON.stringify(raw.inputSchema ?? {});
+  } catch {
+    return fail('not-canonicalizable', 'inputSchema has no JSON form');
+  }
+  const schemaBytes = utf8Bytes(schemaText ?? '');
+  if (schemaBytes > LIMITS.maxSchemaBytes) return fail('schema-too-large', `${schemaBytes} bytes > ${LIMITS.maxSchemaBytes}`);
+  const schemaValue = descriptorHashInput({ name, origin: '', inputSchema: raw.inputSchema }).inputSchema;
+  if (jsonDepth(schemaValue) > LIMITS.maxSchemaDepth) return fail('schema-too-deep', `deeper than ${LIMITS.maxSchemaDepth}`);
+  if (raw.annotations != null && (typeof raw.annotations !== 'object' || Array.isArray(raw.annotations))) {
+    return fail('not-canonicalizable', 'annotations is not an object');
+  }
+  let canonical: string;
+  try {
+    canonical = canonicalJson(descriptorHashInput(raw));
+  } catch (e) {
+    return fail('not-canonicalizable', e instanceof CanonicalizationError ? e.message : 'no canonical form');
+  }
+  if (raw.origin !== expectedOrigin) return fail('origin-mismatch', 'the tool was registered by another origin than its frame');
+  const flags = textFlags([title, description, ...schemaStrings(schemaValue)]);
+  const value: InspectedTool = { tool: raw, canonical, flags };
+  if (raw.passwordField) value.blocked = 'password-field';
+  return { ok: true, value };
+}
+
+// ---- flags -------------------------------------------------------------------------
+
+/**
+ * Phrases that try to speak to the agent instead of describing a tool
+ * ("prompt injection"). Matching is deliberately broad: a false flag costs a
+ * glance, a missed one may cost an action the person did not mean.
+ */
+const INSTRUCTION_PATTERNS: RegExp[] = [
+  /\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|all|any|other|your)\b[^.\n]{0,30}\b(instructions?|prompts?|messages?|rules|directions|guidelines|context)\b/i,
+  /\bsystem\s*prompt\b/i,
+  /\b(new|updated|real|actual|hidden|secret)\s+instructions?\b/i,
+  /\byou\s+(are|must)\s+now\b/i,
+  /\b(do\s+not|don'?t|never)\s+(tell|inform|show|mention|reveal)\b[^.\n]{0,30}\b(user|person|human)\b/i,
+  /\bwithout\s+(asking|telling|confirm\w*)\b/i,
+  /<\/?\s*(system|assistant|instructions?|im_start|im_end)\b[^>]*>/i,
+  /\[\/?INST\]|<\|im_(start|end)\|>|\bBEGIN\s+SYSTEM\b/i,
+  /\b(as|you\s+are)\s+an?\s+(ai|assistant|agent|llm|language\s+model)\b/i,
+];
+
+const ZERO_WIDTH = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD]/;
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/;
+const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+const TAG_CHARS = /[\u{E0000}-\u{E007F}]/u; // Unicode "tag" characters: invisible ASCII smuggling
+const HTML_COMMENT = /<!--|-->/;
+const LATIN = /\p{Script=Latin}/u;
+const LOOKALIKE_SCRIPTS = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u;
+
+/**
+ * Flags for untrusted page text, each naming what was seen:
+ * `hidden-instructions` (phrases addressed to the agent), `zero-width`,
+ * `bidi-control` (Unicode bidirectional overrides, CVE-2021-42574 "Trojan
+ * Source"), `control-chars`, `tag-chars`, `html-comment`, `mixed-script`
+ * (Latin mixed with look-alike letters from Cyrillic, Greek...). The text itself
+ * is never changed.
+ */
+export function textFlags(texts: readonly string[]): string[] {
+  const flags = new Set<string>();
+  for (const t of texts) {
+    if (!t) continue;
+    if (INSTRUCTION_PATTERNS.some((p) => p.test(t))) flags.add('hidden-instructions');
+    if (ZERO_WIDTH.test(t)) flags.add('zero-width');
+    if (BIDI_CONTROL.test(t)) flags.add('bidi-control');
+    if (CONTROL_CHARS.test(t)) flags.add('control-chars');
+    if (TAG_CHARS.test(t)) flags.add('tag-chars');
+    if (HTML_COMMENT.test(t)) flags.add('html-comment');
+    for (const word of t.split(/[\s\p{P}]+/u)) {
+      if (LATIN.test(word) && LOOKALIKE_SCRIPTS.test(word)) {
+        flags.add('mixed-script');
+        break;
+      }
+    }
+  }
+  return [...flags].sort();
+}
+
+/** Every string (keys and values) of a JSON schema, to scan property descriptions too. Bounded by the schema limits. */
+export function schemaStrings(schema: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > LIMITS.maxSchemaDepth + 1) return;
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) v.forEach((x) => walk(x, depth + 1));
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        out.push(k);
+        walk(x, depth + 1);
+      }
+    }
+  };
+  walk(schema, 0);
+  return out;
+}
+
+/**
+ * A look-alike skeleton of a tool name: case folded, separators dropped, and
+ * characters that read alike at a glance merged (0/o, 1/l/i/|, 5/s, 2/z, 8/b,
+ * rn/m, vv/w, cl/d). Two different names with one skeleton ("delete_all" and
+ * "de1ete-all") can be mistaken for each other by a person approving. Names
+ * are already ASCII (LIMITS.toolNamePattern), so Unicode confusables cannot occur.
+ */
+export function nameSkeleton(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[_.-]/g, '')
+    .replace(/rn/g, 'm')
+    .replace(/vv/g, 'w')
+    .replace(/cl/g, 'd')
+    .replace(/0/g, 'o')
+    .replace(/[1i|]/g, 'l')
+    .replace(/5/g, 's')
+    .replace(/2/g, 'z')
+    .replace(/8/g, 'b');
+}
+
+/**
+ * Indexes of names that are confusable with another, different name in the
+ * same list (same skeleton). Exact duplicates across frames are not
+ * confusables: the frame tells them apart, and invocation requires exactly one.
+ */
+export function confusableIndexes(names: readonly string[]): Set<number> {
+  const bySkeleton = new Map<string, number[]>();
+  names.forEach((n, i) => {
+    const s = nameSkeleton(n);
+    const list = bySkeleton.get(s) ?? [];
+    list.push(i);
+    bySkeleton.set(s, list);
+  });
+  const out = new Set<number>();
+  for (const list of bySkeleton.values()) {
+    const distinct = new Set(list.map((i) => names[i]));
+    if (distinct.size > 1) list.forEach((i) => out.add(i));
+  }
+  return out;
+}
+
+// ---- message bounds ---------------------------------------------------------------
+
+/**
+ * Drop items from the end of `items` until `measure()` (UTF-8 bytes of the
+ * whole message) is within `maxBytes`; each dropped item is reported through
+ * `onDrop`. Items are removed whole: a tool is never cut in the middle.
+ * @returns how many items were dropped.
+ */
+export function boundMessage<T>(items: T[], measure: () => number, maxBytes: number, onDrop: (item: T) => void): number {
+  let dropped = 0;
+  while (items.length > 0 && measure() > maxBytes) {
+    onDrop(items.pop() as T);
+    dropped += 1;
+  }
+  return dropped;
+}

@@ -1,0 +1,123 @@
+/**
+ * The popup: link state (refreshed every second from the worker, whose
+ * "connected" requires a fresh heartbeat), the pairing code while pairing, the
+ * active tab with "Share this tab" / "Stop sharing", and the shared tabs.
+ * Plain DOM; page titles and URLs are untrusted and only ever set as
+ * textContent. No remote code (MV3 CSP `script-src 'self'`).
+ */
+import type { Result } from '../../../src/shared/result';
+import type { FromPopup, PopupLinkState, PopupState } from '../lib/messages';
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+/** Why a tab cannot be shared, in the person's words. */
+const REASONS: Record<string, string> = {
+  'browser-page': 'Browser pages (chrome://, about:, view-source:, devtools://) are never shared.',
+  'extension-page': 'Extension pages are never shared.',
+  'web-store': 'The Chrome Web Store is never shared.',
+  file: 'Local files are never shared.',
+  'not-http': 'Only web pages (http and https) can be shared.',
+  'invalid-url': 'This tab has no page that can be shared.',
+};
+
+const LINK_LABELS: Record<PopupLinkState['state'], [string, 'ok' | 'warn' | 'bad' | '']> = {
+  connected: ['Connected to the console', 'ok'],
+  connecting: ['Connecting to the console…', 'warn'],
+  'awaiting-pairing': ['Pairing: confirm the code in the console', 'warn'],
+  'console-not-running': ['The console is not running. Start Echo Console.', 'bad'],
+  'not-installed': ['The console is not installed on this computer.', 'bad'],
+  disconnected: ['Not connected (no heartbeat from the console)', 'bad'],
+  'version-mismatch': ['Version mismatch: update the console or the extension.', 'bad'],
+  refused: ['The console refused this extension.', 'bad'],
+  unknown: ['Link state unknown', 'warn'],
+};
+
+async function ask<T>(msg: FromPopup): Promise<Result<T>> {
+  try {
+    return (await chrome.runtime.sendMessage(msg)) as Result<T>;
+  } catch (e) {
+    return { ok: false, error: { code: 'worker-unreachable', message: e instanceof Error ? e.message : String(e) } };
+  }
+}
+
+function show(el: HTMLElement, visible: boolean): void {
+  el.hidden = !visible;
+}
+
+function renderLink(link: PopupLinkState): void {
+  const [label, tone] = LINK_LABELS[link.state] ?? LINK_LABELS.unknown;
+  $('link-label').textContent = label;
+  $('link-dot').className = `dot ${tone}`;
+  $('link-dot').dataset.state = link.state;
+  const code = link.state === 'awaiting-pairing' ? link.pairingCode : undefined;
+  show($('pairing'), !!code);
+  $('pairing-code').textContent = code ?? '';
+  show($('link-message'), !!link.message);
+  $('link-message').textContent = link.message ?? '';
+  show($('unpair'), link.paired);
+}
+
+let busy = false;
+let lastError = '';
+
+function render(s: PopupState): void {
+  renderLink(s.link);
+  $('version').textContent = `v${s.extensionVersion}`;
+  const a = s.activeTab;
+  $('active-title').textContent = a ? a.title || '(untitled)' : 'No active tab';
+  $('active-url').textContent = a?.url ?? '';
+  show($('share'), !!a && a.shareable && !a.shared);
+  show($('unshare'), !!a && a.shared);
+  const reason = a && !a.shareable ? REASONS[a.reason ?? ''] ?? 'This tab cannot be shared.' : lastError;
+  show($('active-reason'), !!reason);
+  $('active-reason').textContent = reason;
+  const list = $('shared');
+  list.replaceChildren(
+    ...s.sharedTabs.map((t) => {
+      const li = document.createElement('li');
+      const span = document.createElement('span');
+      span.textContent = t.title || t.url;
+      span.title = t.url;
+      const stop = document.createElement('button');
+      stop.type = 'button';
+      stop.textContent = 'Stop';
+      stop.addEventListener('click', () => void act({ type: 'popup:unshare', tabId: t.tabId }));
+      li.append(span, stop);
+      return li;
+    }),
+  );
+  show($('none-shared'), s.sharedTabs.length === 0);
+}
+
+let current: PopupState | null = null;
+
+async function refresh(): Promise<void> {
+  const r = await ask<PopupState>({ type: 'popup:state' });
+  if (r.ok) {
+    current = r.value;
+    render(r.value);
+  } else {
+    renderLink({ state: 'unknown', paired: false, message: r.error.message });
+  }
+}
+
+async function act(msg: FromPopup): Promise<void> {
+  if (busy) return;
+  busy = true;
+  const r = await ask<unknown>(msg);
+  lastError = r.ok ? '' : r.error.message;
+  busy = false;
+  await refresh();
+}
+
+$('share').addEventListener('click', () => {
+  if (current?.activeTab) void act({ type: 'popup:share', tabId: current.activeTab.tabId });
+});
+$('unshare').addEventListener('click', () => {
+  if (current?.activeTab) void act({ type: 'popup:unshare', tabId: current.activeTab.tabId });
+});
+$('unpair').addEventListener('click', () => void act({ type: 'popup:unpair' }));
+
+void refresh();
+// The link state is live: refresh while the popup is open (it closes with the popup).
+setInterval(() => void refresh(), 1000);

@@ -1,0 +1,83 @@
+/**
+ * Launch Debian's Chromium with the BUILT extension (extension/dist) loaded,
+ * for end-to-end tests (FACTS.md: `launchPersistentContext` with
+ * `--load-extension` works headless; the service worker shows in
+ * `context.serviceWorkers()`). Builds nothing: run `npm run build` (or
+ * `npm run build:extension`) first.
+ *
+ * Use either `launchExtension()` directly or the `test` fixture below, which
+ * gives each test a fresh profile, the extension's service worker and its ID:
+ *
+ *   import { test, expect } from './support/extension-fixture';
+ *   test('x', async ({ ext }) => { await ext.worker.evaluate(() => 1); });
+ */
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, test as base, expect, type BrowserContext, type Worker } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
+import { EXTENSION_ID } from '../../../src/shared/extension-id';
+
+/** The unpacked extension folder that `npm run build:extension` writes. */
+export const EXTENSION_DIST = resolve(import.meta.dirname, '../../../extension/dist');
+
+export interface ExtensionHandle {
+  context: BrowserContext;
+  /** The extension's service worker (background.js). */
+  worker: Worker;
+  /** The extension's ID (fixed by the manifest key: src/shared/extension-id.ts). */
+  extensionId: string;
+  /** The profile folder (`--user-data-dir`); write `NativeMessagingHosts/<name>.json` here before launching. */
+  userDataDir: string;
+  close(): Promise<void>;
+}
+
+export interface LaunchOptions {
+  /** An existing profile folder (e.g. with a native messaging host manifest already written). Default: a new temporary one, removed on close. */
+  userDataDir?: string;
+  /** Extra Chromium flags. */
+  args?: string[];
+  /** Environment for the browser process (e.g. the console socket path for the native host). */
+  env?: Record<string, string>;
+}
+
+/** Launch Chromium with extension/dist loaded and wait for its service worker. */
+export async function launchExtension(opts: LaunchOptions = {}): Promise<ExtensionHandle> {
+  if (!existsSync(join(EXTENSION_DIST, 'manifest.json'))) {
+    throw new Error(`${EXTENSION_DIST} has no manifest.json: run "npm run build:extension" first`);
+  }
+  const own = opts.userDataDir === undefined;
+  const userDataDir = opts.userDataDir ?? mkdtempSync(join(tmpdir(), 'echo-ext-profile-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${EXTENSION_DIST}`, `--load-extension=${EXTENSION_DIST}`, ...(opts.args ?? [])],
+    ...(opts.env ? { env: { ...process.env, ...opts.env } as Record<string, string> } : {}),
+  });
+  const isOurs = (w: Worker) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`);
+  const worker = context.serviceWorkers().find(isOurs) ?? (await context.waitForEvent('serviceworker', { predicate: isOurs, timeout: 20_000 }));
+  return {
+    context,
+    worker,
+    extensionId: new URL(worker.url()).host,
+    userDataDir,
+    async close() {
+      await context.close().catch(() => undefined);
+      if (own) rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Playwright fixture: `ext` is a fresh browser with the extension, closed after the test. */
+export const test = base.extend<{ ext: ExtensionHandle }>({
+  ext: async ({}, use) => {
+    const handle = await launchExtension();
+    try {
+      await use(handle);
+    } finally {
+      await handle.close();
+    }
+  },
+});
+
+export { expect };

@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { EXTENSION_ID } from '../../src/shared/extension-id';
+
+const manifest = JSON.parse(readFileSync(new URL('../../extension/manifest.json', import.meta.url), 'utf8'));
+
+describe('extension manifest', () => {
+  it('derives EXTENSION_ID from the key (SHA-256 of the DER public key, first 32 hex digits mapped to a-p)', () => {
+    const der = Buffer.from(manifest.key, 'base64');
+    const hex = createHash('sha256').update(der).digest('hex').slice(0, 32);
+    const id = [...hex].map((h) => String.fromCharCode(97 + parseInt(h, 16))).join('');
+    expect(id).toBe(EXTENSION_ID);
+  });
+
+  it('asks only for what it uses, never debugger', () => {
+    expect(manifest.manifest_version).toBe(3);
+    expect([...manifest.permissions].sort()).toEqual(['nativeMessaging', 'scripting', 'storage', 'tabs', 'webNavigation']);
+    expect(JSON.stringify(manifest)).not.toMatch(/debugger|<all_urls>|userScripts|cookies|webRequest/);
+    expect(manifest.host_permissions).toEqual(['http://*/*', 'https://*/*']);
+    expect(manifest.content_scripts).toBeUndefined(); // injected only into shared tabs
+    expect(manifest.externally_connectable).toBeUndefined();
+    expect(manifest.web_accessible_resources).toBeUndefined();
+    expect(manifest.content_security_policy.extension_pages).toMatch(/script-src 'self'(;|$)/);
+  });
+
+  it('has no private key anywhere in the extension folder', () => {
+    expect(JSON.stringify(manifest)).not.toMatch(/PRIVATE KEY/);
+  });
+});

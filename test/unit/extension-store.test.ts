@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { NonceStore, SharingStore, type KeyValueArea } from '../../extension/src/background/store';
+import { popupLinkState } from '../../extension/src/lib/link-state';
+import { boundResult, truncateUtf8 } from '../../extension/src/lib/result-bounds';
+import { LIMITS, utf8Bytes } from '../../src/shared/limits';
+
+/** chrome.storage.session stand-in that survives "worker restarts" (new store objects over the same area). */
+function area(): KeyValueArea & { data: Record<string, unknown>; writes: number } {
+  const a = {
+    data: {} as Record<string, unknown>,
+    writes: 0,
+    async get(key: string) {
+      return key in a.data ? { [key]: structuredClone(a.data[key]) } : {};
+    },
+    async set(items: Record<string, unknown>) {
+      a.writes += 1;
+      Object.assign(a.data, structuredClone(items));
+    },
+  };
+  return a;
+}
+
+describe('NonceStore', () => {
+  it('accepts a nonce once, also across a worker restart', async () => {
+    const a = area();
+    const s1 = new NonceStore(a, () => 1000);
+    expect(await s1.consume('n1', 31_000)).toBe(true);
+    expect(await s1.consume('n1', 31_000)).toBe(false);
+    const s2 = new NonceStore(a, () => 2000); // a restarted worker
+    expect(await s2.consume('n1', 31_000)).toBe(false);
+    expect(await s2.consume('n2', 31_000)).toBe(true);
+  });
+
+  it('is atomic for concurrent uses of one nonce', async () => {
+    const s = new NonceStore(area(), () => 0);
+    const results = await Promise.all(Array.from({ length: 10 }, () => s.consume('same', 1000)));
+    expect(results.filter(Boolean).length).toBe(1);
+  });
+
+  it('records the nonce before answering true (write awaited first)', async () => {
+    const a = area();
+    const s = new NonceStore(a, () => 0);
+    await s.consume('n', 1000);
+    expect(a.writes).toBe(1);
+    expect(Object.keys(a.data.usedNonces as object)).toEqual(['n']);
+  });
+
+  it('forgets nonces long after their grant expired', async () => {
+    const a = area();
+    let now = 0;
+    const s = new NonceStore(a, () => now);
+    await s.consume('old', 1000);
+    now = 1000 + 6 * 60_000;
+    await s.consume('new', now + 1000);
+    expect(Object.keys(a.data.usedNonces as object)).toEqual(['new']);
+  });
+});
+
+describe('SharingStore', () => {
+  const tab = (tabId: number, sharedAt: number) => ({ tabId, windowId: 1, title: 't', url: 'https://a.example/', origin: 'https://a.example', documentId: 'D', sharedAt });
+
+  it('persists shares across a worker restart', async () => {
+    const a = area();
+    const s1 = new SharingStore(a);
+    await s1.put(tab(2, 20));
+    await s1.put(tab(1, 10));
+    const s2 = new SharingStore(a);
+    expect((await s2.list()).map((t) => t.tabId)).toEqual([1, 2]);
+    expect(await s2.update(2, { documentId: 'E' })).toBe(true);
+    expect(await s2.update(9, { documentId: 'E' })).toBe(false);
+    expect(await s2.remove(1)).toBe(true);
+    expect(await s2.remove(1)).toBe(false);
+    expect((await new SharingStore(a).list()).map((t) => [t.tabId, t.documentId])).toEqual([[2, 'E']]);
+  });
+});
+
+describe('popup link state', () => {
+  it('never shows a stale "connected"', () => {
+    expect(popupLinkState({ state: 'connected', paired: true, lastHeartbeatAt: 1000 }, 2000, 15_000).state).toBe('connected');
+    expect(popupLinkState({ state: 'connected', paired: true, lastHeartbeatAt: 1000 }, 20_000, 15_000).state).toBe('disconnected');
+    expect(popupLinkState({ state: 'connected', paired: true }, 20_000, 15_000).state).toBe('disconnected');
+  });
+  it('passes the pairing code and plain states through; unknown shapes stay unknown', () => {
+    expect(popupLinkState({ state: 'awaiting-pairing', paired: false, pairingCode: '123 456' }, 0, 1)).toEqual({ state: 'awaiting-pairing', paired: false, pairingCode: '123 456' });
+    expect(popupLinkState({ state: 'console-not-running', paired: true }, 0, 1).state).toBe('console-not-running');
+    expect(popupLinkState({ state: 'weird' }, 0, 1).state).toBe('unknown');
+    expect(popupLinkState(null, 0, 1).state).toBe('connecting');
+  });
+});
+
+describe('result bounds', () => {
+  it('cuts UTF-8 at a code point boundary', () => {
+    expect(truncateUtf8('aé€😀', 3)).toEqual({ text: 'aé', truncated: true });
+    expect(truncateUtf8('aé€😀', 100)).toEqual({ text: 'aé€😀', truncated: false });
+    expect(truncateUtf8('😀😀', 5)).toEqual({ text: '😀', truncated: true });
+  });
+  it('redacts, then bounds to LIMITS.maxResultBytes', () => {
+    const r = boundResult(JSON.stringify({ ok: true, password: 'hunter2' }), false);
+    expect(r.redacted).toBe(true);
+    expect(r.result).not.toContain('hunter2');
+    const big = boundResult('x'.repeat(LIMITS.maxResultBytes + 10), false);
+    expect(big.truncated).toBe(true);
+    expect(utf8Bytes(big.result ?? '')).toBe(LIMITS.maxResultBytes);
+    expect(boundResult(null, false)).toEqual({ result: null, truncated: false, redacted: false });
+  });
+});
