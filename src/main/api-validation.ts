@@ -12,6 +12,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ConsoleApi } from '../shared/ipc';
 import { RECEIPT_EVENTS } from '../shared/receipt';
 import { err, toErrorInfo, type Result } from '../shared/result';
+import { APPROVAL_TIMEOUT_RANGE } from './core/settings';
 
 /** Every ConsoleApi method name, in CHANNELS order. */
 export const API_METHODS = [
@@ -35,8 +36,8 @@ type Missing = Exclude<keyof ConsoleApi, ApiMethod>;
 const _allMethodsListed: Missing extends never ? true : Missing = true;
 void _allMethodsListed;
 
-/** Bounds on the approval timeout a person may set (ms): 10 s to 1 h. */
-export const APPROVAL_TIMEOUT_BOUNDS = { min: 10_000, max: 3_600_000 } as const;
+/** Bounds on the approval timeout a person may set (ms): the core's own range. */
+export const APPROVAL_TIMEOUT_BOUNDS = APPROVAL_TIMEOUT_RANGE;
 
 const ID = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' };
 const TAB_ID = { type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 };

@@ -68,7 +68,6 @@ export const ELECTRON_APP_ORIGIN: AppOrigin = { protocol: 'app:', host: 'echo' }
 // C0 and C1 controls, DEL, every Unicode white space, zero-width and bidi
 // controls. The WHATWG parser silently strips tab and newline ("java\nscript:")
 // and trims spaces, so the raw text is checked before parsing.
-// eslint-disable-next-line no-control-regex
 const FORBIDDEN_CHARS = /[\u0000-\u0020\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/;
 
 const IPV4_LITERAL = /^\d{1,3}(\.\d{1,3}){3}$/;

@@ -1,0 +1,80 @@
+/**
+ * The Electron host: a thin shell around the console core (src/main/core).
+ * It owns the window, IPC, tray and notifications, and the safeStorage-backed
+ * secret store; every decision about requests, grants and receipts is the
+ * core's. Security settings live in security.ts, IPC in ipc.ts (docs/hosts.md).
+ */
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } from 'electron';
+import type { ConsoleEvent } from '../shared/ipc';
+import { createConsoleCore } from './core';
+import { resolveDataDir } from './data-dir';
+import { pushEvent, registerIpcHandlers } from './ipc';
+import { SafeStorageSecretStore } from './secret-store';
+import { APP_SCHEME_PRIVILEGES, hardenSession, hardenWebContents, registerAppProtocol } from './security';
+import { ApprovalNotifier, createTray } from './tray';
+import { createMainWindow, revealWindow } from './window';
+
+const PRELOAD = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
+const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
+
+// Must happen before `ready` (Electron: protocol.registerSchemesAsPrivileged).
+protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
+// Same data folder as the web host (`npm run start:web`), so both run the same console.
+app.setPath('userData', resolveDataDir());
+
+let win: BrowserWindow | null = null;
+
+if (!app.requestSingleInstanceLock()) {
+  // A second launch only brings the first one's window forward ('second-instance' below).
+  app.quit();
+} else {
+  app.on('second-instance', () => revealWindow(win));
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, (url) => shell.openExternal(url)));
+  app.whenReady().then(main, (e: unknown) => fatal(e));
+}
+
+async function main(): Promise<void> {
+  const ses = session.defaultSession;
+  hardenSession(ses);
+  registerAppProtocol(ses, RENDERER_DIR);
+
+  const dataDir = app.getPath('userData');
+  const secrets = new SafeStorageSecretStore(safeStorage, dataDir, (m) => console.warn(`echo-console: ${m}`));
+  const core = createConsoleCore({ dataDir, secretStore: secrets });
+  await core.start();
+
+  const notifier = new ApprovalNotifier(() => revealWindow(win));
+  registerIpcHandlers(ipcMain, core.api, () => win);
+  core.onEvent((event: ConsoleEvent) => {
+    pushEvent(win, event);
+    if (event.kind === 'approvals') notifier.update(event.approvals);
+  });
+
+  const openWindow = () => {
+    if (win && !win.isDestroyed()) return revealWindow(win);
+    win = createMainWindow(PRELOAD);
+    win.on('closed', () => (win = null));
+  };
+  openWindow();
+  const tray = createTray({ show: openWindow, quit: () => app.quit() });
+
+  app.on('activate', openWindow);
+  // With a tray, the console keeps serving the agent endpoint while its window is
+  // closed and quits from the tray; without one, closing the window quits.
+  app.on('window-all-closed', () => {
+    if (!tray) app.quit();
+  });
+  let stopping = false;
+  app.on('before-quit', (event) => {
+    if (stopping) return;
+    stopping = true;
+    event.preventDefault();
+    void Promise.resolve(core.stop()).finally(() => app.exit(0));
+  });
+}
+
+function fatal(e: unknown): void {
+  console.error(`echo-console: could not start: ${e instanceof Error ? e.message : String(e)}`);
+  app.exit(1);
+}

@@ -1,0 +1,36 @@
+/**
+ * The preload (sandboxed, CommonJS): exposes exactly one object, `window.echo`,
+ * with one method per ConsoleApi method plus `onEvent` (CONVENTIONS.md §3;
+ * Electron security checklist 3, "Enable context isolation", and 20, "Do not
+ * expose Electron APIs to untrusted web content"). No raw `ipcRenderer`, no
+ * `process`, no generic `send(channel, ...)`: each method names its own channel,
+ * and the main process validates every payload anyway.
+ */
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
+import { CHANNELS, type ConsoleEvent } from '../shared/ipc';
+import type { EchoApi } from './api';
+
+const api: EchoApi = {
+  getSnapshot: () => ipcRenderer.invoke(CHANNELS.getSnapshot),
+  decideApproval: (p) => ipcRenderer.invoke(CHANNELS.decideApproval, p),
+  queryReceipts: (p) => ipcRenderer.invoke(CHANNELS.queryReceipts, p),
+  verifyLedger: () => ipcRenderer.invoke(CHANNELS.verifyLedger),
+  confirmPairing: (p) => ipcRenderer.invoke(CHANNELS.confirmPairing, p),
+  unpair: () => ipcRenderer.invoke(CHANNELS.unpair),
+  listShareableTabs: () => ipcRenderer.invoke(CHANNELS.listShareableTabs),
+  shareTab: (p) => ipcRenderer.invoke(CHANNELS.shareTab, p),
+  unshareTab: (p) => ipcRenderer.invoke(CHANNELS.unshareTab, p),
+  rotateToken: () => ipcRenderer.invoke(CHANNELS.rotateToken),
+  updateSettings: (p) => ipcRenderer.invoke(CHANNELS.updateSettings, p),
+  onEvent(listener) {
+    if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
+    // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).
+    const handler = (_event: IpcRendererEvent, e: ConsoleEvent) => listener(e);
+    ipcRenderer.on(CHANNELS.events, handler);
+    return () => {
+      ipcRenderer.removeListener(CHANNELS.events, handler);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld('echo', api);
