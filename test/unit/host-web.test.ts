@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { resolveStatic, startWebHost, type WebHost } from '../../src/main/web/server';
+import { resolveStatic } from '../../src/main/static-files';
+import { startWebHost, type WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
 
 let dir: string;

@@ -32,6 +32,7 @@ import { err } from '../../shared/result';
 import { TOKEN_FRAGMENT_KEY, WS_CLOSE, WS_PATH, type WsServerMessage } from '../../preload/api';
 import { dispatchCall } from '../api-validation';
 import { buildCsp, SECURITY_HEADERS } from '../csp';
+import { contentTypeOf, resolveStatic } from '../static-files';
 
 /** Options of `startWebHost`. */
 export interface WebHostOptions {
@@ -62,19 +63,6 @@ export interface WebHost {
 }
 
 const HOST = '127.0.0.1';
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json',
-};
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
@@ -111,14 +99,14 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   async function serveFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!hostMatches(req)) return send(res, 421, 'Misdirected request');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed', { Allow: 'GET, HEAD' });
+    if ((req.url ?? '').split('?')[0] === WS_PATH) return send(res, 426, 'Upgrade required');
     const file = resolveStatic(rendererDir, req.url ?? '/');
-    if (file === WS_PATH) return send(res, 426, 'Upgrade required');
     if (!file) return send(res, 404, 'Not found');
     const stat = await fs.stat(file).catch(() => null);
     if (!stat?.isFile()) return send(res, 404, 'Not found');
     res.writeHead(200, {
       ...baseHeaders(),
-      'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Type': contentTypeOf(file),
       'Content-Length': String(stat.size),
     });
     if (req.method === 'HEAD') return void res.end();
@@ -231,18 +219,16 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   };
 }
 
-/**
- * Map a request path to a file inside `root`, or `null`. Only plain paths of
- * safe characters are served; `..`, encoded separators, NUL, dot-files and
- * anything resolving outside `root` are refused. `/` is index.html; the
- * WebSocket path is returned as-is so the caller can answer 426.
- */
-export function resolveStatic(root: string, rawUrl: string): string | null {
-  const pathname = rawUrl.split(/[?#]/)[0] ?? '/';
-  if (pathname === WS_PATH) return WS_PATH;
-  if (!/^\/[A-Za-z0-9._\-/]*$/.test(pathname)) return null;
-  const rel = pathname === '/' ? 'index.html' : pathname.slice(1);
-  if (rel.split('/').some((seg) => seg === '' || seg.startsWith('.'))) return null;
-  const file = path.resolve(root, rel);
-  return file.startsWith(root + path.sep) ? file : null;
+/** The port from `--port N` / `--port=N` or the environment; 0 when unset. */
+export function portFrom(argv: string[], env: NodeJS.ProcessEnv): number {
+  let raw: string | undefined = env.ECHO_CONSOLE_WEB_PORT;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--port') raw = argv[i + 1];
+    else if (a.startsWith('--port=')) raw = a.slice('--port='.length);
+  }
+  if (raw === undefined || raw === '') return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--port must be a whole number from 0 to 65535, not "${raw}"`);
+  return n;
 }

@@ -1,0 +1,58 @@
+/**
+ * `npm run start:web`: the console without Electron. Runs the real console core
+ * (data in `$ECHO_CONSOLE_DATA_DIR` or ~/.config/echo-console, the same folder
+ * as the desktop app) and the loopback web host, and prints what the person
+ * needs: the console URL (with its session token in the fragment), the agent's
+ * MCP endpoint and token, and the extension folder to load in Chrome.
+ *
+ * Port: `--port N` or `$ECHO_CONSOLE_WEB_PORT` (default 0: a free port).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createConsoleCore } from '../core';
+import { resolveDataDir } from '../data-dir';
+import { portFrom, startWebHost } from './server';
+
+const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
+const EXTENSION_DIR = path.resolve(fileURLToPath(new URL('../../extension/dist/', import.meta.url)));
+
+async function main(): Promise<void> {
+  const port = portFrom(process.argv.slice(2), process.env);
+  const dataDir = resolveDataDir();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+  const core = createConsoleCore({ dataDir });
+  await core.start();
+  const host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port });
+
+  const snap = await core.api.getSnapshot();
+  const endpoint = snap.ok ? snap.value.endpoint : null;
+  const lines = [
+    'Echo Console is running (web host).',
+    `  Console:       ${host.consoleUrl}`,
+    `  MCP endpoint:  ${endpoint?.url ?? '(unavailable)'}`,
+    `  MCP token:     ${endpoint?.token ?? '(unavailable)'}`,
+    existsSync(path.join(EXTENSION_DIR, 'manifest.json'))
+      ? `  Extension:     ${EXTENSION_DIR}  (chrome://extensions → Developer mode → Load unpacked)`
+      : `  Extension:     ${EXTENSION_DIR}  (not built yet: run \`npm run build:extension\`)`,
+    `  Data:          ${dataDir}`,
+    'Open the console URL in Chrome or Chromium. Press Ctrl+C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`\nStopping (${signal})…\n`);
+    void Promise.allSettled([host.close(), Promise.resolve(core.stop())]).then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`echo-console: could not start the web host: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});
