@@ -1,0 +1,80 @@
+/**
+ * The four stores (approvals, receipts, connection, settings) and their wiring
+ * to a transport: the snapshot is loaded on start and after every reconnect,
+ * and pushed ConsoleEvents update the matching store.
+ */
+import type { ConsoleEvent } from '../../shared/ipc';
+import type { EchoApi } from '../../preload/api';
+import type { TransportState } from '../transport/ws-client';
+import { createApprovalsStore } from './approvals';
+import { createConnectionStore } from './connection';
+import { createReceiptsStore } from './receipts';
+import { createSettingsStore } from './settings';
+
+export function createConsoleStores(api: EchoApi) {
+  return {
+    approvals: createApprovalsStore(api),
+    receipts: createReceiptsStore(api),
+    connection: createConnectionStore(api),
+    settings: createSettingsStore(api),
+  };
+}
+
+export type ConsoleStores = ReturnType<typeof createConsoleStores>;
+
+/** Route one pushed event to its store. */
+export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
+  switch (e.kind) {
+    case 'approvals':
+      return stores.approvals.getState().setPending(e.approvals);
+    case 'link':
+      return stores.connection.getState().setLink(e.link);
+    case 'shared-tabs':
+      return stores.connection.getState().setSharedTabs(e.tabs);
+    case 'receipt':
+      return stores.receipts.getState().add(e.receipt);
+    case 'endpoint':
+      return stores.connection.getState().setEndpoint(e.endpoint);
+    case 'settings':
+      return stores.settings.getState().setSettings(e.settings);
+  }
+}
+
+/** Load the snapshot into the stores; reports a failure on the connection store. */
+export async function loadSnapshot(api: EchoApi, stores: ConsoleStores): Promise<void> {
+  const r = await api.getSnapshot();
+  if (!r.ok) return stores.connection.setState({ error: r.error });
+  const s = r.value;
+  stores.approvals.getState().setPending(s.approvals);
+  stores.connection.setState({ link: s.link, endpoint: s.endpoint, sharedTabs: s.sharedTabs });
+  stores.settings.getState().setSettings(s.settings);
+}
+
+/**
+ * Connect the stores to a transport.
+ * @returns a function that unsubscribes everything.
+ */
+export function bindConsole(
+  api: EchoApi,
+  stores: ConsoleStores,
+  transport: { state: () => TransportState; onState: (l: (s: TransportState) => void) => () => void },
+): () => void {
+  const offEvent = api.onEvent((e) => applyEvent(stores, e));
+  stores.connection.getState().setTransport(transport.state());
+  const offState = transport.onState((s) => {
+    stores.connection.getState().setTransport(s);
+    if (s === 'open') {
+      void loadSnapshot(api, stores);
+      void stores.receipts.getState().loadFirst();
+    }
+  });
+  // IPC is open from the start; the WebSocket loads on its first 'open' above.
+  if (transport.state() === 'open') {
+    void loadSnapshot(api, stores);
+    void stores.receipts.getState().loadFirst();
+  }
+  return () => {
+    offEvent();
+    offState();
+  };
+}

@@ -1,0 +1,37 @@
+/** The console's settings as the host reports them, and saving a change. */
+import { createStore } from 'zustand/vanilla';
+import type { ConsoleApi, ConsoleSettings } from '../../shared/ipc';
+import type { ErrorInfo } from '../../shared/result';
+
+/** Bounds the form offers for the approval timeout (seconds): APPROVAL_TIMEOUT_RANGE of src/main/core/settings (not importable here: Node code); the host validates again. */
+export const TIMEOUT_BOUNDS_S = { min: 10, max: 3600 } as const;
+
+export interface SettingsState {
+  settings: ConsoleSettings | null;
+  saving: boolean;
+  error: ErrorInfo | null;
+  saved: boolean;
+  setSettings(s: ConsoleSettings): void;
+  saveApprovalTimeout(seconds: number): Promise<void>;
+}
+
+/** Create the settings store over the console API. */
+export function createSettingsStore(api: Pick<ConsoleApi, 'updateSettings'>) {
+  return createStore<SettingsState>()((set) => ({
+    settings: null,
+    saving: false,
+    error: null,
+    saved: false,
+    setSettings: (settings) => set({ settings }),
+    async saveApprovalTimeout(seconds) {
+      if (!Number.isInteger(seconds) || seconds < TIMEOUT_BOUNDS_S.min || seconds > TIMEOUT_BOUNDS_S.max) {
+        return set({ error: { code: 'invalid-input', message: `Choose a whole number of seconds from ${TIMEOUT_BOUNDS_S.min} to ${TIMEOUT_BOUNDS_S.max}.` }, saved: false });
+      }
+      set({ saving: true, error: null, saved: false });
+      const r = await api.updateSettings({ approvalTimeoutMs: seconds * 1000 });
+      set(r.ok ? { saving: false, settings: r.value, saved: true } : { saving: false, error: r.error });
+    },
+  }));
+}
+
+export type SettingsStore = ReturnType<typeof createSettingsStore>;

@@ -1,0 +1,165 @@
+/**
+ * The renderer's WebSocket transport to the loopback web host
+ * (src/main/web/server.ts): the same `EchoApi` as the preload's `window.echo`,
+ * carried as `{id, method, params}` → `{id, result}` plus pushed `{event}`.
+ *
+ * The first message is `{type:'hello', token}`; calls wait for `welcome`. A
+ * dropped socket reconnects by itself (1 s, 2 s, 4 s ... up to 10 s) and never
+ * replays a call: calls in flight answer `disconnected`. A refused token (4401)
+ * stops reconnecting.
+ */
+import type { ConsoleEvent } from '../../shared/ipc';
+import { err, type Result } from '../../shared/result';
+import { WS_CLOSE, WS_PATH, type EchoApi, type WsClientMessage, type WsServerMessage } from '../../preload/api';
+
+/** The transport's own state, shown in the connection panel. */
+export type TransportState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized';
+
+export interface WsClient {
+  api: EchoApi;
+  state(): TransportState;
+  /** Subscribe to transport state changes; returns the unsubscribe function. */
+  onState(listener: (s: TransportState) => void): () => void;
+  close(): void;
+}
+
+/** Minimal WebSocket surface used here (the browser's, or a test double). */
+type WsLike = Pick<WebSocket, 'send' | 'close' | 'readyState'> & {
+  onopen: ((ev: Event) => void) | null;
+  onmessage: ((ev: MessageEvent) => void) | null;
+  onclose: ((ev: CloseEvent) => void) | null;
+  onerror: ((ev: Event) => void) | null;
+};
+
+export interface WsClientOptions {
+  /** The page's own origin, e.g. `http://127.0.0.1:43117` (the socket goes to `ws://` + host + `/api`). */
+  origin: string;
+  token: string;
+  /** Answer a call with `timeout` after this long (ms). */
+  callTimeoutMs?: number;
+  createSocket?: (url: string) => WsLike;
+}
+
+/** Open the WebSocket transport. */
+export function createWsClient(opts: WsClientOptions): WsClient {
+  const url = `${opts.origin.replace(/^http/, 'ws')}${WS_PATH}`;
+  const callTimeoutMs = opts.callTimeoutMs ?? 30_000;
+  const createSocket = opts.createSocket ?? ((u: string) => new WebSocket(u) as WsLike);
+  const eventListeners = new Set<(e: ConsoleEvent) => void>();
+  const stateListeners = new Set<(s: TransportState) => void>();
+  const pending = new Map<number, (r: Result<unknown>) => void>();
+  const waitingForOpen: Array<() => void> = [];
+  let state: TransportState = 'connecting';
+  let socket: WsLike | null = null;
+  let nextId = 1;
+  let retryMs = 1_000;
+  let closedByUs = false;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  const setState = (s: TransportState) => {
+    if (s === state) return;
+    state = s;
+    for (const l of stateListeners) l(s);
+  };
+
+  function connect(): void {
+    const ws = createSocket(url);
+    socket = ws;
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', token: opts.token } satisfies WsClientMessage));
+    ws.onmessage = (ev) => {
+      let msg: WsServerMessage;
+      try {
+        msg = JSON.parse(String(ev.data)) as WsServerMessage;
+      } catch {
+        return;
+      }
+      if ('type' in msg && msg.type === 'welcome') {
+        retryMs = 1_000;
+        setState('open');
+        for (const go of waitingForOpen.splice(0)) go();
+      } else if ('event' in msg) {
+        for (const l of eventListeners) l(msg.event);
+      } else if ('id' in msg) {
+        const resolve = pending.get(msg.id);
+        pending.delete(msg.id);
+        resolve?.(msg.result);
+      }
+    };
+    ws.onerror = () => undefined; // onclose follows
+    ws.onclose = (ev) => {
+      if (socket !== ws) return;
+      socket = null;
+      for (const resolve of pending.values()) resolve(err('disconnected', 'The connection to the console host dropped; the call was not repeated.'));
+      pending.clear();
+      if (closedByUs) return;
+      if (ev.code === WS_CLOSE.unauthorized) {
+        setState('unauthorized');
+        for (const go of waitingForOpen.splice(0)) go();
+        return;
+      }
+      setState('reconnecting');
+      retryTimer = setTimeout(connect, retryMs);
+      retryMs = Math.min(retryMs * 2, 10_000);
+    };
+  }
+
+  function call(method: string, params?: unknown): Promise<Result<never>> {
+    return new Promise((resolve) => {
+      let done = false;
+      let id: number | undefined;
+      const finish = (r: Result<unknown>) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (id !== undefined) pending.delete(id);
+        resolve(r as Result<never>);
+      };
+      // One deadline covers waiting for the socket and waiting for the answer.
+      const timer = setTimeout(() => finish(err('timeout', `${method} got no answer.`)), callTimeoutMs);
+      const send = () => {
+        if (done) return;
+        if (state === 'unauthorized') return finish(err('unauthorized', 'The console host refused this page’s token.'));
+        if (state !== 'open' || !socket) return finish(err('disconnected', 'Not connected to the console host.'));
+        id = nextId++;
+        pending.set(id, finish);
+        const msg: WsClientMessage = params === undefined ? { id, method } : { id, method, params };
+        socket.send(JSON.stringify(msg));
+      };
+      if (state === 'open' || state === 'unauthorized') send();
+      else waitingForOpen.push(send);
+    });
+  }
+
+  const api: EchoApi = {
+    getSnapshot: () => call('getSnapshot'),
+    decideApproval: (p) => call('decideApproval', p),
+    queryReceipts: (p) => call('queryReceipts', p),
+    verifyLedger: () => call('verifyLedger'),
+    confirmPairing: (p) => call('confirmPairing', p),
+    unpair: () => call('unpair'),
+    listShareableTabs: () => call('listShareableTabs'),
+    shareTab: (p) => call('shareTab', p),
+    unshareTab: (p) => call('unshareTab', p),
+    rotateToken: () => call('rotateToken'),
+    updateSettings: (p) => call('updateSettings', p),
+    onEvent(listener) {
+      eventListeners.add(listener);
+      return () => void eventListeners.delete(listener);
+    },
+  };
+
+  connect();
+  return {
+    api,
+    state: () => state,
+    onState(listener) {
+      stateListeners.add(listener);
+      return () => void stateListeners.delete(listener);
+    },
+    close() {
+      closedByUs = true;
+      clearTimeout(retryTimer);
+      socket?.close();
+    },
+  };
+}

@@ -1,0 +1,250 @@
+// Renderer logic without a browser: the four stores against the in-test
+// ConsoleApi, event routing, the link label, the token hand-off from the URL
+// fragment, untrusted-text display helpers, and the WebSocket client against
+// the real web host.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { startWebHost, type WebHost } from '../../src/main/web/server';
+import { createApprovalsStore, nextOpenId, sortApprovals } from '../../src/renderer/stores/approvals';
+import { createConnectionStore, linkLabel } from '../../src/renderer/stores/connection';
+import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer/stores';
+import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
+import { createSettingsStore } from '../../src/renderer/stores/settings';
+import { formatDuration, prettyJson, revealInvisible } from '../../src/renderer/text';
+import { takeToken } from '../../src/renderer/transport';
+import { createWsClient } from '../../src/renderer/transport/ws-client';
+import { LIMITS } from '../../src/shared/limits';
+import { FakeConsole, sampleApproval } from '../support/fake-console';
+
+const t0 = 1_700_000_000_000;
+const A = sampleApproval(t0, { requestId: 'a' });
+const B = sampleApproval(t0 + 5, { requestId: 'b' });
+const C = sampleApproval(t0 + 9, { requestId: 'c' });
+
+describe('approvals store', () => {
+  it('sorts oldest first and opens the oldest by itself', () => {
+    const s = createApprovalsStore(new FakeConsole());
+    s.getState().setPending([C, A, B]);
+    expect(s.getState().pending.map((a) => a.requestId)).toEqual(['a', 'b', 'c']);
+    expect(s.getState().openId).toBe('a');
+    expect(sortApprovals([B, A]).map((a) => a.requestId)).toEqual(['a', 'b']);
+  });
+
+  it('does not re-open a dismissed request, but opens the next one', () => {
+    const s = createApprovalsStore(new FakeConsole());
+    s.getState().setPending([A, B]);
+    s.getState().close();
+    expect(s.getState().openId).toBeNull();
+    expect(s.getState().dismissed).toEqual(['a']);
+    s.getState().setPending([A, B, C]);
+    expect(s.getState().openId).toBe('b');
+    expect(nextOpenId([A], null, ['a'])).toBeNull();
+    s.getState().open('a');
+    expect(s.getState().openId).toBe('a');
+    s.getState().open('nope');
+    expect(s.getState().openId).toBe('a');
+  });
+
+  it('says so when the open request vanishes (expired) without a decision', () => {
+    const s = createApprovalsStore(new FakeConsole());
+    s.getState().setPending([A, B]);
+    s.getState().setPending([B]);
+    expect(s.getState().notice).toMatch(/no longer pending/);
+    expect(s.getState().openId).toBe('b');
+  });
+
+  it('decides once, through the API, and moves on', async () => {
+    const fake = new FakeConsole({ approvals: [A, B] });
+    const s = createApprovalsStore(fake);
+    s.getState().setPending([A, B]);
+    const first = s.getState().decide('a', 'deny', '  not now  ');
+    const second = s.getState().decide('a', 'approve'); // a double click while busy
+    expect(await first).toBe(true);
+    expect(await second).toBe(false);
+    expect(fake.calls).toEqual([{ method: 'decideApproval', params: { requestId: 'a', decision: 'deny', reason: 'not now' } }]);
+    expect(s.getState().openId).toBe('b');
+    expect(s.getState().notice).toBeNull();
+    await s.getState().decide('b', 'approve', '   ');
+    expect(fake.calls[1]).toEqual({ method: 'decideApproval', params: { requestId: 'b', decision: 'approve' } });
+  });
+
+  it('keeps the dialog open with the error when the host refuses', async () => {
+    const fake = new FakeConsole({ approvals: [] });
+    const s = createApprovalsStore(fake);
+    s.getState().setPending([A]);
+    expect(await s.getState().decide('a', 'approve')).toBe(false);
+    expect(s.getState().error?.code).toBe('unknown-request');
+    expect(s.getState().openId).toBe('a');
+  });
+});
+
+describe('receipts store', () => {
+  it('pages newest first through queryReceipts and merges pushed receipts', async () => {
+    const fake = new FakeConsole({ receiptCount: RECEIPT_PAGE_SIZE + 7 });
+    const s = createReceiptsStore(fake);
+    await s.getState().loadFirst();
+    expect(s.getState().items).toHaveLength(RECEIPT_PAGE_SIZE);
+    expect(s.getState().items[0]!.seq).toBe(RECEIPT_PAGE_SIZE + 7);
+    await s.getState().loadMore();
+    expect(s.getState().items).toHaveLength(RECEIPT_PAGE_SIZE + 7);
+    expect(s.getState().nextCursor).toBeNull();
+    await s.getState().loadMore(); // nothing more: no call
+    expect(fake.calls.filter((c) => c.method === 'queryReceipts')).toHaveLength(2);
+    const newest = { ...fake.receipts[0]!, id: 'new', seq: 999 };
+    s.getState().add(newest);
+    s.getState().add(newest);
+    expect(s.getState().items[0]!.id).toBe('new');
+    expect(s.getState().items.filter((r) => r.id === 'new')).toHaveLength(1);
+    expect(mergeReceipts([], [])).toEqual([]);
+  });
+
+  it('shows the verify report', async () => {
+    const fake = new FakeConsole({ receiptCount: 3 });
+    fake.verifyReport = { ok: false, count: 3, headHash: 'h', firstBroken: { seq: 2, reason: 'hash mismatch' } };
+    const s = createReceiptsStore(fake);
+    await s.getState().runVerify();
+    expect(s.getState().verify).toEqual(fake.verifyReport);
+  });
+});
+
+describe('connection store and link label', () => {
+  it('calls connected only with a fresh heartbeat', () => {
+    const now = t0;
+    expect(linkLabel({ state: 'connected', paired: true, lastHeartbeatAt: now - 2_000 }, now)).toMatchObject({ tone: 'ok', text: 'Connected' });
+    expect(linkLabel({ state: 'connected', paired: true, lastHeartbeatAt: now - LIMITS.heartbeatTimeoutMs - 1 }, now)).toMatchObject({ tone: 'warn', text: 'Not connected' });
+    expect(linkLabel({ state: 'connected', paired: true }, now).text).toBe('Not connected');
+    expect(linkLabel({ state: 'awaiting-pairing', paired: false, pairingCode: '123 456' }, now).text).toBe('Awaiting pairing');
+    expect(linkLabel({ state: 'version-mismatch', paired: true }, now)).toMatchObject({ tone: 'bad', text: 'Version mismatch' });
+    expect(linkLabel({ state: 'no-extension', paired: false }, now).text).toBe('Not connected');
+    expect(linkLabel(null, now).text).toBe('Not connected');
+  });
+
+  it('shares and unshares tabs, rotates the token, reports errors', async () => {
+    const fake = new FakeConsole();
+    const s = createConnectionStore(fake);
+    await s.getState().loadShareable();
+    expect(s.getState().shareable?.map((t) => t.tabId)).toEqual([42, 7]);
+    await s.getState().share(7);
+    expect(s.getState().sharedTabs.map((t) => t.tabId)).toEqual([7]);
+    await s.getState().unshare(7);
+    expect(s.getState().sharedTabs).toEqual([]);
+    await s.getState().rotateToken();
+    expect(s.getState().endpoint?.token).toMatch(/^tok_rotated_/);
+    await s.getState().share(12345);
+    expect(s.getState().error?.code).toBe('unknown-tab');
+  });
+});
+
+describe('settings store', () => {
+  it('checks the bounds before asking the host', async () => {
+    const fake = new FakeConsole();
+    const s = createSettingsStore(fake);
+    await s.getState().saveApprovalTimeout(5);
+    await s.getState().saveApprovalTimeout(1.5);
+    expect(fake.calls).toEqual([]);
+    expect(s.getState().error?.code).toBe('invalid-input');
+    await s.getState().saveApprovalTimeout(90);
+    expect(fake.calls).toEqual([{ method: 'updateSettings', params: { approvalTimeoutMs: 90_000 } }]);
+    expect(s.getState().settings?.approvalTimeoutMs).toBe(90_000);
+  });
+});
+
+describe('event routing', () => {
+  it('routes each pushed event to its store, and loads the snapshot when bound', async () => {
+    const fake = new FakeConsole({ approvals: [A], receiptCount: 2 });
+    const api = Object.assign(fake, {});
+    const stores = createConsoleStores(api);
+    const off = bindConsole(api, stores, { state: () => 'open', onState: () => () => undefined });
+    await vi.waitFor(() => expect(stores.approvals.getState().pending).toHaveLength(1));
+    await vi.waitFor(() => expect(stores.receipts.getState().items).toHaveLength(2));
+    fake.emit({ kind: 'link', link: { state: 'awaiting-pairing', paired: false, pairingCode: '481 207' } });
+    expect(stores.connection.getState().link?.pairingCode).toBe('481 207');
+    applyEvent(stores, { kind: 'settings', settings: { approvalTimeoutMs: 30_000, developerMode: true } });
+    expect(stores.settings.getState().settings?.developerMode).toBe(true);
+    applyEvent(stores, { kind: 'shared-tabs', tabs: [] });
+    expect(stores.connection.getState().sharedTabs).toEqual([]);
+    off();
+    fake.emit({ kind: 'approvals', approvals: [] });
+    expect(stores.approvals.getState().pending).toHaveLength(1);
+  });
+});
+
+describe('token hand-off', () => {
+  const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde';
+  it('takes the token from the fragment, removes it from the URL, keeps it for this tab', () => {
+    const replaceState = vi.fn();
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
+    expect(takeToken({ hash: `#token=${token}`, pathname: '/', search: '' }, { replaceState }, storage)).toBe(token);
+    expect(replaceState).toHaveBeenCalledWith(null, '', '/');
+    expect(takeToken({ hash: '', pathname: '/', search: '' }, { replaceState }, storage)).toBe(token);
+  });
+
+  it('refuses a malformed token, and has none without a fragment or storage', () => {
+    const replaceState = vi.fn();
+    expect(takeToken({ hash: '#token=<script>', pathname: '/', search: '' }, { replaceState }, null)).toBeNull();
+    expect(replaceState).toHaveBeenCalled();
+    expect(takeToken({ hash: '', pathname: '/', search: '' }, { replaceState }, null)).toBeNull();
+  });
+});
+
+describe('untrusted text', () => {
+  it('reveals bidi overrides, zero-width and control characters, keeps newlines', () => {
+    expect(revealInvisible('abc\u202Egnp.exe')).toBe('abc⟨U+202E⟩gnp.exe');
+    expect(revealInvisible('a\u200Bb\u0000c\nd\te')).toBe('a⟨U+200B⟩b⟨U+0000⟩c\nd\te');
+    expect(revealInvisible('<img src=x onerror=alert(1)>')).toBe('<img src=x onerror=alert(1)>');
+    expect(prettyJson({ a: 'x\u2066y' })).toBe('{\n  "a": "x⟨U+2066⟩y"\n}');
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(prettyJson(cyclic)).toBe('(not representable as JSON)');
+  });
+
+  it('formats the time left', () => {
+    expect(formatDuration(119_001)).toBe('2:00');
+    expect(formatDuration(61_000)).toBe('1:01');
+    expect(formatDuration(-5)).toBe('0:00');
+    expect(formatDuration(3_600_000)).toBe('1:00:00');
+  });
+});
+
+describe('WebSocket client against the web host', () => {
+  let dir: string;
+  let host: WebHost;
+  let fake: FakeConsole;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'echo-wsc-'));
+    writeFileSync(path.join(dir, 'index.html'), 'x');
+    fake = new FakeConsole({ approvals: [A] });
+    host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: dir });
+  });
+  afterAll(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const socketFor = (url: string) => new WebSocket(url, { headers: { origin: host.origin } }) as never;
+
+  it('authenticates, calls, and receives events', async () => {
+    const client = createWsClient({ origin: host.origin, token: host.token, createSocket: socketFor });
+    const snap = await client.api.getSnapshot();
+    expect(client.state()).toBe('open');
+    expect(snap).toMatchObject({ ok: true, value: { approvals: [{ requestId: 'a' }] } });
+    const events: unknown[] = [];
+    client.api.onEvent((e) => events.push(e));
+    expect(await client.api.decideApproval({ requestId: 'a', decision: 'approve' })).toEqual({ ok: true, value: null });
+    await vi.waitFor(() => expect(events).toContainEqual({ kind: 'approvals', approvals: [] }));
+    expect(await client.api.shareTab({ tabId: -1 })).toMatchObject({ ok: false, error: { code: 'invalid-params' } });
+    client.close();
+  });
+
+  it('stops at a wrong token and answers calls with unauthorized', async () => {
+    const client = createWsClient({ origin: host.origin, token: 'wrong-token-wrong-token', createSocket: socketFor });
+    const states: string[] = [];
+    client.onState((s) => states.push(s));
+    expect(await client.api.getSnapshot()).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(states).toEqual(['unauthorized']);
+    client.close();
+  });
+});
