@@ -84,7 +84,7 @@ export class FakeLink implements ExtensionLink {
         this.tabs = this.tabs.filter((x) => x.tabId !== r.tabId);
         return ok(null);
       default:
-        return err('unsupported', r.op);
+        return err('unsupported', (r as { op: string }).op);
     }
   }
 

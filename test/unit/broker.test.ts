@@ -301,6 +301,24 @@ describe('broker: one approval, one request', () => {
   });
 });
 
+describe('broker: flooding', () => {
+  it('refuses beyond the bound of waiting approvals, without showing them', async () => {
+    await setup([{ name: 'add', inputSchema: ADD_SCHEMA }]);
+    broker.dispose();
+    broker = new Broker({ link, receipts: ledger, maxPendingApprovals: 2, approvalTimeoutMs: () => 60_000 });
+    await broker.listTabs(reader);
+    await broker.discover({ tabId: 7 }, reader);
+    const h = link.discoveries.get(7)!.tools[0]!.descriptorHash;
+    const waiting = [broker.invoke(req('add', h, { a: 1, b: 1 }), agent()), broker.invoke(req('add', h, { a: 2, b: 2 }), agent())];
+    await pending(2);
+    const third = await broker.invoke(req('add', h, { a: 3, b: 3 }), agent());
+    expect(!third.ok && third.error.code).toBe('too-many-pending');
+    expect(broker.approvals.list()).toHaveLength(2);
+    for (const v of broker.approvals.list()) broker.decide(v.requestId, 'deny');
+    await Promise.all(waiting);
+  });
+});
+
 describe('broker: outcome-unknown', () => {
   for (const [label, handler] of [
     ['the extension reports it', async () => ok({ outcome: 'outcome-unknown' } satisfies InvocationResult)],

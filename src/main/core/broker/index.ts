@@ -100,6 +100,8 @@ export interface BrokerOptions {
   /** Timeout for reads (list-tabs, discover) (ms). */
   readTimeoutMs?: number;
   validator?: ArgumentValidator;
+  /** At most this many approvals wait at once; more are refused so an agent cannot flood the person (default 16). */
+  maxPendingApprovals?: number;
 }
 
 /** Error codes from the extension that by definition mean "refused before dispatch". */
@@ -144,6 +146,7 @@ export class Broker {
   private readonly dispatchTimeoutMs: number;
   private readonly linkGraceMs: number;
   private readonly readTimeoutMs: number;
+  private readonly maxPendingApprovals: number;
   /** Latest discovery per tab; descriptors resolve only from here. */
   private readonly discoveries = new Map<number, DiscoveryResult>();
   /** `${tabId}|${documentId}|${toolName}` → requestId of the invocation whose outcome is unknown. */
@@ -161,6 +164,7 @@ export class Broker {
     this.dispatchTimeoutMs = opts.dispatchTimeoutMs ?? LIMITS.dispatchTimeoutMs;
     this.linkGraceMs = opts.linkGraceMs ?? 5_000;
     this.readTimeoutMs = opts.readTimeoutMs ?? 15_000;
+    this.maxPendingApprovals = opts.maxPendingApprovals ?? 16;
     this.unsubscribe.push(this.link.onEvent((e) => this.onLinkEvent(e)));
   }
 
@@ -301,7 +305,7 @@ export class Broker {
    * cancellation, failure or outcome-unknown); never throws. Error codes:
    * invalid-arguments (detail.issues), arguments-too-large, descriptor-unknown,
    * descriptor-ambiguous, tool-blocked, outcome-unknown-pending, schema-rejected,
-   * policy-denied, link-down, denied, expired, cancelled, grant-unavailable,
+   * policy-denied, link-down, too-many-pending, denied, expired, cancelled, grant-unavailable,
    * a RefusalCode from the extension, failed, outcome-unknown, ledger-unavailable.
    */
   async invoke(req: InvokeRequest, ctx: AgentContext): Promise<BrokerAnswer<InvokeValue>> {
@@ -376,6 +380,9 @@ export class Broker {
         return this.refuse(trail, actor, 'link-down', 'The browser extension is not connected to the console; nothing was shown to the person. Try again once it is connected.');
       }
       if (ctx.signal?.aborted) return this.cancelled(trail, actor, 'the agent cancelled the request before it was shown to the person');
+      if (this.approvals.list().length >= this.maxPendingApprovals) {
+        return this.refuse(trail, actor, 'too-many-pending', `${this.maxPendingApprovals} requests are already waiting for the person; wait for them to be decided before asking again.`);
+      }
 
       // 5. Approval: one request, one approval, its own expiry.
       const now = Date.now();
