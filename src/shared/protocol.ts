@@ -2,22 +2,32 @@
  * The contract of the link between the console and the extension (CONVENTIONS.md §1).
  *
  * Path: extension service worker ⇄ Chrome native messaging (stdio, 4-byte
- * little-endian length + UTF-8 JSON) ⇄ native host ⇄ local socket (same framing)
- * ⇄ console bridge (src/main/core/bridge). Every message is validated on receipt
- * on both sides (`validateLinkMessage`), bounded by LIMITS.maxMessageBytes, and
- * carries a `type`. The handshake checks PROTOCOL_VERSION first.
+ * little-endian length + UTF-8 JSON, src/shared/framing.ts) ⇄ native host
+ * (src/native-host) ⇄ local socket (same framing) ⇄ console bridge
+ * (src/main/core/bridge). Every message is validated on receipt on both sides
+ * (`validateExtensionToConsole`, `validateConsoleToExtension`, hand-written:
+ * the extension's CSP forbids the code generation ajv needs), bounded by
+ * LIMITS.maxMessageBytes, and carries a `type`. Unknown keys in a message are
+ * refused (PROTOCOL_VERSION covers changes); inside domain values
+ * (SharedTab, DiscoveryResult, ...) unknown keys are tolerated.
  *
- * Sequence:
- *   ext → hello{protocolVersion, extensionId, pairingId|null}
- *   console → hello-ack{protocolVersion, paired} | error{code:'version-mismatch'}
- *   unpaired: ext → pair-begin{publicKey, nonce}; console → pair-offer{publicKey, nonce};
- *             both derive the same short code (shown in popup and console);
- *             the person confirms in the console → pair-result{accepted, pairingId}
+ * Sequence (docs/link.md has the full picture and the crypto):
+ *   host → console: host-hello{callerOrigin, hostVersion, pid}   (written by the native host)
+ *   ext → hello{protocolVersion, extensionId, extensionVersion, pairingId|null}
+ *   console → hello-ack{protocolVersion, consoleVersion, paired} | error{code:'version-mismatch'}
+ *   unpaired (or paired:false): ext → pair-begin{publicKey, commitment};
+ *             console → pair-offer{publicKey, nonce}; ext → pair-reveal{nonce};
+ *             both derive the same pairing key and short code (shown in popup and console);
+ *             the person confirms in the console → pair-result{accepted, pairingId};
+ *             accepted: the extension goes straight on to auth-begin with the new key.
  *   paired:   ext → auth-begin{pairingId, nonce}; console → auth-challenge{nonce, proof};
- *             ext checks proof → auth-response{proof}; console checks → auth-ok
+ *             ext checks the console's proof first → auth-response{proof}; console checks → auth-ok
  *   then:     console → request{id, request}; ext → response{id, result};
- *             ext → event{event}; ping/pong both ways every heartbeat.
+ *             ext → event{event}; ping/pong both ways every heartbeat;
+ *             unpair (ext) / unpaired (console) end the pairing on both sides.
+ *   either side → error{code, message} for a refused or malformed message.
  */
+import { LIMITS, utf8Bytes } from './limits';
 import type { Result } from './result';
 import type { DiscoveryResult, Grant, InvocationResult, SharedTab } from './types';
 
@@ -75,15 +85,24 @@ export type ExtensionEvent =
 
 export type ExtensionToConsole =
   | { type: 'hello'; protocolVersion: number; extensionId: string; extensionVersion: string; pairingId: string | null }
-  /** `publicKey`: base64 of a raw uncompressed P-256 ECDH public key; `nonce`: 32 hex chars. */
-  | { type: 'pair-begin'; publicKey: string; nonce: string }
+  /**
+   * `publicKey`: base64 of a raw uncompressed P-256 ECDH public key (65 bytes);
+   * `commitment`: SHA-256 hex of the extension's pairing transcript part, revealed
+   * by `pair-reveal` only after the console answered (stops a man in the middle
+   * from grinding the 6-digit code; src/shared/pairing-crypto.ts).
+   */
+  | { type: 'pair-begin'; publicKey: string; commitment: string }
+  /** The extension's pairing nonce (32 hex chars), sent after `pair-offer`. */
+  | { type: 'pair-reveal'; nonce: string }
   | { type: 'auth-begin'; pairingId: string; nonce: string }
   | { type: 'auth-response'; proof: string }
   | { type: 'response'; id: string; result: Result<unknown> }
   | { type: 'event'; event: ExtensionEvent }
   | { type: 'unpair' }
   | { type: 'ping'; seq: number }
-  | { type: 'pong'; seq: number };
+  | { type: 'pong'; seq: number }
+  /** The extension refused a console message (`bad-message`, `auth-failed`). */
+  | { type: 'error'; code: string; message: string };
 
 export type ConsoleToExtension =
   | { type: 'hello-ack'; protocolVersion: number; consoleVersion: string; paired: boolean }
@@ -96,7 +115,10 @@ export type ConsoleToExtension =
   | { type: 'unpaired' }
   | { type: 'ping'; seq: number }
   | { type: 'pong'; seq: number }
-  /** A fatal or protocol error; `code` e.g. 'version-mismatch', 'not-paired', 'auth-failed', 'bad-message'. */
+  /**
+   * A fatal or protocol error. Codes: 'version-mismatch', 'bad-message', 'auth-failed',
+   * 'not-paired', 'already-connected', 'origin-not-allowed', 'pairing-timeout', 'handshake-timeout'.
+   */
   | { type: 'error'; code: string; message: string };
 
 /** Messages the native host itself writes to the extension (not relayed from the console). */
@@ -104,3 +126,352 @@ export type HostToExtension = { type: 'host-error'; code: 'console-not-running' 
 
 /** The first frame the native host sends to the console over the socket: who Chrome said is calling. */
 export type HostToConsole = { type: 'host-hello'; callerOrigin: string; hostVersion: string; pid: number };
+
+// ---- validation (hand-written: no eval, runs in the extension's service worker) --------
+//
+// A validator is a function (value, path) → error text or null. They are small
+// and composed from tables below, so every message type has one line per field.
+
+type Check = (v: unknown, path: string) => string | null;
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+function str(opts: { min?: number; max?: number; pattern?: RegExp; what?: string } = {}): Check {
+  const { min = 0, max = LIMITS.maxMessageBytes, pattern, what } = opts;
+  return (v, p) => {
+    if (typeof v !== 'string') return `${p}: expected a string`;
+    if (v.length < min || v.length > max) return `${p}: length ${v.length} is outside ${min}..${max}`;
+    if (pattern && !pattern.test(v)) return `${p}: expected ${what ?? String(pattern)}`;
+    return null;
+  };
+}
+function int(min = 0, max = Number.MAX_SAFE_INTEGER): Check {
+  return (v, p) => (Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? null : `${p}: expected an integer in ${min}..${max}`);
+}
+const num: Check = (v, p) => (typeof v === 'number' && Number.isFinite(v) ? null : `${p}: expected a finite number`);
+const bool: Check = (v, p) => (typeof v === 'boolean' ? null : `${p}: expected a boolean`);
+const nul: Check = (v, p) => (v === null ? null : `${p}: expected null`);
+function oneOf(...values: readonly (string | number | boolean | null)[]): Check {
+  return (v, p) => (values.includes(v as never) ? null : `${p}: expected one of ${values.map((x) => JSON.stringify(x)).join(', ')}`);
+}
+function nullable(c: Check): Check {
+  return (v, p) => (v === null ? null : c(v, p));
+}
+function arr(c: Check, max: number): Check {
+  return (v, p) => {
+    if (!Array.isArray(v)) return `${p}: expected an array`;
+    if (v.length > max) return `${p}: ${v.length} items exceed the limit of ${max}`;
+    for (let i = 0; i < v.length; i++) {
+      const e = c(v[i], `${p}[${i}]`);
+      if (e) return e;
+    }
+    return null;
+  };
+}
+/** Any JSON value, nesting at most `maxDepth` (JSON.parse output is otherwise already JSON). */
+function json(maxDepth = 64): Check {
+  const walk = (v: unknown, p: string, d: number): string | null => {
+    if (v === null || typeof v === 'string' || typeof v === 'boolean') return null;
+    if (typeof v === 'number') return Number.isFinite(v) ? null : `${p}: non-finite number`;
+    if (typeof v !== 'object') return `${p}: not a JSON value`;
+    if (d >= maxDepth) return `${p}: nested deeper than ${maxDepth}`;
+    for (const [k, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
+      const e = walk(child, `${p}.${k}`, d + 1);
+      if (e) return e;
+    }
+    return null;
+  };
+  return (v, p) => (v === undefined ? `${p}: missing` : walk(v, p, 0));
+}
+const OPTIONAL = Symbol('optional');
+type Field = Check | { [OPTIONAL]: Check };
+const opt = (c: Check): Field => ({ [OPTIONAL]: c });
+/**
+ * An object with exactly these fields. `strict`: refuse unknown keys (link
+ * messages); otherwise unknown keys are tolerated (domain values others extend).
+ */
+function obj(shape: Record<string, Field>, strict = true): Check {
+  return (v, p) => {
+    if (!isObj(v)) return `${p}: expected an object`;
+    for (const [k, f] of Object.entries(shape)) {
+      const optional = typeof f !== 'function';
+      const check = optional ? f[OPTIONAL] : f;
+      if (!has(v, k) || v[k] === undefined) {
+        if (optional) continue;
+        return `${p}.${k}: missing`;
+      }
+      const e = check(v[k], `${p}.${k}`);
+      if (e) return e;
+    }
+    if (strict) for (const k of Object.keys(v)) if (!has(shape, k)) return `${p}.${k}: unexpected field`;
+    return null;
+  };
+}
+/** A discriminated union on `key`: one object shape per tag. */
+function tagged(key: string, table: Record<string, Check>): Check {
+  return (v, p) => {
+    if (!isObj(v)) return `${p}: expected an object`;
+    const tag = v[key];
+    if (typeof tag !== 'string' || !has(table, tag)) return `${p}.${key}: unknown ${key} ${JSON.stringify(tag)?.slice(0, 40)}`;
+    return (table[tag] as Check)(v, p);
+  };
+}
+function also(c: Check, extra: (v: Record<string, unknown>, p: string) => string | null): Check {
+  return (v, p) => c(v, p) ?? extra(v as Record<string, unknown>, p);
+}
+
+/** Field formats shared by the validators and the crypto (exported for tests and the link code). */
+export const FORMATS = {
+  /** 16 random bytes as lowercase hex: nonces, pairing ids. */
+  hex32: /^[0-9a-f]{32}$/,
+  /** SHA-256 / HMAC-SHA-256 as lowercase hex: hashes, proofs, commitments, MACs. */
+  hex64: /^[0-9a-f]{64}$/,
+  /** base64 of a 65-byte raw uncompressed P-256 public key. */
+  p256PublicKey: /^[A-Za-z0-9+/]{87}=$/,
+  /** A Chrome extension ID: 32 letters a–p. */
+  extensionId: /^[a-p]{32}$/,
+  /** A request id chosen by the console. */
+  requestId: /^[A-Za-z0-9_-]{1,64}$/,
+  /** A machine-readable error code. */
+  errorCode: /^[A-Za-z0-9_.-]{1,64}$/,
+  /** A version string (extension manifest version, console semver). */
+  version: /^[0-9A-Za-z.+-]{1,64}$/,
+} as const;
+
+const hex32 = str({ pattern: FORMATS.hex32, what: '32 lowercase hex characters' });
+const hex64 = str({ pattern: FORMATS.hex64, what: '64 lowercase hex characters' });
+const publicKey = str({ pattern: FORMATS.p256PublicKey, what: 'base64 of a 65-byte P-256 public key' });
+const requestId = str({ pattern: FORMATS.requestId, what: 'a request id ([A-Za-z0-9_-]{1,64})' });
+const errorCode = str({ pattern: FORMATS.errorCode, what: 'an error code' });
+const errorMessage = str({ max: 4096 });
+const version = str({ pattern: FORMATS.version, what: 'a version string' });
+const seq = int();
+const tabId = int(0, 2 ** 31 - 1);
+const frameId = int(0, 2 ** 31 - 1);
+const documentId = str({ min: 1, max: 128 });
+// Page-derived text (titles, URLs, descriptions) is bounded by the message cap;
+// its own limits are discovery's policy (LIMITS), applied where it is produced.
+const text = str();
+const errorInfo = obj({ code: errorCode, message: errorMessage, detail: opt(json()) }, false);
+
+const argumentsObject: Check = (v, p) => {
+  if (!isObj(v)) return `${p}: expected an object`;
+  const e = json(LIMITS.maxSchemaDepth * 2)(v, p);
+  if (e) return e;
+  const bytes = utf8Bytes(JSON.stringify(v));
+  return bytes > LIMITS.maxArgumentsBytes ? `${p}: ${bytes} bytes exceed the ${LIMITS.maxArgumentsBytes}-byte limit` : null;
+};
+
+/** Every field of a Grant (src/shared/types.ts), strictly: a grant with extra fields is not ours. */
+export const validateGrantShape: Check = obj({
+  requestId,
+  tabId,
+  frameId,
+  documentId,
+  origin: str({ min: 1, max: 2048 }),
+  toolName: str({ pattern: LIMITS.toolNamePattern, what: 'a valid tool name' }),
+  descriptorHash: hex64,
+  argumentsHash: hex64,
+  nonce: hex32,
+  expiresAt: int(),
+  mac: hex64,
+});
+
+const consoleRequest: Check = tagged('op', {
+  'list-tabs': obj({ op: oneOf('list-tabs') }),
+  'list-shareable-tabs': obj({ op: oneOf('list-shareable-tabs') }),
+  'share-tab': obj({ op: oneOf('share-tab'), tabId }),
+  'unshare-tab': obj({ op: oneOf('unshare-tab'), tabId }),
+  discover: obj({ op: oneOf('discover'), tabId }),
+  invoke: obj({
+    op: oneOf('invoke'),
+    tabId,
+    frameId,
+    documentId,
+    toolName: str({ pattern: LIMITS.toolNamePattern, what: 'a valid tool name' }),
+    descriptorHash: hex64,
+    arguments: argumentsObject,
+    grant: validateGrantShape,
+    timeoutMs: int(1, 10 * 60_000),
+  }),
+  cancel: obj({ op: oneOf('cancel'), requestId }),
+});
+
+const sharedTab = obj(
+  { tabId, windowId: int(-1, 2 ** 31 - 1), title: text, url: text, origin: text, documentId: text, sharedAt: int() },
+  false,
+);
+
+const extensionEvent: Check = tagged('kind', {
+  'tabs-changed': obj({ kind: oneOf('tabs-changed'), tabs: arr(sharedTab, 10_000) }),
+  navigated: obj({ kind: oneOf('navigated'), tabId, frameId, documentId, url: text }),
+  'tools-changed': obj({ kind: oneOf('tools-changed'), tabId, frameId, documentId }),
+});
+
+const resultEnvelope: Check = (v, p) => {
+  if (!isObj(v)) return `${p}: expected a result object`;
+  if (v.ok === true) return obj({ ok: bool, value: json() })(v, p);
+  if (v.ok === false) return obj({ ok: bool, error: errorInfo })(v, p);
+  return `${p}.ok: expected true or false`;
+};
+
+const extensionToConsole: Check = tagged('type', {
+  hello: obj({
+    type: oneOf('hello'),
+    protocolVersion: int(0, 1_000_000),
+    extensionId: str({ pattern: FORMATS.extensionId, what: 'a Chrome extension ID' }),
+    extensionVersion: version,
+    pairingId: nullable(hex32),
+  }),
+  'pair-begin': obj({ type: oneOf('pair-begin'), publicKey, commitment: hex64 }),
+  'pair-reveal': obj({ type: oneOf('pair-reveal'), nonce: hex32 }),
+  'auth-begin': obj({ type: oneOf('auth-begin'), pairingId: hex32, nonce: hex32 }),
+  'auth-response': obj({ type: oneOf('auth-response'), proof: hex64 }),
+  response: obj({ type: oneOf('response'), id: requestId, result: resultEnvelope }),
+  event: obj({ type: oneOf('event'), event: extensionEvent }),
+  unpair: obj({ type: oneOf('unpair') }),
+  ping: obj({ type: oneOf('ping'), seq }),
+  pong: obj({ type: oneOf('pong'), seq }),
+  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage }),
+});
+
+const consoleToExtension: Check = tagged('type', {
+  'hello-ack': obj({ type: oneOf('hello-ack'), protocolVersion: int(0, 1_000_000), consoleVersion: version, paired: bool }),
+  'pair-offer': obj({ type: oneOf('pair-offer'), publicKey, nonce: hex32 }),
+  'pair-result': also(obj({ type: oneOf('pair-result'), accepted: bool, pairingId: opt(hex32) }), (v, p) =>
+    v.accepted === true && v.pairingId === undefined ? `${p}.pairingId: required when accepted` : null,
+  ),
+  'auth-challenge': obj({ type: oneOf('auth-challenge'), nonce: hex32, proof: hex64 }),
+  'auth-ok': obj({ type: oneOf('auth-ok') }),
+  request: obj({ type: oneOf('request'), id: requestId, request: consoleRequest }),
+  unpaired: obj({ type: oneOf('unpaired') }),
+  ping: obj({ type: oneOf('ping'), seq }),
+  pong: obj({ type: oneOf('pong'), seq }),
+  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage }),
+});
+
+const hostToExtension: Check = tagged('type', {
+  'host-error': obj({
+    type: oneOf('host-error'),
+    code: oneOf('console-not-running', 'socket-error', 'frame-too-large'),
+    message: errorMessage,
+  }),
+});
+
+const hostToConsole: Check = tagged('type', {
+  'host-hello': obj({ type: oneOf('host-hello'), callerOrigin: str({ min: 1, max: 256 }), hostVersion: version, pid: int() }),
+});
+
+const toolDescriptor = obj(
+  {
+    name: text,
+    title: text,
+    description: text,
+    inputSchema: json(),
+    annotations: opt(obj({ readOnlyHint: opt(bool), untrustedContentHint: opt(bool), consequentialHint: opt(bool), debugging: opt(bool) }, false)),
+    origin: text,
+    descriptorHash: str({ max: 64 }),
+    tabId,
+    frameId,
+    documentId: text,
+    kind: oneOf('imperative', 'declarative'),
+    blocked: opt(str({ max: 64 })),
+    flags: opt(arr(str({ max: 64 }), 64)),
+  },
+  false,
+);
+const discoveryResult = obj(
+  {
+    tabId,
+    origin: text,
+    url: text,
+    documentId: text,
+    support: obj(
+      {
+        modelContext: bool,
+        legacyApi: oneOf('navigator.modelContext', 'navigator.modelContextTesting', null),
+        argumentForm: oneOf('object', 'json-string', null),
+      },
+      false,
+    ),
+    tools: arr(toolDescriptor, 4096),
+    violations: arr(obj({ frameId, reason: str({ max: 128 }), name: opt(text), detail: opt(text) }, false), 4096),
+  },
+  false,
+);
+const invocationResult = obj(
+  {
+    outcome: oneOf('succeeded', 'failed', 'outcome-unknown', 'refused', 'cancelled'),
+    result: opt(nullable(text)),
+    truncated: opt(bool),
+    redacted: opt(bool),
+    refusal: opt(str({ max: 64 })),
+    error: opt(obj({ code: errorCode, message: errorMessage }, false)),
+    elapsedMs: opt(num),
+  },
+  false,
+);
+
+const requestValue: { [K in keyof ConsoleRequestValue]: Check } = {
+  'list-tabs': arr(sharedTab, 10_000),
+  'list-shareable-tabs': arr(sharedTab, 10_000),
+  'share-tab': sharedTab,
+  'unshare-tab': nul,
+  discover: discoveryResult,
+  invoke: invocationResult,
+  cancel: obj({ cancelled: bool }, false),
+};
+
+function run<T>(check: Check, x: unknown, root: string): Result<T> {
+  let e: string | null;
+  try {
+    e = check(x, root);
+  } catch (thrown) {
+    // Defensive: a validator must never take a side down (e.g. a getter on a hostile object).
+    e = `${root}: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+  }
+  return e === null ? { ok: true, value: x as T } : { ok: false, error: { code: 'bad-message', message: e } };
+}
+
+/**
+ * Validate a message the console received from the extension (relayed by the host).
+ * Checks every field's type and bounds (FORMATS, LIMITS); refuses unknown types and keys.
+ * @returns `{ok:true, value}` typed, or `{ok:false, error:{code:'bad-message', message: 'msg.field: why'}}`.
+ */
+export function validateExtensionToConsole(x: unknown): Result<ExtensionToConsole> {
+  return run(extensionToConsole, x, 'msg');
+}
+
+/**
+ * Validate a message the extension received from the console.
+ * @returns `{ok:true, value}` typed, or `{ok:false, error:{code:'bad-message', message}}`.
+ */
+export function validateConsoleToExtension(x: unknown): Result<ConsoleToExtension> {
+  return run(consoleToExtension, x, 'msg');
+}
+
+/** Validate a frame the native host itself wrote to the extension (`host-error`). */
+export function validateHostToExtension(x: unknown): Result<HostToExtension> {
+  return run(hostToExtension, x, 'msg');
+}
+
+/** Validate the native host's first frame on the socket (`host-hello`). */
+export function validateHostToConsole(x: unknown): Result<HostToConsole> {
+  return run(hostToConsole, x, 'msg');
+}
+
+/** Validate the `value` of a successful response to a request of kind `op` (ConsoleRequestValue). */
+export function validateRequestValue<K extends keyof ConsoleRequestValue>(op: K, value: unknown): Result<ConsoleRequestValue[K]> {
+  return run(requestValue[op], value, 'value');
+}
+
+/**
+ * The `protocolVersion` of a `hello` or `hello-ack`, read before full validation, so
+ * that a peer of another version gets `version-mismatch` rather than `bad-message`
+ * even when the rest of its hello changed shape. `null` when `x` is no such message.
+ */
+export function peekProtocolVersion(x: unknown): number | null {
+  if (!isObj(x) || (x.type !== 'hello' && x.type !== 'hello-ack')) return null;
+  return typeof x.protocolVersion === 'number' ? x.protocolVersion : null;
+}
