@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { GRANT_FIELDS, GRANT_MAC_DOMAIN, signGrant, verifyGrantMac } from '../../src/shared/grant';
+import { canonicalJson } from '../../src/shared/canonical';
+import type { Grant } from '../../src/shared/types';
+import { createHmac } from 'node:crypto';
+
+const key = new Uint8Array(32).map((_, i) => i);
+const fields: Omit<Grant, 'mac'> = {
+  requestId: 'req-1',
+  tabId: 7,
+  frameId: 0,
+  documentId: '0123456789ABCDEF0123456789ABCDEF',
+  origin: 'https://shop.example',
+  toolName: 'add_to_cart',
+  descriptorHash: 'a'.repeat(64),
+  argumentsHash: 'b'.repeat(64),
+  nonce: 'c'.repeat(32),
+  expiresAt: 1_900_000_000_000,
+};
+
+describe('grant MAC (HMAC-SHA-256 over domain-separated canonical JSON)', () => {
+  it('signs and verifies; the MAC equals an independent node:crypto HMAC', async () => {
+    const g = await signGrant(fields, key);
+    expect(g.mac).toMatch(/^[0-9a-f]{64}$/);
+    expect(await verifyGrantMac(g, key)).toBe(true);
+    const expected = createHmac('sha256', Buffer.from(key)).update(GRANT_MAC_DOMAIN + canonicalJson(fields)).digest('hex');
+    expect(g.mac).toBe(expected);
+  });
+
+  it('covers every field', async () => {
+    expect([...GRANT_FIELDS].sort()).toEqual(Object.keys(fields).sort());
+  });
+
+  const tamper: Record<keyof Omit<Grant, 'mac'>, unknown> = {
+    requestId: 'req-2',
+    tabId: 8,
+    frameId: 1,
+    documentId: '0123456789ABCDEF0123456789ABCDEE',
+    origin: 'https://evil.example',
+    toolName: 'checkout',
+    descriptorHash: 'd'.repeat(64),
+    argumentsHash: 'e'.repeat(64),
+    nonce: 'f'.repeat(32),
+    expiresAt: 1_900_000_000_001,
+  };
+  it.each(Object.entries(tamper))('a changed %s fails verification', async (k, v) => {
+    const g = await signGrant(fields, key);
+    expect(await verifyGrantMac({ ...g, [k]: v }, key)).toBe(false);
+  });
+
+  it('a wrong key, a changed or malformed MAC, extra or missing fields all fail (never throw)', async () => {
+    const g = await signGrant(fields, key);
+    expect(await verifyGrantMac(g, new Uint8Array(32))).toBe(false);
+    const flipped = (g.mac[0] === '0' ? '1' : '0') + g.mac.slice(1);
+    expect(await verifyGrantMac({ ...g, mac: flipped }, key)).toBe(false);
+    expect(await verifyGrantMac({ ...g, mac: g.mac.toUpperCase() }, key)).toBe(false);
+    expect(await verifyGrantMac({ ...g, mac: '' }, key)).toBe(false);
+    expect(await verifyGrantMac({ ...g, extra: 1 }, key)).toBe(false);
+    const { nonce: _n, ...missing } = g;
+    expect(await verifyGrantMac(missing, key)).toBe(false);
+    expect(await verifyGrantMac(null, key)).toBe(false);
+    expect(await verifyGrantMac('grant', key)).toBe(false);
+  });
+
+  it('refuses to sign malformed fields', async () => {
+    await expect(signGrant({ ...fields, nonce: 'short' }, key)).rejects.toThrow(/nonce/);
+    await expect(signGrant({ ...fields, tabId: 1.5 }, key)).rejects.toThrow(/tabId/);
+  });
+
+  it('does not copy properties outside the Grant into the result', async () => {
+    const g = await signGrant({ ...fields, sneaky: true } as Omit<Grant, 'mac'>, key);
+    expect(Object.keys(g).sort()).toEqual([...GRANT_FIELDS, 'mac'].sort());
+  });
+});
