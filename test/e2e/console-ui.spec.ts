@@ -3,7 +3,7 @@
 // in-test ConsoleApi holding one pending approval with hostile page text.
 // Checks: every dialog field is rendered as text, hostile markup stays text,
 // Enter approves nothing, "Approve once" calls decideApproval, "Deny" sends the
-// reason, no CSP violation; and it takes docs/screenshots/approval-dialog.png.
+// reason, no CSP violation or console error; and it takes docs/screenshots/approval-dialog.png.
 // Run `npx electron-vite build` first (`npm test` does).
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -40,8 +40,9 @@ test.beforeEach(async () => {
   host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 1 });
   cspViolations = [];
+  // CSP violations, failed loads and Permissions-Policy complaints all surface here.
   page.on('console', (m) => {
-    if (/Content Security Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
+    if (m.type() === 'error' || m.type() === 'warning' || /Content Security Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
   });
   await page.goto(host.consoleUrl);
 });

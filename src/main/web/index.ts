@@ -5,7 +5,8 @@
  * needs: the console URL (with its session token in the fragment), the agent's
  * MCP endpoint and token, and the extension folder to load in Chrome.
  *
- * Port: `--port N` or `$ECHO_CONSOLE_WEB_PORT` (default 0: a free port).
+ * Port: `--port N` or `$ECHO_CONSOLE_WEB_PORT` (default 0: a free port). The
+ * extension link's socket: `$ECHO_CONSOLE_SOCKET`, else the platform default.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -22,7 +23,8 @@ async function main(): Promise<void> {
   const dataDir = resolveDataDir();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
-  const core = createConsoleCore({ dataDir });
+  // $ECHO_CONSOLE_SOCKET: the same override the native host honours (src/native-host/socket-path.ts).
+  const core = createConsoleCore({ dataDir, ...(process.env.ECHO_CONSOLE_SOCKET ? { socketPath: process.env.ECHO_CONSOLE_SOCKET } : {}) });
   await core.start();
   const host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port });
 
