@@ -1,0 +1,68 @@
+// The built renderer in Chromium over the loopback web host, wired to the REAL
+// console core (ledger, settings, bridge, MCP endpoint) in a temporary data
+// folder: the snapshot, the endpoint, token rotation, a settings change and the
+// ledger check all go through the same path as `npm run start:web`. (The full
+// run with the extension loaded lives with the end-to-end tests of the core.)
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, expect, test, type Browser } from '@playwright/test';
+import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import { startWebHost, type WebHost } from '../../src/main/web/server';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+
+const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
+
+let browser: Browser;
+let core: ConsoleCore;
+let host: WebHost;
+let dir: string;
+
+test.beforeAll(async () => {
+  if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
+  dir = mkdtempSync(path.join(tmpdir(), 'echo-ui-core-'));
+  core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} } });
+  await core.start();
+  host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+});
+
+test.afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+  await core?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('the console shows the real core: endpoint, link, token rotation, settings, ledger', async () => {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
+  });
+  await page.goto(host.consoleUrl);
+  await expect(page.getByTestId('approvals-empty')).toBeVisible();
+
+  await page.getByTestId('nav-connection').click();
+  await expect(page.getByTestId('endpoint-url')).toHaveText(core.endpoint.url);
+  await expect(page.getByTestId('link-status')).toContainText('Not connected');
+  const before = core.endpoint.token;
+  await page.getByTestId('rotate-token').click();
+  await page.getByTestId('rotate-confirm').click();
+  await page.getByTestId('toggle-token').click();
+  await expect(page.getByTestId('endpoint-token')).toHaveText(core.endpoint.token);
+  expect(core.endpoint.token).not.toBe(before);
+
+  await page.getByTestId('nav-settings').click();
+  await page.getByTestId('approval-timeout').fill('45');
+  await page.getByTestId('save-settings').click();
+  await expect(page.getByText('Saved.')).toBeVisible();
+  expect(await core.api.getSnapshot()).toMatchObject({ ok: true, value: { settings: { approvalTimeoutMs: 45_000 } } });
+
+  await page.getByTestId('nav-receipts').click();
+  await expect(page.getByTestId('receipt-row').first()).toContainText('token-rotated');
+  await page.getByTestId('verify-ledger').click();
+  await expect(page.getByTestId('verify-report')).toHaveText(/^Chain intact: \d+ receipts?/);
+  expect(problems).toEqual([]);
+  await page.close();
+});
