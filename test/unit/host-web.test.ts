@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { resolveStatic } from '../../src/main/static-files';
-import { startWebHost, type WebHost } from '../../src/main/web/server';
+import { portFrom, startWebHost, type WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
 
 let dir: string;
@@ -183,5 +183,19 @@ describe('web host: WebSocket', () => {
     expect(inboxes.get(stranger)!.queue).toEqual([]);
     stranger.close();
     ws.close();
+  });
+});
+
+describe('web host: port option', () => {
+  it('reads --port, --port=, then $ECHO_CONSOLE_WEB_PORT, default 0', () => {
+    expect(portFrom([], {})).toBe(0);
+    expect(portFrom(['--port', '8123'], {})).toBe(8123);
+    expect(portFrom(['--port=0'], { ECHO_CONSOLE_WEB_PORT: '9000' })).toBe(0);
+    expect(portFrom([], { ECHO_CONSOLE_WEB_PORT: '9000' })).toBe(9000);
+    for (const bad of ['x', '-1', '65536', '1.5']) expect(() => portFrom(['--port', bad], {})).toThrow(/--port/);
+  });
+
+  it('refuses to start without a built renderer', async () => {
+    await expect(startWebHost({ api: fake, subscribe: () => undefined, rendererDir: path.join(dir, 'assets') })).rejects.toThrow(/not built/);
   });
 });
