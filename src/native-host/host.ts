@@ -109,9 +109,9 @@ function relay(sock: net.Socket): void {
     }
   });
   process.stdin.on('end', () => {
-    // Chrome disconnected the port (or quit): nothing more to relay.
-    sock.end();
-    finish(HOST_EXIT.ok);
+    // Chrome disconnected the port (or quit): deliver what we relayed (e.g. a last `unpair`), then go.
+    sock.end(() => finish(HOST_EXIT.ok));
+    setTimeout(() => finish(HOST_EXIT.ok), 1000).unref();
   });
 
   sock.on('data', (chunk: Buffer) => {

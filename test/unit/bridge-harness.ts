@@ -176,7 +176,7 @@ export class Rig {
         this.audits.push(e);
         this.changed();
       },
-      timing: { heartbeatIntervalMs: 200, heartbeatTimeoutMs: 1500 },
+      timing: { heartbeatIntervalMs: 200, heartbeatTimeoutMs: 3000 },
       ...over,
     });
     this.bridge.onStatus(this.changed);
@@ -223,7 +223,7 @@ export class Rig {
         this.extStates.push(s);
         this.changed();
       },
-      timing: { heartbeatIntervalMs: 200, heartbeatTimeoutMs: 1500, backoffInitialMs: 50, backoffMaxMs: 400 },
+      timing: { heartbeatIntervalMs: 200, heartbeatTimeoutMs: 3000, backoffInitialMs: 50, backoffMaxMs: 400 },
       ...over,
     });
     return this.link;

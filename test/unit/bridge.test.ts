@@ -338,9 +338,18 @@ describe('handshake checks', () => {
     r.startExtension();
     await r.pair();
     const c = await rawClient(r.socketPath);
+    c.send({ type: 'host-hello', callerOrigin: `chrome-extension://${EXT}/`, hostVersion: '0.1.0', pid: 1 });
     expect(await c.next('error')).toMatchObject({ code: 'already-connected' });
     await c.closedNow();
     expect(r.bridge.status().state).toBe('connected');
+    expect(r.audits.filter((a) => a.kind === 'link-refused')).toHaveLength(1);
+
+    // A second console probing the socket neither disturbs the link nor leaves a receipt.
+    const second = await rig();
+    expect(await second.startConsole({ socketPath: r.socketPath })).toMatchObject({ ok: false, error: { code: 'console-already-running' } });
+    expect(r.bridge.status().state).toBe('connected');
+    expect(r.audits.filter((a) => a.kind === 'link-refused')).toHaveLength(1);
+    expect(await r.bridge.request({ op: 'list-tabs' })).toEqual({ ok: true, value: [] });
   });
 });
 

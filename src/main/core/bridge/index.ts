@@ -168,7 +168,10 @@ export class Bridge implements ExtensionLink {
   private readonly t: Required<BridgeTiming>;
   private readonly version: number;
   private server: net.Server | null = null;
+  /** The one connection past host-hello (the extension's), if any. */
   private conn: Conn | null = null;
+  /** Connections that have not said host-hello yet (bounded; each has a deadline). */
+  private readonly fresh = new Set<Conn>();
   private nextConnId = 1;
   private pairing: StoredPairing | null = null;
   private pairingKey: Uint8Array | null = null;
@@ -215,6 +218,7 @@ export class Bridge implements ExtensionLink {
   /** Close the link and the socket. In-flight requests fail with `link-down`. */
   async stop(): Promise<void> {
     if (this.conn) this.close(this.conn, 'console-stopping');
+    for (const c of [...this.fresh]) this.close(c, 'console-stopping');
     const server = this.server;
     this.server = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -351,17 +355,12 @@ export class Bridge implements ExtensionLink {
   // ---- connection handling ------------------------------------------------------------
 
   private accept(sock: net.Socket): void {
-    if (this.conn) {
-      // One extension connection at a time: a second one is told why and closed.
-      this.log.warn('refused a second extension connection');
-      this.audit({ kind: 'link-refused', code: 'already-connected', message: 'Another extension connection is active.' });
-      this.writeRaw(sock, {
-        type: 'error',
-        code: 'already-connected',
-        message: 'Echo Console is already connected to an extension; only one connection at a time is allowed.',
-      });
-      sock.end();
-      sock.on('error', () => {});
+    sock.on('error', (e) => this.log.info('link socket error', { message: e.message }));
+    // A connection counts as "the extension" only after a valid host-hello, so a probe
+    // (another console checking whether we are alive) never takes the slot; the
+    // not-yet-identified ones are few and each has a deadline.
+    if (this.fresh.size >= 4) {
+      sock.destroy();
       return;
     }
     const conn: Conn = {
@@ -373,9 +372,8 @@ export class Bridge implements ExtensionLink {
       pingSeq: 0,
       lastPongAt: Date.now(),
     };
-    this.conn = conn;
+    this.fresh.add(conn);
     this.arm(conn, this.t.handshakeTimeoutMs, 'handshake-timeout');
-    this.setStatus({ state: 'handshaking', extensionId: undefined, pairingCode: undefined, error: undefined, lastHeartbeatAt: undefined });
     sock.on('data', (chunk: Buffer) => {
       for (const f of conn.decoder.push(chunk)) {
         if (!f.ok) {
@@ -393,7 +391,6 @@ export class Bridge implements ExtensionLink {
           });
       }
     });
-    sock.on('error', (e) => this.log.info('link socket error', { message: e.message }));
     sock.on('close', () => this.close(conn, 'host-disconnected'));
   }
 
@@ -408,9 +405,18 @@ export class Bridge implements ExtensionLink {
           callerOrigin: origin,
         });
       }
+      if (this.conn) {
+        // One extension connection at a time: a second one is told why and closed.
+        return this.refuse(conn, 'already-connected', 'Echo Console is already connected to an extension; only one connection at a time is allowed.', {
+          callerOrigin: origin,
+        });
+      }
+      this.fresh.delete(conn);
+      this.conn = conn;
       conn.callerOrigin = origin;
       conn.phase = 'hello';
       this.arm(conn, this.t.handshakeTimeoutMs, 'handshake-timeout');
+      this.setStatus({ state: 'handshaking', extensionId: undefined, pairingCode: undefined, error: undefined, lastHeartbeatAt: undefined });
       return;
     }
 
@@ -720,12 +726,15 @@ export class Bridge implements ExtensionLink {
         p.resolve(err('link-down', 'The link to the extension dropped before it answered; the request was not replayed and its outcome is unknown.'));
       }
     }
-    if (this.conn === conn) this.conn = null;
+    const wasActive = this.conn === conn;
+    if (wasActive) this.conn = null;
+    this.fresh.delete(conn);
     if (wasConfirming && conn.extensionId && reason === 'host-disconnected') {
       this.audit({ kind: 'pairing-rejected', extensionId: conn.extensionId, reason: 'link-dropped' });
     }
     if (wasReady) this.audit({ kind: 'link-disconnected', extensionId: conn.extensionId as string, reason });
-    if (this.conn === null) {
+    // Status follows the active connection; a refused newcomer is shown only while none is active.
+    if (this.conn === null && (wasActive || error)) {
       this.setStatus({
         state: error ? state : 'no-extension',
         extensionId: error ? conn.extensionId : undefined,
