@@ -14,7 +14,7 @@ import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer
 import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
 import { createSettingsStore } from '../../src/renderer/stores/settings';
 import { formatDuration, prettyJson, revealInvisible } from '../../src/renderer/text';
-import { takeToken } from '../../src/renderer/transport';
+import { takeToken } from '../../src/renderer/transport/token';
 import { createWsClient } from '../../src/renderer/transport/ws-client';
 import { LIMITS } from '../../src/shared/limits';
 import { FakeConsole, sampleApproval } from '../support/fake-console';

@@ -23,13 +23,18 @@ export interface WsClient {
   close(): void;
 }
 
-/** Minimal WebSocket surface used here (the browser's, or a test double). */
-type WsLike = Pick<WebSocket, 'send' | 'close' | 'readyState'> & {
-  onopen: ((ev: Event) => void) | null;
-  onmessage: ((ev: MessageEvent) => void) | null;
-  onclose: ((ev: CloseEvent) => void) | null;
-  onerror: ((ev: Event) => void) | null;
-};
+/**
+ * The WebSocket surface used here: the browser's, or a test double (Node's `ws`).
+ * Structural, so this module type-checks without the DOM library too.
+ */
+export interface WsLike {
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code: number }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+}
 
 export interface WsClientOptions {
   /** The page's own origin, e.g. `http://127.0.0.1:43117` (the socket goes to `ws://` + host + `/api`). */
@@ -44,7 +49,8 @@ export interface WsClientOptions {
 export function createWsClient(opts: WsClientOptions): WsClient {
   const url = `${opts.origin.replace(/^http/, 'ws')}${WS_PATH}`;
   const callTimeoutMs = opts.callTimeoutMs ?? 30_000;
-  const createSocket = opts.createSocket ?? ((u: string) => new WebSocket(u) as WsLike);
+  const createSocket =
+    opts.createSocket ?? ((u: string) => new (globalThis as unknown as { WebSocket: new (url: string) => WsLike }).WebSocket(u));
   const eventListeners = new Set<(e: ConsoleEvent) => void>();
   const stateListeners = new Set<(s: TransportState) => void>();
   const pending = new Map<number, (r: Result<unknown>) => void>();
