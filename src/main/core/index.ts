@@ -1,0 +1,373 @@
+/**
+ * The composition root of the console core (plain Node, no 'electron'):
+ * `createConsoleCore(opts)` builds the ledger (dataDir/ledger.db), the settings
+ * (dataDir/settings.json), the bridge to the extension, the broker and the MCP
+ * endpoint, wires their events, and exposes the `ConsoleApi` (src/shared/ipc.ts)
+ * that both hosts (Electron IPC, loopback web host) carry to the renderer.
+ *
+ * Every api method follows CONVENTIONS.md §2: validate the payload (ajv, one
+ * schema per method, no extra properties), do the work, answer a Result, never
+ * throw. Bad input gets a clear error and a `refused` receipt (faculty
+ * `console`, actor person); the console stays up.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { EXTENSION_ID } from '../../shared/extension-id';
+import type { ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo, LinkStatus } from '../../shared/ipc';
+import { RECEIPT_EVENTS, type Actor, type Receipt, type ReceiptInput } from '../../shared/receipt';
+import { err, ok, toErrorInfo, type Result } from '../../shared/result';
+import type { SharedTab } from '../../shared/types';
+import { AgentEndpoint } from './agent';
+import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
+import { Broker } from './broker';
+import { Ledger } from './ledger';
+import { ToolRouter, type PolicyRule } from './policy';
+import type { ExtensionLink } from './ports';
+import { APPROVAL_TIMEOUT_RANGE, SettingsStore } from './settings';
+
+export type { ExtensionLink } from './ports';
+
+/** Options of `createConsoleCore`. Only `dataDir` is required. */
+export interface ConsoleCoreOptions {
+  /** The console's data folder (ledger.db, settings.json, secrets). Created 0700 if missing. */
+  dataDir: string;
+  /** MCP port on 127.0.0.1, overriding settings.json for this run (0: any free port; tests). */
+  mcpPort?: number;
+  /** The bridge's Unix socket or named pipe (default: the platform default, src/native-host/socket-path.ts). */
+  socketPath?: string;
+  /** Where the pairing key lives (default: FileSecretStore at dataDir/secrets.json). */
+  secretStore?: SecretStore;
+  /** Extension ids allowed to connect (default: the fixed id from src/shared/extension-id.ts). */
+  extensionIds?: readonly string[];
+  /** Approval timeout for this run (ms), overriding settings.json (tests). */
+  approvalTimeoutMs?: number;
+  /** Sent with each invoke: after dispatch began, this long without a settle is outcome-unknown (ms). */
+  dispatchTimeoutMs?: number;
+  /** Extra local policy rules, checked before the settings file's rules. */
+  policyRules?: PolicyRule[];
+  /** The command line shown to the person for stdio MCP clients (default: `node <repo>/bin/echo-console-mcp.mjs --data-dir <dataDir>`). */
+  stdioCommand?: string;
+  /** UNIT TESTS ONLY: use this link instead of the real Bridge. */
+  link?: ExtensionLink;
+  /** Reported to the extension and to MCP clients. */
+  consoleVersion?: string;
+  logger?: { info(message: string, detail?: unknown): void; warn(message: string, detail?: unknown): void };
+}
+
+/** The running console core. */
+export interface ConsoleCore {
+  /** Listen on the link socket and the MCP port; writes the live endpoint into settings.json. */
+  start(): Promise<void>;
+  /** Stop both listeners, cancel pending approvals, close the ledger. Idempotent. */
+  stop(): Promise<void>;
+  /** The console API the hosts expose to the renderer. Never throws. */
+  readonly api: ConsoleApi;
+  /** Listen to pushed events; returns the unsubscribe function. */
+  onEvent(listener: (e: ConsoleEvent) => void): () => void;
+  /** The MCP endpoint as the person needs it (url is '' before start). */
+  readonly endpoint: EndpointInfo;
+  /** For tests and tools: the parts. */
+  readonly ledger: Ledger;
+  readonly broker: Broker;
+  readonly link: ExtensionLink;
+  readonly settings: SettingsStore;
+  readonly agentEndpoint: AgentEndpoint;
+}
+
+// ---- payload schemas, one per ConsoleApi method ------------------------------------
+
+const ajv = new Ajv({ strict: true, allErrors: true });
+const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', additionalProperties: false, properties, required });
+const tabIdSchema = { type: 'integer', minimum: 0, maximum: 2_147_483_647 };
+const noArgs = { anyOf: [{ type: 'null' }, obj({})] };
+const PAYLOAD_SCHEMAS: Record<keyof ConsoleApi, object> = {
+  getSnapshot: noArgs,
+  decideApproval: obj(
+    { requestId: { type: 'string', minLength: 1, maxLength: 64 }, decision: { enum: ['approve', 'deny'] }, reason: { type: 'string', maxLength: 2000 } },
+    ['requestId', 'decision'],
+  ),
+  queryReceipts: obj({
+    from: { type: 'integer', minimum: 0 },
+    to: { type: 'integer', minimum: 0 },
+    origin: { type: 'string', maxLength: 2048 },
+    toolName: { type: 'string', maxLength: 2048 },
+    event: { enum: [...RECEIPT_EVENTS] },
+    outcome: { enum: ['succeeded', 'failed', 'outcome-unknown', 'refused', 'denied', 'expired', 'cancelled'] },
+    requestId: { type: 'string', maxLength: 2048 },
+    cursor: { type: 'string', maxLength: 256 },
+    limit: { type: 'integer', minimum: 1, maximum: 500 },
+  }),
+  verifyLedger: noArgs,
+  confirmPairing: obj({ accept: { type: 'boolean' } }, ['accept']),
+  unpair: noArgs,
+  listShareableTabs: noArgs,
+  shareTab: obj({ tabId: tabIdSchema }, ['tabId']),
+  unshareTab: obj({ tabId: tabIdSchema }, ['tabId']),
+  rotateToken: noArgs,
+  updateSettings: obj({
+    approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
+    developerMode: { type: 'boolean' },
+  }),
+};
+const VALIDATORS = Object.fromEntries(Object.entries(PAYLOAD_SCHEMAS).map(([k, s]) => [k, ajv.compile(s)])) as Record<keyof ConsoleApi, ValidateFunction>;
+
+const PERSON: Actor = { kind: 'person' };
+
+/**
+ * Build the console core. Synchronous: opens the ledger and the settings file
+ * (creating both on first run, with a fresh MCP token) and constructs the parts;
+ * `start()` then listens.
+ * @throws SettingsError for an invalid settings.json; the ledger's errors for an
+ *   unusable ledger.db (LedgerFormatError, NativeBindingMissingError, SqliteError).
+ */
+export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
+  const log = opts.logger ?? { info: () => {}, warn: (m: string, d?: unknown) => console.warn(`[core] ${m}`, d ?? '') };
+  const settings = SettingsStore.open(opts.dataDir, { ...(opts.mcpPort !== undefined ? { mcpPort: opts.mcpPort } : {}) });
+  const ledger = new Ledger(join(opts.dataDir, 'ledger.db'));
+  const listeners = new Set<(e: ConsoleEvent) => void>();
+  const emit = (e: ConsoleEvent) => {
+    for (const l of listeners) {
+      try {
+        l(e);
+      } catch (x) {
+        log.warn('event listener failed', toErrorInfo(x));
+      }
+    }
+  };
+  const receipt = (input: ReceiptInput): Receipt | null => {
+    try {
+      return ledger.append(input);
+    } catch (e) {
+      log.warn('could not write a receipt', { event: input.event, error: toErrorInfo(e) });
+      return null;
+    }
+  };
+
+  const link: ExtensionLink =
+    opts.link ??
+    new Bridge({
+      socketPath: opts.socketPath ?? defaultSocketPath(),
+      expectedExtensionIds: opts.extensionIds ?? [EXTENSION_ID],
+      secretStore: opts.secretStore ?? new FileSecretStore(join(opts.dataDir, 'secrets.json'), (m) => log.warn(m)),
+      consoleVersion: opts.consoleVersion ?? '0.1.0',
+      logger: log,
+      onAudit: (e) => auditReceipt(e),
+    });
+
+  function auditReceipt(e: LinkAuditEvent): void {
+    receipt(linkAuditReceipt(e));
+  }
+
+  const effectiveTimeout = () => opts.approvalTimeoutMs ?? settings.get().approvalTimeoutMs;
+  const policy = new ToolRouter([...(opts.policyRules ?? []), ...settings.get().policyRules]);
+  const broker = new Broker({
+    link,
+    receipts: ledger,
+    policy,
+    approvalTimeoutMs: effectiveTimeout,
+    ...(opts.dispatchTimeoutMs !== undefined ? { dispatchTimeoutMs: opts.dispatchTimeoutMs } : {}),
+  });
+  const agentEndpoint = new AgentEndpoint({
+    broker,
+    port: opts.mcpPort ?? settings.get().mcpPort,
+    token: () => settings.get().token,
+    serverInfo: { name: 'echo-console', version: opts.consoleVersion ?? '0.1.0' },
+  });
+  const stdioCommand = opts.stdioCommand ?? defaultStdioCommand(opts.dataDir);
+  const endpoint = (): EndpointInfo => ({ url: agentEndpoint.url, token: settings.get().token, stdioCommand });
+  const consoleSettings = (): ConsoleSettings => {
+    const s = settings.get();
+    return { approvalTimeoutMs: effectiveTimeout(), developerMode: s.developerMode };
+  };
+
+  // ---- wiring -------------------------------------------------------------------
+  const unsubs: Array<() => void> = [];
+  unsubs.push(ledger.onAppend((r) => emit({ kind: 'receipt', receipt: r })));
+  unsubs.push(broker.approvals.onChange((approvals) => emit({ kind: 'approvals', approvals })));
+  unsubs.push(broker.onSharedTabs((tabs) => emit({ kind: 'shared-tabs', tabs })));
+  let lastState: LinkStatus['state'] | null = null;
+  unsubs.push(
+    link.onStatus((s) => {
+      emit({ kind: 'link', link: s });
+      if (s.state === 'connected' && lastState !== 'connected') void refreshSharedTabs();
+      lastState = s.state;
+    }),
+  );
+
+  async function refreshSharedTabs(): Promise<Result<SharedTab[]>> {
+    const r = await link.request({ op: 'list-tabs' }, { timeoutMs: 10_000 });
+    if (r.ok) broker.setSharedTabs(r.value);
+    return r;
+  }
+
+  // ---- the api ------------------------------------------------------------------
+
+  /** Validate, run, answer; bad input and thrown errors become a Result and a receipt. */
+  function handler<K extends keyof ConsoleApi>(method: K, work: (p: Parameters<ConsoleApi[K]>[0]) => Promise<Result<unknown>> | Result<unknown>): ConsoleApi[K] {
+    const validate = VALIDATORS[method];
+    const refusedReceipt = (code: string, message: string) =>
+      receipt({ requestId: null, event: 'refused', faculty: 'console', actor: PERSON, detail: { method, code, message: message.slice(0, 500) } });
+    const fn = async (payload?: unknown) => {
+      const p = payload === undefined ? null : payload;
+      if (!validate(p)) {
+        const why = (validate.errors ?? []).map((e) => `${e.instancePath || '(payload)'} ${e.message ?? ''}`.trim()).join('; ');
+        const message = `Invalid payload for ${method}: ${why}`;
+        refusedReceipt('invalid-payload', message);
+        return err('invalid-payload', message);
+      }
+      try {
+        const r = await work(p as Parameters<ConsoleApi[K]>[0]);
+        if (!r.ok) refusedReceipt(r.error.code, r.error.message);
+        return r;
+      } catch (e) {
+        const info = toErrorInfo(e);
+        refusedReceipt(info.code, info.message);
+        return err(info.code, info.message);
+      }
+    };
+    return fn as unknown as ConsoleApi[K];
+  }
+
+  const api: ConsoleApi = {
+    getSnapshot: handler('getSnapshot', (): Result<ConsoleSnapshot> =>
+      ok({ approvals: broker.approvals.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: endpoint(), settings: consoleSettings() }),
+    ),
+    decideApproval: handler('decideApproval', (p) => broker.decide(p.requestId, p.decision, p.reason)),
+    queryReceipts: handler('queryReceipts', (p) => {
+      try {
+        return ok(ledger.query(p));
+      } catch (e) {
+        return err('invalid-query', toErrorInfo(e).message);
+      }
+    }),
+    verifyLedger: handler('verifyLedger', () => ok(ledger.verify())),
+    confirmPairing: handler('confirmPairing', (p) => link.confirmPairing(p.accept)),
+    unpair: handler('unpair', () => link.unpair()),
+    listShareableTabs: handler('listShareableTabs', () => link.request({ op: 'list-shareable-tabs' }, { timeoutMs: 10_000 })),
+    shareTab: handler('shareTab', async (p) => {
+      const r = await link.request({ op: 'share-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
+      if (!r.ok) return r;
+      receipt({ requestId: null, event: 'tab-shared', faculty: 'console', actor: PERSON, tabId: r.value.tabId, origin: r.value.origin, documentId: r.value.documentId, detail: {} });
+      const tabs = broker.getSharedTabs().filter((t) => t.tabId !== r.value.tabId);
+      broker.setSharedTabs([...tabs, r.value]);
+      return r;
+    }),
+    unshareTab: handler('unshareTab', async (p) => {
+      const r = await link.request({ op: 'unshare-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
+      if (!r.ok) return r;
+      const tab = broker.getSharedTabs().find((t) => t.tabId === p.tabId);
+      receipt({ requestId: null, event: 'tab-unshared', faculty: 'console', actor: PERSON, tabId: p.tabId, origin: tab?.origin ?? null, detail: {} });
+      broker.setSharedTabs(broker.getSharedTabs().filter((t) => t.tabId !== p.tabId));
+      return ok(null);
+    }),
+    rotateToken: handler('rotateToken', async () => {
+      settings.rotateToken();
+      // The old token already fails at the next request; closing the sessions also ends their open streams.
+      await agentEndpoint.closeSessions();
+      receipt({ requestId: null, event: 'token-rotated', faculty: 'console', actor: PERSON, detail: {} });
+      const info = endpoint();
+      emit({ kind: 'endpoint', endpoint: info });
+      return ok(info);
+    }),
+    updateSettings: handler('updateSettings', (p) => {
+      const before = settings.get();
+      settings.update(p);
+      if (p.developerMode !== undefined && p.developerMode !== before.developerMode) {
+        receipt({ requestId: null, event: p.developerMode ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: PERSON, detail: {} });
+      }
+      const s = consoleSettings();
+      emit({ kind: 'settings', settings: s });
+      return ok(s);
+    }),
+  };
+
+  let started = false;
+  let stopped = false;
+  return {
+    api,
+    ledger,
+    broker,
+    link,
+    settings,
+    agentEndpoint,
+    get endpoint() {
+      return endpoint();
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async start() {
+      if (started) return;
+      if (stopped) throw new Error('this console core was stopped; create a new one');
+      started = true;
+      if (link instanceof Bridge) {
+        const r = await link.start();
+        if (!r.ok) throw Object.assign(new Error(`The extension link could not start (${r.error.code}): ${r.error.message}`), { code: r.error.code });
+      }
+      try {
+        const { url } = await agentEndpoint.start();
+        settings.update({ endpoint: { url, pid: process.pid, startedAt: Date.now() } });
+      } catch (e) {
+        if (link instanceof Bridge) await link.stop();
+        throw e;
+      }
+      emit({ kind: 'endpoint', endpoint: endpoint() });
+      if (link.status().state === 'connected') void refreshSharedTabs();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      broker.dispose();
+      for (const u of unsubs.splice(0)) u();
+      await agentEndpoint.stop();
+      if (link instanceof Bridge) await link.stop();
+      try {
+        if (started) settings.update({ endpoint: null });
+      } catch (e) {
+        log.warn('could not clear the endpoint from settings', toErrorInfo(e));
+      }
+      ledger.close();
+    },
+  };
+}
+
+/**
+ * The receipt for one link event the bridge reports (its `onAudit` hook):
+ * paired, pairing-rejected, unpaired, link-connected, link-disconnected, and a
+ * `refused` receipt (faculty `link`) for a connection the bridge refused.
+ */
+export function linkAuditReceipt(e: LinkAuditEvent): ReceiptInput {
+  const ext = (id?: string, version?: string): Actor => ({ kind: 'extension', ...(id ? { name: id } : {}), ...(version ? { version } : {}) });
+  const base = { requestId: null, faculty: 'link' as const };
+  switch (e.kind) {
+    case 'paired':
+      return { ...base, event: 'paired', actor: PERSON, detail: { extensionId: e.extensionId, pairingId: e.pairingId } };
+    case 'pairing-rejected':
+      return { ...base, event: 'pairing-rejected', actor: e.reason === 'person' ? PERSON : { kind: 'console' }, detail: { extensionId: e.extensionId, reason: e.reason } };
+    case 'unpaired':
+      return { ...base, event: 'unpaired', actor: e.by === 'person' ? PERSON : ext(e.extensionId), detail: { extensionId: e.extensionId, pairingId: e.pairingId, by: e.by } };
+    case 'link-connected':
+      return { ...base, event: 'link-connected', actor: ext(e.extensionId, e.extensionVersion), detail: { pairingId: e.pairingId } };
+    case 'link-disconnected':
+      return { ...base, event: 'link-disconnected', actor: ext(e.extensionId), detail: { reason: e.reason } };
+    case 'link-refused':
+      return { ...base, event: 'refused', actor: { kind: 'console' }, detail: { code: e.code, message: e.message, extensionId: e.extensionId ?? null, callerOrigin: e.callerOrigin ?? null } };
+  }
+}
+
+/** `node <repo>/bin/echo-console-mcp.mjs --data-dir <dataDir>`, with the repo found from this module's location. */
+function defaultStdioCommand(dataDir: string): string {
+  const q = (s: string) => (/[\s"'\\$`]/.test(s) ? JSON.stringify(s) : s);
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 8; i++) {
+    const bin = join(dir, 'bin', 'echo-console-mcp.mjs');
+    if (existsSync(bin)) return `node ${q(bin)} --data-dir ${q(dataDir)}`;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return `echo-console-mcp --data-dir ${q(dataDir)}`;
+}
