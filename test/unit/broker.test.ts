@@ -324,6 +324,8 @@ describe('broker: outcome-unknown', () => {
     ['the extension reports it', async () => ok({ outcome: 'outcome-unknown' } satisfies InvocationResult)],
     ['the link times out', async () => err('timeout', 'no answer')],
     ['the link drops mid-dispatch', async () => err('link-down', 'dropped')],
+    ['the extension reports it cancelled a dispatched call', async () => ok({ outcome: 'cancelled', elapsedMs: 5 } satisfies InvocationResult)],
+    ['the extension sends a malformed answer', async () => ok({ outcome: 'maybe' } as unknown as InvocationResult)],
   ] as const) {
     it(`blocks the tool in that document until the tab is discovered again (${label})`, async () => {
       const d = await setup([{ name: 'pay' }]);

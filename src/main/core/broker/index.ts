@@ -571,8 +571,13 @@ export class Broker {
       case 'refused':
         return this.extensionRefused(trail, actor, tool, r.refusal ?? r.error?.code ?? 'refused', r.error?.message ?? '');
       case 'cancelled':
-        this.tryWrite(trail, 'cancelled', actor, { by: 'extension', phase: 'dispatch' });
-        return this.answer(trail, { ok: false, error: { code: 'cancelled', message: 'The extension reports the invocation was cancelled before the tool ran.' } });
+        // The extension answers 'cancelled' when executeTool's signal was aborted,
+        // which can happen after the page's execute started: nothing proves the
+        // tool did not act, so this is not a clean "cancelled".
+        return unknown('The extension reports the invocation was cancelled while it was dispatched.', {
+          reason: 'extension-cancelled-during-dispatch',
+          elapsedMs: r.elapsedMs ?? null,
+        });
       case 'outcome-unknown':
         return unknown('The extension could not tell whether the tool completed (it did not settle in time or the page went away).', {
           reason: 'extension-outcome-unknown',
