@@ -309,7 +309,7 @@ export class Broker {
    * a RefusalCode from the extension, failed, outcome-unknown, ledger-unavailable.
    */
   async invoke(req: InvokeRequest, ctx: AgentContext): Promise<BrokerAnswer<InvokeValue>> {
-    const args = req.arguments;
+    let args = req.arguments;
     let argsHash: string | null = null;
     let argsBytes = 0;
     let argsProblem: string | null = null;
@@ -317,6 +317,9 @@ export class Broker {
       const canon = canonicalJson(args);
       argsBytes = utf8Bytes(canon);
       argsHash = await hashArguments(args, nodeSha256);
+      // From here on the broker works on a private copy parsed from the canonical
+      // text: what is validated, shown, granted and dispatched is exactly what was hashed.
+      args = JSON.parse(canon) as Record<string, unknown>;
     } catch (e) {
       argsProblem = e instanceof Error ? e.message : String(e);
     }
