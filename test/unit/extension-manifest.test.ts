@@ -15,7 +15,7 @@ describe('extension manifest', () => {
 
   it('asks only for what it uses, never debugger', () => {
     expect(manifest.manifest_version).toBe(3);
-    expect([...manifest.permissions].sort()).toEqual(['nativeMessaging', 'scripting', 'storage', 'tabs', 'webNavigation']);
+    expect([...manifest.permissions].sort()).toEqual(['alarms', 'nativeMessaging', 'scripting', 'storage', 'tabs', 'webNavigation']);
     expect(JSON.stringify(manifest)).not.toMatch(/debugger|<all_urls>|userScripts|cookies|webRequest/);
     expect(manifest.host_permissions).toEqual(['http://*/*', 'https://*/*']);
     expect(manifest.content_scripts).toBeUndefined(); // injected only into shared tabs

@@ -26,7 +26,8 @@ export interface FacultiesOptions {
 export interface Faculties {
   sharing: Sharing;
   invoker: Invoker;
-  handleRequest(req: ConsoleRequest): Promise<Result<unknown>>;
+  /** `signal`: the link aborts it when the console cancels this request or the link drops. */
+  handleRequest(req: ConsoleRequest, signal?: AbortSignal): Promise<Result<unknown>>;
   /** A content script said its tool list changed: checked, then `tools-changed` is emitted. */
   toolsChanged(from: { tabId: number; frameId: number; documentId: string; origin: string }): Promise<void>;
 }
@@ -63,7 +64,7 @@ export function createFaculties(opts: FacultiesOptions): Faculties {
     return r;
   }
 
-  async function handle(req: ConsoleRequest): Promise<Result<unknown>> {
+  async function handle(req: ConsoleRequest, signal?: AbortSignal): Promise<Result<unknown>> {
     if (!req || typeof req !== 'object') return err('bad-request', 'no request');
     switch (req.op) {
       case 'list-tabs':
@@ -78,7 +79,7 @@ export function createFaculties(opts: FacultiesOptions): Faculties {
       case 'discover':
         return discover(req.tabId);
       case 'invoke':
-        return invoker.invoke(req as InvokeRequest);
+        return invoker.invoke(req as InvokeRequest, signal);
       case 'cancel':
         return typeof req.requestId === 'string' ? ok(invoker.cancel(req.requestId)) : err('bad-request', 'requestId must be a string');
       default:
@@ -89,9 +90,9 @@ export function createFaculties(opts: FacultiesOptions): Faculties {
   return {
     sharing,
     invoker,
-    async handleRequest(req) {
+    async handleRequest(req, signal) {
       try {
-        return await handle(req);
+        return await handle(req, signal);
       } catch (e) {
         return { ok: false, error: toErrorInfo(e) };
       }

@@ -10,10 +10,11 @@
 import { LIMITS } from '../../../src/shared/limits';
 import type { ConsoleRequest, ExtensionEvent } from '../../../src/shared/protocol';
 import type { Result } from '../../../src/shared/result';
-import type { Grant } from '../../../src/shared/types';
 import { classifySender } from '../lib/sender';
 import type { FromContent, FromPopup, PopupLinkState } from '../lib/messages';
 import { createFaculties } from './faculties';
+import { startChromeLink } from './link-chrome';
+import type { ExtLink } from './link';
 import { handlePopup } from './popup';
 import { popupLinkState } from '../lib/link-state';
 
@@ -22,16 +23,8 @@ const POPUP_PATH = '/popup/popup.html';
 
 // ---- the link to the console ------------------------------------------------------------
 
-/** What the worker needs from the link (extension/src/background/link.ts, written by the link engineer). */
-interface LinkHandle {
-  sendEvent(e: ExtensionEvent): void;
-  state(): unknown;
-  unpair(): Promise<void> | void;
-  verifyGrant(grant: Grant): Promise<boolean>;
-}
-
-let link = null as LinkHandle | null;
-let lastLinkState: unknown = { state: 'connecting', paired: false };
+/** Set once the link has started (below, still synchronously at top level). */
+let link: ExtLink | null = null;
 
 // ---- events to the console, and to listeners inside the worker (tests) --------------
 
@@ -63,15 +56,24 @@ const faculties = createFaculties({
 });
 
 function linkState(): PopupLinkState {
-  return popupLinkState(link ? link.state() : lastLinkState, Date.now(), LIMITS.heartbeatTimeoutMs);
+  return popupLinkState(link ? link.state() : null, Date.now(), LIMITS.heartbeatTimeoutMs);
 }
+
+/**
+ * The console's requests. The link handles `cancel` itself by aborting the
+ * `signal` of the request it names (and aborts every in-flight signal when the
+ * link drops); an aborted invoke aborts the page tool's executeTool signal.
+ */
+link = startChromeLink({
+  onRequest: (req, ctx) => faculties.handleRequest(req, ctx.signal),
+});
 
 // ---- runtime messages: popup and content scripts ----------------------------------------
 
 chrome.runtime.onMessage.addListener((msg: unknown, sender, sendResponse: (r: Result<unknown>) => void) => {
   const who = classifySender(sender, { extensionId: chrome.runtime.id, popupPath: POPUP_PATH });
   if (who.kind === 'popup') {
-    handlePopup(msg as FromPopup, { faculties, linkState, unpair: async () => void (await link?.unpair()) }).then(sendResponse, (e: unknown) =>
+    handlePopup(msg as FromPopup, { faculties, linkState, link }).then(sendResponse, (e: unknown) =>
       sendResponse({ ok: false, error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } }),
     );
     return true;

@@ -62,16 +62,20 @@ export class Invoker {
    * Check, dispatch, bound. Always answers `ok(InvocationResult)` once the
    * request is well-formed; refusals are `outcome: 'refused'` with the RefusalCode.
    */
-  async invoke(req: InvokeRequest): Promise<Result<InvocationResult>> {
+  async invoke(req: InvokeRequest, signal?: AbortSignal): Promise<Result<InvocationResult>> {
     if (!req || !isInvokeShaped(req)) return err('bad-request', 'malformed invoke request');
     const requestId = typeof (req.grant as Grant).requestId === 'string' ? (req.grant as Grant).requestId : '';
     const state: Running = { phase: 'checking', cancelled: false };
     // A second request with the same requestId carries the same nonce and is refused by the checks;
     // `cancel` keeps addressing the first.
     if (requestId && !this.running.has(requestId)) this.running.set(requestId, state);
+    const onAbort = () => this.cancelState(state);
+    if (signal?.aborted) state.cancelled = true;
+    signal?.addEventListener('abort', onAbort);
     try {
       return ok(await this.run(req, requestId, state));
     } finally {
+      signal?.removeEventListener('abort', onAbort);
       if (requestId && this.running.get(requestId) === state) this.running.delete(requestId);
     }
   }
@@ -146,10 +150,14 @@ export class Invoker {
   /** `cancel`: abort a running dispatch (its executeTool signal) or stop one still being checked. */
   cancel(requestId: string): { cancelled: boolean } {
     const s = this.running.get(requestId);
-    if (!s || s.cancelled) return { cancelled: false };
+    return { cancelled: s ? this.cancelState(s) : false };
+  }
+
+  private cancelState(s: Running): boolean {
+    if (s.cancelled) return false;
     s.cancelled = true;
     if (s.phase === 'dispatched') s.abort?.();
-    return { cancelled: true };
+    return true;
   }
 }
 

@@ -7,11 +7,13 @@ import { err, ok, type Result } from '../../../src/shared/result';
 import { shareability, stripUrl } from '../../../src/shared/url';
 import type { FromPopup, PopupLinkState, PopupState } from '../lib/messages';
 import type { Faculties } from './faculties';
+import type { ExtLink } from './link';
 
 export interface PopupDeps {
   faculties: Faculties;
   linkState(): PopupLinkState;
-  unpair(): Promise<void>;
+  /** The link (link.ts); null before it started. */
+  link: Pick<ExtLink, 'unpair' | 'retry' | 'confirmPairing'> | null;
 }
 
 async function activeTab(f: Faculties): Promise<PopupState['activeTab']> {
@@ -43,7 +45,13 @@ export async function handlePopup(msg: FromPopup, deps: PopupDeps): Promise<Resu
       await f.sharing.unshare(msg.tabId);
       return ok(null);
     case 'popup:unpair':
-      await deps.unpair();
+      await deps.link?.unpair();
+      return ok(null);
+    case 'popup:retry':
+      deps.link?.retry();
+      return ok(null);
+    case 'popup:confirm-pairing':
+      deps.link?.confirmPairing(msg.accept === true);
       return ok(null);
     default:
       return err('bad-request', 'unknown popup message');

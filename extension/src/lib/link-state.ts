@@ -12,12 +12,13 @@ export function popupLinkState(s: unknown, now: number, heartbeatTimeoutMs: numb
   const paired = x.paired === true;
   const lastHeartbeatAt = typeof x.lastHeartbeatAt === 'number' ? x.lastHeartbeatAt : undefined;
   const raw = typeof x.state === 'string' ? x.state : 'unknown';
-  const known: PopupLinkState['state'][] = ['not-installed', 'connecting', 'console-not-running', 'awaiting-pairing', 'connected', 'disconnected', 'version-mismatch', 'refused'];
+  const known: PopupLinkState['state'][] = ['not-installed', 'connecting', 'console-not-running', 'awaiting-pairing', 'connected', 'disconnected', 'version-mismatch', 'refused', 'stopped'];
   let state: PopupLinkState['state'] = (known as string[]).includes(raw) ? (raw as PopupLinkState['state']) : 'unknown';
   // "Connected" only with a fresh heartbeat: a stale one means the link is not known to be up.
   if (state === 'connected' && (lastHeartbeatAt === undefined || now - lastHeartbeatAt > heartbeatTimeoutMs)) state = 'disconnected';
   const out: PopupLinkState = { state, paired };
   if (typeof x.pairingCode === 'string') out.pairingCode = x.pairingCode;
+  if (x.awaitingLocalConfirmation === true) out.awaitingLocalConfirmation = true;
   if (lastHeartbeatAt !== undefined) out.lastHeartbeatAt = lastHeartbeatAt;
   const message = typeof x.message === 'string' ? x.message : typeof (x.error as { message?: unknown })?.message === 'string' ? (x.error as { message: string }).message : undefined;
   if (message) out.message = message.slice(0, 300);

@@ -54,14 +54,20 @@ export type FromPopup =
   | { type: 'popup:state' }
   | { type: 'popup:share'; tabId: number }
   | { type: 'popup:unshare'; tabId: number }
-  | { type: 'popup:unpair' };
+  | { type: 'popup:unpair' }
+  /** Reconnect now (after an error that waits for the person). */
+  | { type: 'popup:retry' }
+  /** The person's answer to the pairing code, when the link asks the popup too. */
+  | { type: 'popup:confirm-pairing'; accept: boolean };
 
 /** The link as the popup shows it. */
 export interface PopupLinkState {
   /** `connected` only while heartbeats are answered (the link module decides). */
-  state: 'not-installed' | 'connecting' | 'console-not-running' | 'awaiting-pairing' | 'connected' | 'disconnected' | 'version-mismatch' | 'refused' | 'unknown';
+  state: 'not-installed' | 'connecting' | 'console-not-running' | 'awaiting-pairing' | 'connected' | 'disconnected' | 'version-mismatch' | 'refused' | 'stopped' | 'unknown';
   paired: boolean;
   pairingCode?: string;
+  /** The link waits for the person's answer in the popup as well. */
+  awaitingLocalConfirmation?: boolean;
   /** ms since the epoch of the last answered heartbeat. */
   lastHeartbeatAt?: number;
   message?: string;

@@ -29,6 +29,7 @@ const LINK_LABELS: Record<PopupLinkState['state'], [string, 'ok' | 'warn' | 'bad
   disconnected: ['Not connected (no heartbeat from the console)', 'bad'],
   'version-mismatch': ['Version mismatch: update the console or the extension.', 'bad'],
   refused: ['The console refused this extension.', 'bad'],
+  stopped: ['The link is stopped.', 'bad'],
   unknown: ['Link state unknown', 'warn'],
 };
 
@@ -52,6 +53,8 @@ function renderLink(link: PopupLinkState): void {
   const code = link.state === 'awaiting-pairing' ? link.pairingCode : undefined;
   show($('pairing'), !!code);
   $('pairing-code').textContent = code ?? '';
+  show($('confirm-pairing'), !!code && link.awaitingLocalConfirmation === true);
+  show($('retry'), ['refused', 'version-mismatch', 'not-installed', 'console-not-running', 'disconnected', 'stopped'].includes(link.state));
   show($('link-message'), !!link.message);
   $('link-message').textContent = link.message ?? '';
   show($('unpair'), link.paired);
@@ -117,6 +120,9 @@ $('unshare').addEventListener('click', () => {
   if (current?.activeTab) void act({ type: 'popup:unshare', tabId: current.activeTab.tabId });
 });
 $('unpair').addEventListener('click', () => void act({ type: 'popup:unpair' }));
+$('retry').addEventListener('click', () => void act({ type: 'popup:retry' }));
+$('pair-yes').addEventListener('click', () => void act({ type: 'popup:confirm-pairing', accept: true }));
+$('pair-no').addEventListener('click', () => void act({ type: 'popup:confirm-pairing', accept: false }));
 
 void refresh();
 // The link state is live: refresh while the popup is open (it closes with the popup).

@@ -1,3 +1,4 @@
+/// <reference types="chrome" />
 /**
  * Launch Debian's Chromium with the BUILT extension (extension/dist) loaded,
  * for end-to-end tests (FACTS.md: `launchPersistentContext` with
@@ -17,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { chromium, test as base, expect, type BrowserContext, type Worker } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { EXTENSION_ID } from '../../../src/shared/extension-id';
+import { PAIRING_STORAGE_KEY } from '../../../extension/src/background/link';
 
 /** The unpacked extension folder that `npm run build:extension` writes. */
 export const EXTENSION_DIST = resolve(import.meta.dirname, '../../../extension/dist');
@@ -63,6 +65,32 @@ export async function launchExtension(opts: LaunchOptions = {}): Promise<Extensi
     userDataDir,
     async close() {
       await context.close().catch(() => undefined);
+      if (own) rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Launch with a pairing key already stored, without a console: the key is
+ * written exactly as the link stores it after pairing
+ * (chrome.storage.local[PAIRING_STORAGE_KEY] = `{v: 1, pairingId, key: base64, pairedAt}`,
+ * extension/src/background/link.ts) in a first launch, and the browser is
+ * started again on the same profile so the link loads it at start. Tests
+ * then sign grants with `signGrant(fields, key)` (src/shared/grant.ts) and the
+ * extension verifies them with the same key.
+ */
+export async function launchPairedExtension(key: Uint8Array, opts: LaunchOptions & { pairingId?: string } = {}): Promise<ExtensionHandle> {
+  const own = opts.userDataDir === undefined;
+  const userDataDir = opts.userDataDir ?? mkdtempSync(join(tmpdir(), 'echo-ext-profile-'));
+  const first = await launchExtension({ ...opts, userDataDir });
+  const stored = { v: 1, pairingId: opts.pairingId ?? 'test-pairing', key: Buffer.from(key).toString('base64'), pairedAt: Date.now() };
+  await first.worker.evaluate(([k, v]) => chrome.storage.local.set({ [k as string]: v }), [PAIRING_STORAGE_KEY, stored] as const);
+  await first.close();
+  const second = await launchExtension({ ...opts, userDataDir });
+  return {
+    ...second,
+    async close() {
+      await second.close();
       if (own) rmSync(userDataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,41 @@
+/**
+ * The popup, opened as a page of the extension (headless Chromium has no
+ * toolbar to click): link state shown plainly, refusal reasons for pages that
+ * are never shared, the shared-tab list and "Stop".
+ */
+import { test, expect } from './support/extension-fixture';
+import { startTestPages, type TestPages } from './support/extension-pages';
+import { openShared, request } from './support/extension-helpers';
+
+let pages: TestPages;
+test.beforeAll(async () => {
+  pages = await startTestPages();
+  pages.set('/p', '<!doctype html><title>Shop page</title><p>hi</p>');
+});
+test.afterAll(async () => {
+  await pages.close();
+});
+
+test('shows the link state, refuses extension pages with a reason, lists and stops shared tabs', async ({ ext }) => {
+  const { tabId } = await openShared(ext.worker, () => ext.context.newPage(), `${pages.a}/p?session=SECRET`);
+  const popup = await ext.context.newPage();
+  await popup.goto(`chrome-extension://${ext.extensionId}/popup/popup.html`);
+  // No native host is installed in this profile: the popup says so, never "connected".
+  await expect(popup.locator('#link-dot')).toHaveAttribute('data-state', 'not-installed');
+  await expect(popup.locator('#link-label')).toHaveText('The console is not installed on this computer.');
+  await expect(popup.locator('#retry')).toBeVisible();
+  // The active tab is the popup itself (an extension page): never shareable, and the reason is shown.
+  await expect(popup.locator('#share')).toBeHidden();
+  await expect(popup.locator('#active-reason')).toHaveText('Extension pages are never shared.');
+  // The shared tab is listed by its title; its URL (stripped) is the tooltip.
+  const item = popup.locator('#shared li');
+  await expect(item).toHaveCount(1);
+  await expect(item.locator('span')).toHaveText('Shop page');
+  await expect(item.locator('span')).toHaveAttribute('title', `${pages.a}/p`);
+  await item.locator('button').click();
+  await expect(popup.locator('#shared li')).toHaveCount(0);
+  await expect(popup.locator('#none-shared')).toBeVisible();
+  const list = await request(ext.worker, { op: 'list-tabs' });
+  expect(list.ok && list.value).toEqual([]);
+  expect(tabId).toBeGreaterThan(0);
+});
