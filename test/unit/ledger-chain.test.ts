@@ -6,7 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/shared/canonical';
 import { sha256HexSync } from '../../src/shared/digest-node';
-import { CHAINED_FIELDS, GENESIS_PREV_HASH, ROW_COLUMNS, canonicalReceiptText, chainHash, type RawRow } from '../../src/main/core/ledger/chain';
+import Database from 'better-sqlite3';
+import {
+  CHAINED_FIELDS, GENESIS_PREV_HASH, HASH_INPUT_SQL, ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, sha256Hex, type RawRow,
+} from '../../src/main/core/ledger/chain';
+import { prepareSchema } from '../../src/main/core/ledger/schema';
 
 const fieldOfColumn: Record<(typeof ROW_COLUMNS)[number], string> = {
   seq: 'seq', id: 'id', time: 'time', request_id: 'requestId', event: 'event', faculty: 'faculty', origin: 'origin',
@@ -59,6 +63,33 @@ describe('chain', () => {
     }
   });
 
+  it('SQLite builds the same prevHash || canonical text (HASH_INPUT_SQL) as JS for 2,000 random rows', () => {
+    const db = new Database(':memory:');
+    prepareSchema(db, false);
+    db.exec('DROP TRIGGER receipts_append_next'); // random seqs, not a chain
+    const insert = db.prepare(`INSERT INTO receipts (${ROW_COLUMNS_SQL}) VALUES (${ROW_COLUMNS_SQL.replace(/\w+/g, '?')})`);
+    const rand = rng(7);
+    const rows: RawRow[] = [];
+    const seen = new Set<number>();
+    while (rows.length < 2000) {
+      const row = randomRow(rand);
+      if (seen.has(row[0])) continue;
+      seen.add(row[0]);
+      row[1] = `${row[1]}-${rows.length}`; // id is UNIQUE
+      row[16] = 'f'.repeat(64);
+      insert.run(row);
+      rows.push(row);
+    }
+    const built = db.prepare(`SELECT seq, ${HASH_INPUT_SQL} FROM receipts`).raw().all() as [number, string][];
+    const bySeq = new Map(rows.map((r) => [r[0], r]));
+    for (const [seq, text] of built) {
+      const row = bySeq.get(seq) as RawRow;
+      expect(text).toBe(row[15] + canonicalReceiptText(row));
+    }
+    expect(built).toHaveLength(2000);
+    db.close();
+  });
+
   it('hashes SHA-256(prevHash || canonical) and matches a pinned vector', () => {
     const row: RawRow = [
       1, '00000000-0000-4000-8000-000000000000', 1700000000000, 'req-1', 'succeeded', 'webmcp-invoke', 'https://shop.example',
@@ -72,6 +103,7 @@ describe('chain', () => {
         '","requestId":"req-1","seq":1,"tabId":7,"time":1700000000000,"toolName":"add_to_cart"}',
     );
     expect(chainHash(GENESIS_PREV_HASH, text)).toBe(sha256HexSync(GENESIS_PREV_HASH + text));
+    expect(sha256Hex(GENESIS_PREV_HASH + text)).toBe(chainHash(GENESIS_PREV_HASH, text));
     // Pinned with coreutils: printf '%s' "$prevHash$text" | sha256sum
     expect(chainHash(GENESIS_PREV_HASH, text)).toBe('104e1919ca0049eabcdf2c987a0db02c2f20a8e6c80f81e9b71c2fb56bd2a57a');
   });

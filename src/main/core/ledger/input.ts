@@ -5,7 +5,7 @@
  * bridge, console), so a bad one is a bug to surface, not data to guess at.
  */
 import { canonicalJson } from '../../../shared/canonical';
-import { LIMITS, utf8Bytes } from '../../../shared/limits';
+import { LIMITS } from '../../../shared/limits';
 import { RECEIPT_EVENTS, type Actor, type Faculty, type ReceiptEvent, type ReceiptInput } from '../../../shared/receipt';
 import { redact } from '../../../shared/redact';
 
@@ -41,6 +41,8 @@ const INPUT_KEYS: ReadonlySet<string> = new Set<keyof ReceiptInput>([
   'descriptorHash', 'argumentsHash', 'actor', 'detail',
 ]);
 const HASH_RE = /^[0-9a-f]{64}$/;
+// Buffer.byteLength counts without encoding into a new array (limits.ts's utf8Bytes does; this is per append).
+const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** Outcome events (ReceiptQuery.outcome accepts these only). */
 export const OUTCOME_EVENTS: readonly ReceiptEvent[] = ['succeeded', 'failed', 'outcome-unknown', 'refused', 'denied', 'expired', 'cancelled'];
@@ -104,6 +106,10 @@ function optHash(input: Record<string, unknown>, key: string): string | null {
   return v;
 }
 
+// Actors repeat (a few agents, the person, the console): reuse their canonical text.
+const actorCache = new Map<string, string>();
+const ACTOR_CACHE_MAX = 256;
+
 function actorJson(v: unknown): string {
   if (!isPlainObject(v)) throw new LedgerInputError('receipt actor must be an object {kind, name?, version?}');
   for (const k of Object.keys(v)) {
@@ -117,7 +123,14 @@ function actorJson(v: unknown): string {
     const s = optString(v, k, MAX_ACTOR_CHARS);
     if (s !== null) actor[k] = s;
   }
-  return canonicalJson(actor);
+  const key = JSON.stringify([actor.kind, actor.name ?? null, actor.version ?? null]); // injective, unlike a joined string
+  let json = actorCache.get(key);
+  if (json === undefined) {
+    json = canonicalJson(actor);
+    if (actorCache.size >= ACTOR_CACHE_MAX) actorCache.clear();
+    actorCache.set(key, json);
+  }
+  return json;
 }
 
 /**
@@ -141,7 +154,8 @@ export const TRUNCATION_KEY = '$truncated';
  * @returns `{json, redacted, truncated}`.
  */
 export function boundedDetail(detail: unknown, maxBytes: number = LIMITS.maxReceiptDetailBytes): { json: string; redacted: boolean; truncated: boolean } {
-  const r = redact(detail === undefined ? null : detail);
+  if (detail === undefined || detail === null) return { json: 'null', redacted: false, truncated: false };
+  const r = redact(detail);
   const plainText = JSON.stringify(r.value, (_k, v: unknown) => {
     if (typeof v === 'bigint') return v.toString();
     if (typeof v === 'string') return wellFormed(v);
