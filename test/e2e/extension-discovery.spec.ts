@@ -45,7 +45,7 @@ test('lists same-origin iframe tools with their frameId; excludes cross-origin a
     '/frames',
     html(`<script>${toolScript('top_tool')}</script>
       <iframe src="${pages.a}/frame-same"></iframe>
-      <iframe src="${pages.b}/frame-cross"></iframe>
+      <iframe src="${pages.b}/frame-cross" allow="tools"></iframe>
       <iframe sandbox="allow-scripts" src="${pages.a}/frame-sandboxed"></iframe>`),
   );
   const { page, tabId } = await openShared(ext.worker, () => ext.context.newPage(), `${pages.a}/frames`);
@@ -54,6 +54,11 @@ test('lists same-origin iframe tools with their frameId; excludes cross-origin a
     const r = await request(ext.worker, { op: 'discover', tabId });
     return r.ok ? r.value.tools.map((t) => t.name).sort() : r.error.code;
   }).toEqual(['same_frame_tool', 'top_tool']);
+  // Not vacuous: the cross-origin frame (allow="tools") did register its tool, in its own document.
+  const crossFrame = page.frames().find((f) => f.url().startsWith(pages.b))!;
+  await expect
+    .poll(() => crossFrame.evaluate(async () => (await (document as unknown as { modelContext: { getTools(): Promise<{ name: string }[]> } }).modelContext.getTools()).map((t) => t.name)))
+    .toEqual(['cross_frame_tool']);
   const r = await request(ext.worker, { op: 'discover', tabId });
   if (!r.ok) throw new Error(r.error.message);
   const same = r.value.tools.find((t) => t.name === 'same_frame_tool')!;

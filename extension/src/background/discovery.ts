@@ -171,7 +171,7 @@ export async function discoverTab(tabId: number, sharedOrigin: string, deps: Dis
         return [];
       }
       if (f.frameId === 0) support = cleanSupport(report.support);
-      for (const v of report.violations.slice(0, 2 * LIMITS.maxToolsPerFrame)) {
+      for (const v of report.violations.slice(0, 3 * LIMITS.maxToolsPerFrame)) {
         violations.push({ frameId: f.frameId, reason: String(v.reason).slice(0, 64), ...(v.name !== undefined ? { name: String(v.name).slice(0, 128) } : {}), ...(v.detail !== undefined ? { detail: String(v.detail).slice(0, 256) } : {}) });
       }
       return toolsOfReport(report, { tabId, frameId: f.frameId, documentId: f.documentId }, sharedOrigin, violations);

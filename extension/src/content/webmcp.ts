@@ -159,11 +159,13 @@ async function discover(): Promise<FrameReport> {
     if (checked.ok) report.tools.push(raw);
     else report.violations.push(checked.violation);
   }
-  if (all.length > LIMITS.maxToolsPerFrame) {
-    for (const t of all.slice(LIMITS.maxToolsPerFrame)) {
-      report.violations.push({ reason: 'too-many-tools', name: reportName(t.name), detail: `more than ${LIMITS.maxToolsPerFrame} tools in one frame` });
-      if (report.violations.length > 2 * LIMITS.maxToolsPerFrame) break;
-    }
+  // Tools past the limit are named (up to another LIMITS.maxToolsPerFrame), then counted in one entry.
+  const extra = all.slice(LIMITS.maxToolsPerFrame);
+  for (const t of extra.slice(0, LIMITS.maxToolsPerFrame)) {
+    report.violations.push({ reason: 'too-many-tools', name: reportName(t.name), detail: `more than ${LIMITS.maxToolsPerFrame} tools in one frame` });
+  }
+  if (extra.length > LIMITS.maxToolsPerFrame) {
+    report.violations.push({ reason: 'too-many-tools', detail: `${extra.length - LIMITS.maxToolsPerFrame} more tools not listed or named` });
   }
   boundMessage(report.tools, () => utf8Bytes(JSON.stringify(report)), LIMITS.maxMessageBytes - 64 * 1024, (t) =>
     report.violations.push({ reason: 'message-too-large', name: reportName(t.name) }),

@@ -116,6 +116,17 @@ const INSTRUCTION_PATTERNS: RegExp[] = [
   /<\/?\s*(system|assistant|instructions?|im_start|im_end)\b[^>]*>/i,
   /\[\/?INST\]|<\|im_(start|end)\|>|\bBEGIN\s+SYSTEM\b/i,
   /\b(as|you\s+are)\s+an?\s+(ai|assistant|agent|llm|language\s+model)\b/i,
+  // Role labels that fake a conversation turn: "SYSTEM: ...", "(Assistant: ...".
+  /(^|[\n(\[<!-])\s*(system|assistant|developer)\s*:/i,
+  // Claims about approval, addressed to the agent.
+  /\b(pre-?approved|already\s+approved|auto-?approve\w*)\b/i,
+  /\bapprove\w*\s+(\w+\s+){0,3}automatically\b/i,
+  /\b(skip|bypass)\s+(the\s+|any\s+|all\s+)?(confirmation|approval|review)s?\b/i,
+  /\b(approval|confirmation)\s+is\s+not\s+(required|needed|necessary)\b/i,
+  /\bdo\s+not\s+ask\b/i,
+  /\bignore\s+(the\s+)?(user|person|human)\b/i,
+  // Requests to put secrets into arguments.
+  /\b(include|send|provide|enter|add|paste)\b[^.\n]{0,60}\b(card\s*number|cvv|cvc|password|passcode|social\s+security|ssn|one-time\s+code|2fa\s+code|private\s+key)\b/i,
 ];
 
 const ZERO_WIDTH = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD]/;
@@ -123,6 +134,8 @@ const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/;
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
 const TAG_CHARS = /[\u{E0000}-\u{E007F}]/u; // Unicode "tag" characters: invisible ASCII smuggling
 const HTML_COMMENT = /<!--|-->/;
+const INVISIBLE_ALL = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+const TAG_ALL = /[\u{E0000}-\u{E007F}]/gu;
 const LATIN = /\p{Script=Latin}/u;
 const LOOKALIKE_SCRIPTS = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}\p{Script=Cherokee}]/u;
 
@@ -138,7 +151,9 @@ export function textFlags(texts: readonly string[]): string[] {
   const flags = new Set<string>();
   for (const t of texts) {
     if (!t) continue;
-    if (INSTRUCTION_PATTERNS.some((p) => p.test(t))) flags.add('hidden-instructions');
+    // Also read the text as a model would: invisible characters dropped, tag characters decoded to ASCII.
+    const visible = t.replace(INVISIBLE_ALL, '').replace(TAG_ALL, (c) => String.fromCodePoint((c.codePointAt(0) ?? 0xe0000) - 0xe0000));
+    if (INSTRUCTION_PATTERNS.some((p) => p.test(t) || p.test(visible))) flags.add('hidden-instructions');
     if (ZERO_WIDTH.test(t)) flags.add('zero-width');
     if (BIDI_CONTROL.test(t)) flags.add('bidi-control');
     if (CONTROL_CHARS.test(t)) flags.add('control-chars');
