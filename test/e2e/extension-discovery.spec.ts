@@ -57,7 +57,7 @@ test('lists same-origin iframe tools with their frameId; excludes cross-origin a
   // Not vacuous: the cross-origin frame (allow="tools") did register its tool, in its own document.
   const crossFrame = page.frames().find((f) => f.url().startsWith(pages.b))!;
   await expect
-    .poll(() => crossFrame.evaluate(async () => (await (document as unknown as { modelContext: { getTools(): Promise<{ name: string }[]> } }).modelContext.getTools()).map((t) => t.name)))
+    .poll(() => crossFrame.evaluate(async () => (await (globalThis as unknown as { document: { modelContext: { getTools(): Promise<{ name: string }[]> } } }).document.modelContext.getTools()).map((t) => t.name)))
     .toEqual(['cross_frame_tool']);
   const r = await request(ext.worker, { op: 'discover', tabId });
   if (!r.ok) throw new Error(r.error.message);

@@ -81,9 +81,9 @@ test('rug pull after discovery: descriptor-changed, nothing runs', async () => {
   const { page, tabId } = await open('rug-pull');
   const d = await discover(tabId);
   for (const variant of ['description', 'schema', 'title', 'annotations']) {
-    await page.evaluate(() => (window as unknown as { __rugPullReset(): void }).__rugPullReset());
+    await page.evaluate(() => (globalThis as unknown as { __rugPullReset(): void }).__rugPullReset());
     const fresh = named(await discover(tabId), 'get_weather');
-    await page.evaluate((v) => (window as unknown as { __rugPull(v: string): void }).__rugPull(v), variant);
+    await page.evaluate((v) => (globalThis as unknown as { __rugPull(v: string): void }).__rugPull(v), variant);
     const r = await invoke(fresh, { city: 'Paris' });
     expect([variant, r.outcome, r.refusal]).toEqual([variant, 'refused', 'descriptor-changed']);
   }
@@ -93,7 +93,7 @@ test('rug pull after discovery: descriptor-changed, nothing runs', async () => {
 test('navigation: a new document with the identical tool is refused (navigated); another origin ends sharing', async () => {
   const { page, tabId } = await open('navigation');
   const before = named(await discover(tabId), 'place_order');
-  await page.evaluate(() => (window as unknown as { __navigate(k: string): void }).__navigate('same-page'));
+  await page.evaluate(() => (globalThis as unknown as { __navigate(k: string): void }).__navigate('same-page'));
   await expect.poll(async () => (await discover(tabId)).documentId).not.toBe(before.documentId);
   await page.waitForSelector('html[data-ready="true"]');
   const r = await invoke(before, { item: 'book', quantity: 1 });
@@ -102,7 +102,7 @@ test('navigation: a new document with the identical tool is refused (navigated);
   expect(after.descriptorHash).toBe(before.descriptorHash); // identical tool, other document
   expect((await invoke(after, { item: 'book', quantity: 1 })).outcome).toBe('succeeded');
 
-  await page.evaluate(() => (window as unknown as { __navigate(k: string): void }).__navigate('cross-origin'));
+  await page.evaluate(() => (globalThis as unknown as { __navigate(k: string): void }).__navigate('cross-origin'));
   await expect.poll(async () => (await request(ext.worker, { op: 'discover', tabId })).ok).toBe(false);
   const list = await request(ext.worker, { op: 'list-tabs' });
   expect(list.ok && list.value.some((t) => t.tabId === tabId)).toBe(false);

@@ -97,7 +97,7 @@ test('a valid grant runs the tool once and returns its result', async ({ paired:
   const { page, tools } = await setup(ext);
   const r = await request(ext.worker, await invokeReq(tools.add!, { a: 40, b: 2 }));
   expect(r).toMatchObject({ ok: true, value: { outcome: 'succeeded', result: '{"sum":42}', truncated: false, redacted: false } });
-  expect(await page.evaluate(() => (window as unknown as { calls: number }).calls)).toBe(1);
+  expect(await page.evaluate(() => (globalThis as unknown as { calls: number }).calls)).toBe(1);
 });
 
 test('refusals before dispatch: grant-invalid, grant-expired, grant-reused, arguments-mismatch', async ({ paired: ext }) => {
@@ -126,7 +126,7 @@ test('refusals before dispatch: grant-invalid, grant-expired, grant-reused, argu
   const once = await invokeReq(add, { a: 2, b: 2 });
   expect(await code(once)).toBe('succeeded');
   expect(await code(once)).toBe('grant-reused');
-  expect(await page.evaluate(() => (window as unknown as { calls: number }).calls)).toBe(1);
+  expect(await page.evaluate(() => (globalThis as unknown as { calls: number }).calls)).toBe(1);
 });
 
 test('refusals after the page changed: tab-not-shared, navigated, tool-missing, descriptor-changed, tool-blocked', async ({ paired: ext }) => {
@@ -140,10 +140,10 @@ test('refusals after the page changed: tab-not-shared, navigated, tool-missing, 
   expect(tools.login!.blocked).toBe('password-field');
   expect(await code(await invokeReq(tools.login!, { user: 'a', pw: 'b' }))).toBe('tool-blocked');
   // descriptor-changed: the page re-registered `add` with another description
-  await page.evaluate(() => (window as unknown as { changeAdd(): void }).changeAdd());
+  await page.evaluate(() => (globalThis as unknown as { changeAdd(): void }).changeAdd());
   expect(await code(await invokeReq(tools.add!, { a: 1, b: 2 }))).toBe('descriptor-changed');
   // tool-missing: the page unregistered it
-  await page.evaluate(() => (window as unknown as { dropAdd(): void }).dropAdd());
+  await page.evaluate(() => (globalThis as unknown as { dropAdd(): void }).dropAdd());
   expect(await code(await invokeReq(tools.add!, { a: 1, b: 2 }))).toBe('tool-missing');
   // navigated: same origin, new document
   const before = (await discovered(ext, tabId)).boom!;
@@ -186,7 +186,7 @@ test('outcomes: failed, cancelled, outcome-unknown; results redacted and bounded
 test('events: toolchange → tools-changed; same-origin navigation → navigated; cross-origin navigation ends sharing', async ({ paired: ext }) => {
   const rec = await recordEvents(ext.worker);
   const { page, tabId } = await setup(ext);
-  await page.evaluate(() => (window as unknown as { changeAdd(): void }).changeAdd());
+  await page.evaluate(() => (globalThis as unknown as { changeAdd(): void }).changeAdd());
   await expect.poll(async () => (await rec.events()).some((e) => e.kind === 'tools-changed' && e.tabId === tabId && e.frameId === 0)).toBe(true);
 
   await page.goto(`${pages.a}/tools?token=SECRET&x=1`);
