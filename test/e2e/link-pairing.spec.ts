@@ -1,0 +1,54 @@
+/**
+ * Pairing over the REAL link (issue 3, item 9.1): the console core in this
+ * process, Chrome's native messaging starting the real native host, the built
+ * extension. The person compares the code shown in the popup with the
+ * console's and answers in the console (`core.api.confirmPairing`).
+ */
+import { PAIRING_STORAGE_KEY } from '../../extension/src/background/link';
+import { test, expect } from './support/link-fixture';
+
+test('pairing confirmed: the popup and the console show the same code; connected on heartbeats; a paired receipt', async ({ launchWorld }) => {
+  const w = await launchWorld({ pair: false });
+  const { code } = await w.pair();
+  expect(code).toMatch(/^\d{3} \d{3}$/);
+  const s = w.core.link.status();
+  expect(s).toMatchObject({ state: 'connected', paired: true, extensionId: w.extensionId });
+  // "connected" rests on heartbeats: a later pong moves lastHeartbeatAt on (LIMITS.heartbeatIntervalMs).
+  const first = s.lastHeartbeatAt as number;
+  await w.waitForCoreLink((x) => x.state === 'connected' && (x.lastHeartbeatAt ?? 0) > first, 'a heartbeat after pairing', 15_000);
+  await expect.poll(async () => (await w.extensionLinkState()).lastHeartbeatAt ?? 0).toBeGreaterThan(first);
+  const popup = await w.popup();
+  await expect(popup.locator('#link-dot')).toHaveAttribute('data-state', 'connected');
+  await expect(popup.locator('#pairing')).toBeHidden();
+  const paired = w.receipts({ event: 'paired' });
+  expect(paired).toHaveLength(1);
+  expect(paired[0]).toMatchObject({ faculty: 'link', actor: { kind: 'person' }, detail: { extensionId: w.extensionId } });
+  expect(w.receipts({ event: 'link-connected' }).length).toBeGreaterThanOrEqual(1);
+  // The key is stored on both sides: the bridge can sign, the extension holds it in storage.local.
+  expect((await w.core.link.signGrant({ requestId: 'r', tabId: 1, frameId: 0, documentId: 'd', origin: 'http://x', toolName: 't', descriptorHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: 'c'.repeat(32), expiresAt: Date.now() + 1000 })).ok).toBe(true);
+  const stored = await (await w.worker()).evaluate(async (k) => (await chrome.storage.local.get(k))[k] as { pairingId?: string } | undefined, PAIRING_STORAGE_KEY);
+  expect(stored?.pairingId).toBe((paired[0]!.detail as { pairingId: string }).pairingId);
+});
+
+test('pairing rejected in the console: pairing-rejected receipt, the extension shows refused, no key stored on either side', async ({ launchWorld }) => {
+  const w = await launchWorld({ pair: false });
+  const s = await w.waitForCoreLink((x) => x.state === 'awaiting-pairing' && !!x.pairingCode, 'a pairing code');
+  const popup = await w.popup();
+  await expect(popup.locator('#pairing-code')).toHaveText(s.pairingCode as string);
+  expect(await w.core.api.confirmPairing({ accept: false })).toEqual({ ok: true, value: null });
+
+  await expect.poll(() => w.receipts({ event: 'pairing-rejected' }).length).toBe(1);
+  expect(w.receipts({ event: 'pairing-rejected' })[0]).toMatchObject({ faculty: 'link', actor: { kind: 'person' }, detail: { reason: 'person', extensionId: w.extensionId } });
+  expect(w.receipts({ event: 'paired' })).toHaveLength(0);
+  await expect(popup.locator('#link-dot')).toHaveAttribute('data-state', 'refused');
+  await expect(popup.locator('#link-message')).toContainText('rejected');
+  await expect(popup.locator('#retry')).toBeVisible();
+  await expect(popup.locator('#pairing')).toBeHidden();
+  expect(await w.extensionLinkState()).toMatchObject({ state: 'refused', paired: false });
+  const stored = await (await w.worker()).evaluate(async (k) => (await chrome.storage.local.get(k))[k] ?? null, PAIRING_STORAGE_KEY);
+  expect(stored).toBeNull();
+  expect(w.core.link.status().paired).toBe(false);
+  expect(await w.core.link.signGrant({ requestId: 'r', tabId: 1, frameId: 0, documentId: 'd', origin: 'http://x', toolName: 't', descriptorHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: 'c'.repeat(32), expiresAt: Date.now() + 1000 })).toMatchObject({ ok: false, error: { code: 'not-paired' } });
+  // A rejection needs the person: the extension does not retry on its own, so no new code appears.
+  expect(w.core.link.status().state).not.toBe('awaiting-pairing');
+});
