@@ -99,14 +99,14 @@ test('toolchange in the page reaches the console as a tools-changed event, and t
   const before = await world.discover(tabId);
   expect(names(before)).toEqual(['get_time', 'unlock_advanced_tools']);
   const seen = world.events.length;
-  expect(await page.evaluate(() => (window as unknown as { __changing: { toggleExtra(): Promise<boolean> } }).__changing.toggleExtra())).toBe(true);
+  expect(await page.evaluate(() => (globalThis as unknown as { __changing: { toggleExtra(): Promise<boolean> } }).__changing.toggleExtra())).toBe(true);
   await expect
     .poll(() => world.events.slice(seen).find((e) => e.kind === 'tools-changed'))
     .toEqual({ kind: 'tools-changed', tabId, frameId: 0, documentId: before.documentId });
   expect(names(await world.discover(tabId))).toEqual(['extra_tool', 'get_time', 'unlock_advanced_tools']);
   // A declarative tool added to the DOM counts as a change too.
   const seen2 = world.events.length;
-  await page.evaluate(() => (window as unknown as { __changing: { addForm(): unknown } }).__changing.addForm());
+  await page.evaluate(() => (globalThis as unknown as { __changing: { addForm(): unknown } }).__changing.addForm());
   await expect.poll(() => world.events.slice(seen2).some((e) => e.kind === 'tools-changed' && e.tabId === tabId)).toBe(true);
   expect(names(await world.discover(tabId))).toContain('dynamic_form');
 });

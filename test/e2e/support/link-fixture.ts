@@ -343,7 +343,7 @@ export async function startLinkWorld(opts: LinkWorldOptions = {}): Promise<LinkW
     hostPids: () => pidsWith(socketPath),
     receipts: (q = {}) => world.core.ledger.query({ limit: 500, ...q }).receipts,
     async execCount(page, name) {
-      return page.evaluate((n) => ((window as unknown as { __echoExecCount?: Record<string, number> }).__echoExecCount ?? {})[n] ?? 0, name);
+      return page.evaluate((n) => ((globalThis as unknown as { __echoExecCount?: Record<string, number> }).__echoExecCount ?? {})[n] ?? 0, name);
     },
     async close() {
       await ext.context.close().catch(() => undefined);
@@ -370,7 +370,6 @@ export async function startLinkWorld(opts: LinkWorldOptions = {}): Promise<LinkW
  */
 export const test = base.extend<{ world: LinkWorld; launchWorld: (o?: LinkWorldOptions) => Promise<LinkWorld> }, { demo: DemoServers }>({
   demo: [
-    // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
       const servers = await startDemoServers();
       await use(servers);
