@@ -257,6 +257,8 @@ describe('query', () => {
       ['time >= 1 AND time <= 2', /SEARCH receipts USING INDEX receipts_time \(time>\? AND time<\?\)/],
       ["origin = 'x' AND time >= 1 AND time <= 2", /USING INDEX receipts_origin \(origin=\? AND time>\? AND time<\?\)/],
       ["tool_name = 'x' AND (time, seq) < (5, 9)", /USING INDEX receipts_tool \(tool_name=\? AND time<\?\)/],
+      ["origin = 'x' AND event = 'y'", /SEARCH receipts USING INDEX receipts_(origin|event)/],
+      ["tool_name = 'x' AND event = 'y' AND origin = 'z'", /SEARCH receipts USING INDEX receipts_(origin|event|tool)/],
       ['1', /SCAN receipts USING INDEX receipts_time/],
     ];
     for (const [where, want] of cases) {

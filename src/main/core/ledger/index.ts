@@ -261,7 +261,7 @@ export class Ledger {
    * from a previous page's `nextCursor`, which is null on the last page.
    * Pages are stable while receipts are appended: a cursor names the (time, seq)
    * of the last receipt shown, and newer receipts sort above it. Each filter has
-   * an index ending in (time, seq), so a page costs one index walk (schema.ts).
+   * an index led by it and followed by (time, seq), so a page costs one index walk (schema.ts).
    * @throws LedgerInputError for a bad filter, limit or cursor.
    */
   query(q: ReceiptQuery = {}): ReceiptPage {

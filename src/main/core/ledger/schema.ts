@@ -25,10 +25,12 @@ WHEN NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM receipts)
 BEGIN SELECT RAISE(ABORT, 'receipts are append-only: INSERT must take the next seq'); END;
 `;
 
-// seq is the rowid (INTEGER PRIMARY KEY), and SQLite ends every index with the
-// rowid, so (column, time) is really (column, time, seq): a filtered page in
-// `query`'s order (time DESC, seq DESC), with or without a time range, is one
-// backward walk of one index, with no sort, whatever the table's size.
+// Indexes serve `query`'s order, (time DESC, seq DESC): each filter column is
+// followed by (time, seq), so a filtered page, with or without a time range, is
+// one backward walk of one index with no sort. The other filter columns ride
+// along at the end, so a second equality filter (origin + event, say) is checked
+// inside the index and only matching rows are read from the table.
+// (SQLite ends every index with the rowid, which is seq, so (time) alone already orders by (time, seq).)
 // AUTOINCREMENT keeps the highest seq ever issued in sqlite_sequence, which lets
 // verify notice a deleted tail even without a checkpoint (defence in depth only:
 // sqlite_sequence is an ordinary table an attacker can edit too).
@@ -53,9 +55,9 @@ CREATE TABLE receipts (
   hash            TEXT    NOT NULL
 ) STRICT;
 CREATE INDEX receipts_time ON receipts(time);
-CREATE INDEX receipts_origin ON receipts(origin, time);
-CREATE INDEX receipts_tool ON receipts(tool_name, time);
-CREATE INDEX receipts_event ON receipts(event, time);
+CREATE INDEX receipts_origin ON receipts(origin, time, seq, event, tool_name);
+CREATE INDEX receipts_tool ON receipts(tool_name, time, seq, event, origin);
+CREATE INDEX receipts_event ON receipts(event, time, seq, origin, tool_name);
 CREATE INDEX receipts_request ON receipts(request_id, time);
 `;
 
