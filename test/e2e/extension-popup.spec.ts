@@ -1,3 +1,4 @@
+/// <reference types="chrome" />
 /**
  * The popup, opened as a page of the extension (headless Chromium has no
  * toolbar to click): link state shown plainly, refusal reasons for pages that
@@ -38,4 +39,31 @@ test('shows the link state, refuses extension pages with a reason, lists and sto
   const list = await request(ext.worker, { op: 'list-tabs' });
   expect(list.ok && list.value).toEqual([]);
   expect(tabId).toBeGreaterThan(0);
+});
+
+test('"Share this tab" shares the active tab of the last focused window; "Stop sharing" stops it', async ({ ext }) => {
+  const page = await ext.context.newPage();
+  await page.goto(`${pages.a}/p`);
+  // The popup in its own window, with the page's window focused: the popup's "active tab" is the page, as with the toolbar popup.
+  const popupOpened = ext.context.waitForEvent('page');
+  const focusPage = () =>
+    ext.worker.evaluate(async (url) => {
+      const [tab] = await chrome.tabs.query({ url: `${url}*` });
+      await chrome.windows.update(tab!.windowId, { focused: true });
+      return tab!.id!;
+    }, `${pages.a}/p`);
+  await ext.worker.evaluate(() => chrome.windows.create({ url: chrome.runtime.getURL('popup/popup.html'), type: 'popup', focused: false }));
+  const tabId = await focusPage();
+  const popup = await popupOpened;
+  await expect(popup.locator('#active-title')).toHaveText('Shop page');
+  // dispatchEvent, not click(): Playwright's click would focus the popup's window, making it the "active tab".
+  await popup.locator('#share').dispatchEvent('click');
+  await expect(popup.locator('#shared li span')).toHaveText('Shop page');
+  const list = await request(ext.worker, { op: 'list-tabs' });
+  expect(list.ok && list.value.map((t) => t.tabId)).toEqual([tabId]);
+  await expect(popup.locator('#unshare')).toBeVisible();
+  await popup.locator('#unshare').dispatchEvent('click');
+  await expect(popup.locator('#shared li')).toHaveCount(0);
+  const after = await request(ext.worker, { op: 'list-tabs' });
+  expect(after.ok && after.value).toEqual([]);
 });
