@@ -19,6 +19,8 @@
  * Both 2 and 3 need a network; without one the script fails with one plain line.
  *
  * CLI:   node scripts/electron-sqlite.mjs [--electron <version>] [--root <dir>]
+ *                                         [--platform <p>] [--arch <a>] (packaging for another target;
+ *                                          only the download works across targets)
  *                                         [--no-compile] [--print-path] [--quiet]
  *        exits 0 when the binary is ready (prints its path), 1 with one line
  *        "electron-sqlite: <reason>" otherwise.
@@ -174,6 +176,7 @@ export async function ensureElectronSqlite(opts = {}) {
   const platform = opts.platform || process.platform;
   const arch = opts.arch || process.arch;
   const log = opts.log || (() => {});
+  if (!/^[a-z0-9_]+$/.test(platform) || !/^[a-z0-9_]+$/.test(arch)) return { ok: false, reason: `not a platform/arch: ${platform}/${arch}` };
   try {
     const c = describeCheckout({ root, electronVersion: opts.electronVersion });
     if (!c.ok) return c;
@@ -193,7 +196,7 @@ export async function ensureElectronSqlite(opts = {}) {
       const reasons = [];
       if (!got.ok) {
         reasons.push(got.reason);
-        if (opts.compile !== false) {
+        if (opts.compile !== false && platform === process.platform) {
           log(`no prebuilt binary (${got.reason}); compiling against Electron headers`);
           got = tryCompile(staging, c.bsDir, c, arch);
           if (!got.ok) reasons.push(got.reason);
@@ -229,6 +232,8 @@ function parseArgs(argv) {
     const a = argv[i];
     if (a === '--electron') o.electronVersion = argv[++i];
     else if (a === '--root') o.root = argv[++i];
+    else if (a === '--platform') o.platform = argv[++i];
+    else if (a === '--arch') o.arch = argv[++i];
     else if (a === '--no-compile') o.compile = false;
     else if (a === '--print-path') o.printPath = true;
     else if (a === '--quiet') o.quiet = true;
@@ -246,13 +251,17 @@ async function main() {
     return 2;
   }
   if (o.printPath) {
+    if (!/^[a-z0-9_]+$/.test(o.platform || 'x') || !/^[a-z0-9_]+$/.test(o.arch || 'x')) {
+      process.stderr.write(`electron-sqlite: not a platform/arch: ${o.platform}/${o.arch}\n`);
+      return 1;
+    }
     const c = describeCheckout({ root: path.resolve(o.root || DEFAULT_ROOT), electronVersion: o.electronVersion });
     if (!c.ok) {
       process.stderr.write(`electron-sqlite: ${c.reason}\n`);
       return 1;
     }
     process.stdout.write(path.join(path.resolve(o.root || DEFAULT_ROOT), '.electron-abi',
-      electronBindingKey(c.bsVersion, c.electronVersion, process.platform, process.arch)) + '\n');
+      electronBindingKey(c.bsVersion, c.electronVersion, o.platform || process.platform, o.arch || process.arch)) + '\n');
     return 0;
   }
   const r = await ensureElectronSqlite({ ...o, log: o.quiet ? undefined : (l) => process.stderr.write(`electron-sqlite: ${l}\n`) });
