@@ -12,7 +12,7 @@ import { sha256HexSync } from '../../src/shared/digest-node';
 import { LIMITS, utf8Bytes } from '../../src/shared/limits';
 import type { Receipt, ReceiptInput } from '../../src/shared/receipt';
 import {
-  GENESIS_PREV_HASH, Ledger, LedgerFormatError, LedgerInputError, LedgerStateError, TRUNCATION_KEY, MAX_PAGE_LIMIT,
+  GENESIS_PREV_HASH, Ledger, LedgerFormatError, LedgerInputError, LedgerStateError, TRUNCATION_KEY, MAX_PAGE_LIMIT, VERIFY_CHUNK,
 } from '../../src/main/core/ledger/index';
 import { consoleInput, fullInput, tempDir } from './support/ledger-fixtures';
 
@@ -285,6 +285,40 @@ describe('checkpoints', () => {
     const r = ledger.verifyAgainst({ count: 2, headHash: 'f'.repeat(64), time: 0 });
     expect(r).toMatchObject({ ok: false, firstBroken: { seq: 2, reason: expect.stringMatching(/history rewritten/) } });
     expect(() => ledger.verifyAgainst({ count: -1, headHash: 'x' } as never)).toThrow(LedgerInputError);
+  });
+});
+
+describe('verify in chunks', () => {
+  const N = 2 * VERIFY_CHUNK + 500;
+  beforeEach(() => {
+    for (let i = 0; i < N; i += 5000) ledger.appendBatch(Array.from({ length: Math.min(5000, N - i) }, (_, k) => consoleInput({ detail: { i: i + k } })));
+  });
+
+  it('verify and verifyAsync agree across chunk boundaries, with progress after each chunk', async () => {
+    const seen: number[] = [];
+    const sync = ledger.verify({ onProgress: (n) => seen.push(n) });
+    expect(sync).toEqual({ ok: true, count: N, headHash: ledger.head().headHash });
+    expect(seen).toEqual([VERIFY_CHUNK, 2 * VERIFY_CHUNK]);
+    expect(await ledger.verifyAsync()).toEqual(sync);
+  });
+
+  it('names a break at the first row of the second chunk (the link crosses the boundary)', async () => {
+    const raw = new Database(tmp.file('l.db'));
+    raw.exec('DROP TRIGGER receipts_no_update');
+    raw.prepare(`UPDATE receipts SET prev_hash = '${'e'.repeat(64)}' WHERE seq = ${VERIFY_CHUNK + 1}`).run();
+    raw.close();
+    const want = { ok: false, count: VERIFY_CHUNK, firstBroken: { seq: VERIFY_CHUNK + 1, reason: `prevHash does not match the hash of receipt ${VERIFY_CHUNK}` } };
+    expect(ledger.verify()).toMatchObject(want);
+    expect(await ledger.verifyAsync()).toMatchObject(want);
+  });
+
+  it('verifyAsync lets appends run between chunks, covers the head it started from, and can be aborted', async () => {
+    const pending = ledger.verifyAsync({ onProgress: () => ledger.append(consoleInput()) });
+    expect(await pending).toMatchObject({ ok: true, count: N });
+    expect(ledger.head().count).toBe(N + 2);
+    const ac = new AbortController();
+    const aborted = ledger.verifyAsync({ signal: ac.signal, onProgress: () => ac.abort(new Error('stop')) });
+    await expect(aborted).rejects.toThrow('stop');
   });
 });
 
