@@ -12,7 +12,7 @@ import type { RawTool } from './inspect';
 
 export type ToContent =
   /** List this document's tools (limits applied, see FrameReport). */
-  | { type: 'echo:discover' }
+  | { type: 'echo:discover'; /** Only the tools of this exact name (the rediscovery right before dispatch). */ name?: string }
   /** Dispatch one tool: re-read getTools(), require exactly one `toolName` whose canonical descriptor is `expected`, then executeTool. */
   | { type: 'echo:execute'; requestId: string; toolName: string; expected: string; args: Record<string, unknown> }
   /** Abort the executeTool signal of `requestId`. */
