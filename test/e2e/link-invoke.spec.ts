@@ -8,6 +8,7 @@
  * (`window.__echoExecCount`, counted in the page's main world).
  */
 import type { Page } from '@playwright/test';
+import { descriptorHash } from '../../src/shared/canonical';
 import type { Result } from '../../src/shared/result';
 import type { DiscoveryResult, InvocationResult, ToolDescriptor } from '../../src/shared/types';
 import { test, expect, until, type InvokeRequest, type LinkWorld } from './support/link-fixture';
@@ -179,4 +180,27 @@ test('same-name frames: no tool-ambiguous in Chromium 156; each frame runs its o
   crossed.frameId = frameId;
   crossed.documentId = tool(d, 'search', frameId).documentId;
   expect(await outcome(world, crossed)).toBe('grant-invalid');
+});
+
+test('a tool past the per-frame limit is never run, even with a grant carrying its true descriptor hash', async ({ world }) => {
+  // The rediscovery before dispatch asks the content script for one name only; it must still apply the
+  // limit of a full discovery (only the first LIMITS.maxToolsPerFrame tools of a frame count).
+  const { page, tabId } = await world.openShared(world.demo.url('many-tools'));
+  const d = await world.discover(tabId);
+  expect(d.tools.some((t) => t.name === 'tool_0100')).toBe(false);
+  const pageHash = async (name: string) => {
+    const raw = await page.evaluate(async (n) => {
+      const mc = (globalThis as unknown as { document: { modelContext: { getTools(): Promise<Record<string, unknown>[]> } } }).document.modelContext;
+      const t = (await mc.getTools()).find((x) => x.name === n)!;
+      return { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations, origin: t.origin } as Record<string, unknown>;
+    }, name);
+    return descriptorHash(raw as never);
+  };
+  const listed = tool(d, 'tool_0001');
+  expect(await pageHash('tool_0001')).toBe(listed.descriptorHash); // the hash below is computed the extension's way
+  const beyond = { ...listed, name: 'tool_0100', descriptorHash: await pageHash('tool_0100') };
+  expect(await outcome(world, await world.invokeRequest(beyond, { value: 1 }))).toBe('descriptor-changed');
+  expect(await world.execCount(page, 'tool_0100')).toBe(0);
+  // The same request shape for a listed tool runs.
+  expect(await outcome(world, await world.invokeRequest(listed, { value: 1 }))).toBe('succeeded');
 });
