@@ -242,7 +242,9 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
         return err('invalid-query', toErrorInfo(e).message);
       }
     }),
-    verifyLedger: handler('verifyLedger', () => ok(ledger.verify())),
+    // verifyAsync yields to the event loop between chunks: a million-receipt check
+    // must not freeze the Electron main thread (and with it the approval dialog).
+    verifyLedger: handler('verifyLedger', async () => ok(await ledger.verifyAsync())),
     confirmPairing: handler('confirmPairing', (p) => link.confirmPairing(p.accept)),
     unpair: handler('unpair', () => link.unpair()),
     listShareableTabs: handler('listShareableTabs', () => link.request({ op: 'list-shareable-tabs' }, { timeoutMs: 10_000 })),
