@@ -184,6 +184,7 @@ test('main job: list_tabs, discover, and an approved set_cart_quantity change th
 
   // The agent asks to set the mug quantity, based on the current revision.
   const before = await storeState(store);
+  const runsBefore = await job.execCount(store, 'set_cart_quantity');
   const args = { productId: 'mug', quantity: before.mug + 3, expectedRevision: before.revision };
   const expectedArgsHash = await argumentsHash(args);
   const pending = invoke(client, storeTabId, tool, args);
@@ -235,6 +236,7 @@ test('main job: list_tabs, discover, and an approved set_cart_quantity change th
   await expect(dialog()).toBeVisible();
   expect(job.core.broker.approvals.list().map((a) => a.requestId)).toContain(view.requestId);
   expect(receiptsOf(view.requestId).map((r) => r.event)).not.toContain('approved');
+  expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore);
 
   // "Approve once" (armed after a second) does.
   await expect(field('approve-button')).toBeEnabled();
@@ -246,6 +248,7 @@ test('main job: list_tabs, discover, and an approved set_cart_quantity change th
   // The page changed: DOM quantity and revision.
   await expect(store.getByTestId('product-mug')).toHaveAttribute('data-quantity', String(args.quantity));
   await expect(store.getByTestId('store')).toHaveAttribute('data-revision', String(before.revision + 1));
+  expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore + 1);
 
   // The agent got the new revision and a receipt id.
   const [resultHead, resultBlock] = texts(result);
@@ -282,6 +285,7 @@ test('deny: the agent is told, with the reason; the page is unchanged; a denied 
   const { tools } = await discover(client, storeTabId);
   const tool = tools.find((t) => t.name === 'set_cart_quantity') as DiscoveredTool;
   const before = await storeState(store);
+  const runsBefore = await job.execCount(store, 'set_cart_quantity');
   const pending = invoke(client, storeTabId, tool, { productId: 'tee', quantity: before.tee + 2 });
   const view = await waitForApproval(job.core, (a) => a.toolName === 'set_cart_quantity');
   await expect(dialog()).toBeVisible();
@@ -293,6 +297,7 @@ test('deny: the agent is told, with the reason; the page is unchanged; a denied 
   expect(e.text).toContain('Their reason: Not the tee, please');
   expect(e.requestId).toBe(view.requestId);
   expect(await storeState(store)).toEqual(before);
+  expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore);
   const trail = receiptsOf(view.requestId);
   expect(trail.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'denied']);
   expect(trail[3]).toMatchObject({ actor: { kind: 'person' }, detail: { reason: 'Not the tee, please' } });
@@ -310,6 +315,7 @@ test('expiry: with a 10 s approval timeout set in Settings, an unanswered reques
     const { tools } = await discover(client, storeTabId);
     const tool = tools.find((t) => t.name === 'set_cart_quantity') as DiscoveredTool;
     const before = await storeState(store);
+    const runsBefore = await job.execCount(store, 'set_cart_quantity');
     const pending = invoke(client, storeTabId, tool, { productId: 'mug', quantity: 1 });
     const view = await waitForApproval(job.core, (a) => a.toolName === 'set_cart_quantity');
     expect(view.expiresAt - view.createdAt).toBe(10_000);
@@ -319,6 +325,7 @@ test('expiry: with a 10 s approval timeout set in Settings, an unanswered reques
     const e = toolError(await pending);
     expect(e.code).toBe('expired');
     expect(await storeState(store)).toEqual(before);
+    expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore);
     const trail = receiptsOf(view.requestId);
     expect(trail.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'expired']);
     expect(trail[3]?.actor).toEqual({ kind: 'console' });
@@ -334,6 +341,7 @@ test('invalid arguments: ajv failing paths go back to the agent, no dialog is sh
   const { tools } = await discover(client, storeTabId);
   const tool = tools.find((t) => t.name === 'set_cart_quantity') as DiscoveredTool;
   const before = await storeState(store);
+  const runsBefore = await job.execCount(store, 'set_cart_quantity');
   const shown: string[] = [];
   const unsub = job.core.onEvent((e) => {
     if (e.kind === 'approvals') shown.push(...e.approvals.map((a) => a.requestId));
@@ -350,6 +358,7 @@ test('invalid arguments: ajv failing paths go back to the agent, no dialog is sh
   expect(paths.find((p) => p.instancePath === '/quantity')?.message).toMatch(/<= 99/);
   expect(paths.find((p) => p.instancePath === '')?.message).toMatch(/additional properties/);
   expect(shown).toEqual([]);
+  expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore);
   await expect((job.consolePage as Page).getByTestId('approvals-empty')).toBeVisible();
   expect(await storeState(store)).toEqual(before);
   const trail = receiptsOf(e.requestId);
@@ -375,6 +384,7 @@ test('rug pull between approval and dispatch: the page swaps the tool while the 
 
     const e = toolError(await pending);
     expect(e.code).toBe('descriptor-changed');
+    expect(await job.execCount(page, 'get_weather')).toBe(0); // neither the original nor the pulled tool ran
     const trail = receiptsOf(view.requestId);
     expect(trail.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'refused']);
     expect(trail[5]?.detail).toMatchObject({ code: 'descriptor-changed', by: 'extension' });
@@ -402,6 +412,7 @@ test('navigation: while the dialog is open the request is withdrawn; between app
     await page.waitForURL(target);
     const e1 = toolError(await first);
     expect(e1.code).toBe('cancelled');
+    expect(await job.execCount(page, 'place_order')).toBe(0); // (a new document: nothing ran in it either)
     expect(e1.text).toMatch(/navigated away/);
     await expect(dialog()).toBeHidden();
     const trail1 = receiptsOf(view.requestId);
@@ -433,6 +444,7 @@ test('navigation: while the dialog is open the request is withdrawn; between app
     );
     const e2 = toolError(second);
     expect(e2.code).toBe('navigated');
+    expect(await job.execCount(page, 'place_order')).toBe(0);
     expect(await job.topDocumentId(tabId)).not.toBe(oldDocument);
     const trail2 = receiptsOf(e2.requestId);
     expect(trail2.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'refused']);
@@ -446,6 +458,7 @@ test('a used grant is never accepted again: replayed on the link, and slipped in
   const { tools } = await discover(client, storeTabId);
   const tool = tools.find((t) => t.name === 'set_cart_quantity') as DiscoveredTool;
   const before = await storeState(store);
+  const runsBefore = await job.execCount(store, 'set_cart_quantity');
   let captured: Extract<ConsoleRequest, { op: 'invoke' }> | null = null;
 
   // A normal approved invocation; the invoke the broker sends (with its grant) is captured on the way.
@@ -475,6 +488,7 @@ test('a used grant is never accepted again: replayed on the link, and slipped in
   const replay = await job.core.link.request(used as Extract<ConsoleRequest, { op: 'invoke' }>, { timeoutMs: 20_000 });
   expect(replay).toMatchObject({ ok: true, value: { outcome: 'refused', refusal: 'grant-reused' } });
   expect((await storeState(store)).revision).toBe(before.revision + 1);
+  expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore + 1);
 
   // 2. A new approved request dispatched with the used grant instead of a fresh one.
   const second = await withLinkPatch(
@@ -494,6 +508,7 @@ test('a used grant is never accepted again: replayed on the link, and slipped in
   expect(trail.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'refused']);
   expect(trail[5]?.detail).toMatchObject({ code: 'grant-reused', by: 'extension' });
   expect((await storeState(store)).revision).toBe(before.revision + 1);
+  expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore + 1);
 });
 
 test('the MCP endpoint: no or a wrong bearer token is 401, any browser Origin header is 403', async () => {

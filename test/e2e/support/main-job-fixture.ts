@@ -44,7 +44,34 @@ export interface MainJobOptions {
   ui?: boolean;
   /** Approval timeout for this core (ms); default: settings.json's (so the UI/API can change it). */
   approvalTimeoutMs?: number;
+  /** Count each page tool execution (see EXEC_COUNTER). Default true; the benchmark turns it off. */
+  countExecutions?: boolean;
 }
+
+/**
+ * Counts page tool executions per name in `window.__echoExecCount`, from an init script in
+ * the page's main world that wraps `registerTool`'s `execute` (the descriptor, hence its
+ * hash, is unchanged). The same approach as test/e2e/support/link-fixture.ts, which landed
+ * after this fixture; it is the proof that a refused request never ran the page's tool.
+ */
+const EXEC_COUNTER = `(() => {
+  const mc = document.modelContext;
+  if (!mc) return;
+  const proto = Object.getPrototypeOf(mc);
+  const register = proto.registerTool;
+  if (typeof register !== 'function' || register.__echoCounted) return;
+  const counts = (window.__echoExecCount = window.__echoExecCount || {});
+  const wrapped = function (tool, options) {
+    if (tool && typeof tool === 'object' && typeof tool.execute === 'function') {
+      const execute = tool.execute;
+      const name = String(tool.name);
+      tool = Object.assign({}, tool, { execute: function (...args) { counts[name] = (counts[name] || 0) + 1; return execute.apply(this, args); } });
+    }
+    return register.call(this, tool, options);
+  };
+  wrapped.__echoCounted = true;
+  proto.registerTool = wrapped;
+})();`;
 
 export interface MainJob {
   /** The run's temporary folder (data, socket, profile, copies of the builds). */
@@ -67,6 +94,8 @@ export interface MainJob {
   tabIdOf(page: Page): Promise<number>;
   /** The top frame's documentId as Chrome reports it (chrome.webNavigation.getFrame), from the worker. */
   topDocumentId(tabId: number): Promise<string>;
+  /** How often the page's tool `name` ran in this document (needs `countExecutions`). */
+  execCount(page: Page, name: string): Promise<number>;
   /** Share a tab through the console API (the UI path is in the spec). */
   shareThroughApi(page: Page): Promise<number>;
   /** An MCP SDK client over Streamable HTTP with the bearer token. */
@@ -175,6 +204,7 @@ export async function startMainJob(opts: MainJobOptions = {}): Promise<MainJob> 
       args: [...CHROMIUM_ARGS, `--disable-extensions-except=${extDir}`, `--load-extension=${extDir}`],
     });
     cleanup.push(() => context.close());
+    if (opts.countExecutions !== false) await context.addInitScript(EXEC_COUNTER);
     const isOurs = (w: Worker) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`);
     const worker = context.serviceWorkers().find(isOurs) ?? (await context.waitForEvent('serviceworker', { predicate: isOurs, timeout: 20_000 }));
 
@@ -218,6 +248,9 @@ export async function startMainJob(opts: MainJobOptions = {}): Promise<MainJob> 
         const id = await worker.evaluate(async (t) => (await chrome.webNavigation.getFrame({ tabId: t, frameId: 0 }))?.documentId ?? '', tabId);
         if (!id) throw new Error(`no top frame for tab ${tabId}`);
         return id;
+      },
+      execCount(page, name) {
+        return page.evaluate((n) => ((globalThis as unknown as { __echoExecCount?: Record<string, number> }).__echoExecCount ?? {})[n] ?? 0, name);
       },
       async shareThroughApi(page) {
         const tabId = await tabIdOf(page);
