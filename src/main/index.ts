@@ -17,6 +17,8 @@ import { createMainWindow, revealWindow } from './window';
 
 const PRELOAD = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
+// The bundled native host (npm run build:tools); Chrome starts it through the manifests the core writes.
+const HOST_SCRIPT = fileURLToPath(new URL('../tools/native-host.mjs', import.meta.url));
 
 // Must happen before `ready` (Electron: protocol.registerSchemesAsPrivileged).
 protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
@@ -41,7 +43,8 @@ async function main(): Promise<void> {
 
   const dataDir = app.getPath('userData');
   const secrets = new SafeStorageSecretStore(safeStorage, dataDir, (m) => console.warn(`echo-console: ${m}`));
-  const core = createConsoleCore({ dataDir, secretStore: secrets });
+  // The launcher runs the bundled native host with `node` from PATH, else this Electron binary as Node (docs/link.md).
+  const core = createConsoleCore({ dataDir, secretStore: secrets, nativeHost: { hostScript: HOST_SCRIPT, appExecutable: process.execPath } });
   await core.start();
 
   const notifier = new ApprovalNotifier(() => revealWindow(win));

@@ -21,6 +21,7 @@ import { err, ok, toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import { AgentEndpoint } from './agent';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
+import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
 import { Broker } from './broker';
 import { Ledger } from './ledger';
 import { ToolRouter, type PolicyRule } from './policy';
@@ -49,6 +50,14 @@ export interface ConsoleCoreOptions {
   policyRules?: PolicyRule[];
   /** The command line shown to the person for stdio MCP clients (default: `node <repo>/bin/echo-console-mcp.mjs --data-dir <dataDir>`). */
   stdioCommand?: string;
+  /**
+   * Write (or repair) the native messaging host launcher (in dataDir/native-host) and the
+   * host manifests of the installed browsers at `start()`, so Chrome can start the host
+   * that reaches this console's socket (docs/link.md, "The native host"). Without it the
+   * extension finds no host. Failures are reported in `nativeHostReport`, never fatal.
+   * Tests leave it out and write a manifest into their own browser profile instead.
+   */
+  nativeHost?: { hostScript: string; nodePath?: string | null; appExecutable?: string | null };
   /** UNIT TESTS ONLY: use this link instead of the real Bridge. */
   link?: ExtensionLink;
   /** Reported to the extension and to MCP clients. */
@@ -74,6 +83,8 @@ export interface ConsoleCore {
   readonly link: ExtensionLink;
   readonly settings: SettingsStore;
   readonly agentEndpoint: AgentEndpoint;
+  /** What `start()` did with the native host manifests (null without `opts.nativeHost`, or before start). */
+  readonly nativeHostReport: RepairReport | null;
 }
 
 // ---- payload schemas, one per ConsoleApi method ------------------------------------
@@ -145,10 +156,11 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     }
   };
 
+  const socketPath = opts.socketPath ?? defaultSocketPath();
   const link: ExtensionLink =
     opts.link ??
     new Bridge({
-      socketPath: opts.socketPath ?? defaultSocketPath(),
+      socketPath,
       expectedExtensionIds: opts.extensionIds ?? [EXTENSION_ID],
       secretStore: opts.secretStore ?? new FileSecretStore(join(opts.dataDir, 'secrets.json'), (m) => log.warn(m)),
       consoleVersion: opts.consoleVersion ?? '0.1.0',
@@ -287,6 +299,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
 
   let started = false;
   let stopped = false;
+  let nativeHostReport: RepairReport | null = null;
   return {
     api,
     ledger,
@@ -296,6 +309,9 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     agentEndpoint,
     get endpoint() {
       return endpoint();
+    },
+    get nativeHostReport() {
+      return nativeHostReport;
     },
     onEvent(listener) {
       listeners.add(listener);
@@ -317,6 +333,21 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
         throw e;
       }
       emit({ kind: 'endpoint', endpoint: endpoint() });
+      if (opts.nativeHost && link instanceof Bridge) {
+        try {
+          nativeHostReport = await repairHostManifests({
+            extensionIds: opts.extensionIds ?? [EXTENSION_ID],
+            socketPath,
+            launcherDir: join(opts.dataDir, 'native-host'),
+            hostScript: opts.nativeHost.hostScript,
+            nodePath: opts.nativeHost.nodePath ?? null,
+            appExecutable: opts.nativeHost.appExecutable ?? null,
+          });
+          if (nativeHostReport.failed) log.warn('some native host manifests could not be written', nativeHostReport.items.filter((i) => i.action === 'failed'));
+        } catch (e) {
+          log.warn('could not write the native host manifests', toErrorInfo(e));
+        }
+      }
       if (link.status().state === 'connected') void refreshSharedTabs();
     },
     async stop() {

@@ -12,11 +12,14 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConsoleCore } from '../core';
+import type { RepairReport } from '../core/bridge/host-manifest';
 import { resolveDataDir } from '../data-dir';
 import { portFrom, startWebHost } from './server';
 
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 const EXTENSION_DIR = path.resolve(fileURLToPath(new URL('../../extension/dist/', import.meta.url)));
+/** The bundled native host (npm run build:tools), which Chrome starts through the manifests the core writes. */
+const HOST_SCRIPT = fileURLToPath(new URL('../tools/native-host.mjs', import.meta.url));
 
 async function main(): Promise<void> {
   const port = portFrom(process.argv.slice(2), process.env);
@@ -24,7 +27,12 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
   // $ECHO_CONSOLE_SOCKET: the same override the native host honours (src/native-host/socket-path.ts).
-  const core = createConsoleCore({ dataDir, ...(process.env.ECHO_CONSOLE_SOCKET ? { socketPath: process.env.ECHO_CONSOLE_SOCKET } : {}) });
+  const core = createConsoleCore({
+    dataDir,
+    ...(process.env.ECHO_CONSOLE_SOCKET ? { socketPath: process.env.ECHO_CONSOLE_SOCKET } : {}),
+    // This process is Node: the launcher runs the host with the same binary.
+    nativeHost: { hostScript: HOST_SCRIPT, nodePath: process.execPath },
+  });
   await core.start();
   const host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port });
 
@@ -38,6 +46,7 @@ async function main(): Promise<void> {
     existsSync(path.join(EXTENSION_DIR, 'manifest.json'))
       ? `  Extension:     ${EXTENSION_DIR}  (chrome://extensions → Developer mode → Load unpacked)`
       : `  Extension:     ${EXTENSION_DIR}  (not built yet: run \`npm run build:extension\`)`,
+    `  Native host:   ${nativeHostLine(core.nativeHostReport)}`,
     `  Data:          ${dataDir}`,
     'Open the console URL in Chrome or Chromium. Press Ctrl+C to stop.',
   ];
@@ -52,6 +61,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Which browsers can now start the native host, in one line. */
+function nativeHostLine(r: RepairReport | null): string {
+  if (!r) return '(not written)';
+  const manifests = r.items.filter((i) => i.kind === 'manifest' || i.kind === 'registry');
+  const names: Record<string, string> = { chrome: 'Chrome', chromium: 'Chromium', edge: 'Edge', brave: 'Brave' };
+  const label = (i: { browser?: string }) => names[i.browser ?? ''] ?? String(i.browser);
+  const ready = [...new Set(manifests.filter((i) => i.action !== 'skipped' && i.action !== 'failed').map(label))];
+  const failed = manifests.filter((i) => i.action === 'failed').map(label);
+  if (ready.length === 0 && failed.length === 0) return 'no Chrome, Chromium, Edge or Brave profile found: start the browser once, then restart the console';
+  return `registered for ${ready.join(', ') || 'none'}${failed.length ? ` (failed: ${failed.join(', ')})` : ''}`;
 }
 
 main().catch((e: unknown) => {
