@@ -28,7 +28,16 @@
  *     const w = await launchWorld({ startCore: false });
  *   });
  *
- * Or call `startLinkWorld(opts)` yourself and `close()` it.
+ * Or call `startLinkWorld(opts)` yourself and `close()` it (test/bench/webmcp.bench.ts
+ * does, outside the Playwright runner).
+ *
+ * Notes for reuse: `openShared` waits for the demo pages' `<html data-ready=true>`
+ * (pass `{waitReady: false}` for other pages); `world.events` records every
+ * extension event the console received; `world.hostPids()` finds the native
+ * host Chrome started (kill it to cut the link); after a service worker
+ * restart call `world.worker()` again. Page-side callbacks must say
+ * `globalThis`, not `window`: test files type-check under tsconfig.node.json,
+ * which has no DOM lib.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
