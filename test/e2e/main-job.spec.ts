@@ -6,7 +6,10 @@
 // person's decisions are clicks in the approval dialog. Negative cases each check
 // what the agent is told, what the page did (nothing) and what the ledger recorded.
 //
-// Screenshots for the README land in docs/screenshots/getting-started-*.png.
+// Screenshots for the README (docs/getting-started.md) are taken on every run; they land in
+// docs/screenshots/getting-started-*.png with ECHO_UPDATE_SCREENSHOTS=1, else in
+// test-results/main-job-screenshots/ (ports, codes and times differ per run, and the docs
+// should not churn with every test run).
 // Build first: npx electron-vite build && npm run build:extension && npm run build:tools
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
@@ -19,7 +22,7 @@ import type { Receipt } from '../../src/shared/receipt';
 import type { Grant } from '../../src/shared/types';
 import { headerJson, startMainJob, texts, untrustedBody, waitForApproval, waitForLink, type MainJob } from './support/main-job-fixture';
 
-const SHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
+const SHOTS = process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : path.resolve('test-results/main-job-screenshots');
 const AGENT = 'main-job-e2e';
 
 interface DiscoveredTool {
