@@ -400,7 +400,7 @@ test('rug pull between approval and dispatch: the page swaps the tool while the 
   }
 });
 
-test('navigation: while the dialog is open the request is withdrawn; between approval and dispatch the extension refuses with navigated', async () => {
+test('navigation: while the dialog is open the request is refused (navigated); between approval and dispatch the extension refuses with navigated', async () => {
   const page = await job.openPage(job.servers.url('navigation'));
   const go = (p: Page) => p.evaluate(() => (globalThis as unknown as { __navigate(k: string, d: number): string }).__navigate('same-page', 50));
   try {
@@ -414,12 +414,13 @@ test('navigation: while the dialog is open the request is withdrawn; between app
     const target = await go(page);
     await page.waitForURL(target);
     const e1 = toolError(await first);
-    expect(e1.code).toBe('cancelled');
+    expect(e1.code).toBe('navigated');
     expect(await job.execCount(page, 'place_order')).toBe(0); // (a new document: nothing ran in it either)
     expect(e1.text).toMatch(/navigated away/);
     await expect(dialog()).toBeHidden();
     const trail1 = receiptsOf(view.requestId);
-    expect(trail1.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'cancelled']);
+    expect(trail1.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'refused']);
+    expect(trail1[3]?.detail).toMatchObject({ code: 'navigated' });
     expect(JSON.stringify(trail1[3]?.detail)).toMatch(/navigated away/);
 
     // 2. The page navigates after the approval, just before the invoke reaches the extension.

@@ -219,14 +219,17 @@ describe('broker: descriptors come from the latest discovery', () => {
     expect(!other.ok && other.error.message).toMatch(/discover/);
   });
 
-  it('a navigation drops the discovery and cancels a pending approval for the old document', async () => {
+  it('a navigation drops the discovery and refuses a pending approval for the old document with navigated', async () => {
     const d = await setup([{ name: 'add', inputSchema: ADD_SCHEMA }]);
     const p = broker.invoke(req('add', d.tools[0]!.descriptorHash, { a: 1, b: 2 }), agent());
     await pending(1);
     link.emit({ kind: 'navigated', tabId: 7, frameId: 0, documentId: 'doc-2', url: 'http://127.0.0.1:8765/next' });
     const a = await p;
-    expect(!a.ok && a.error.code).toBe('cancelled');
-    expect(trailOf(ledger, a.requestId).at(-1)!.event).toBe('cancelled');
+    expect(!a.ok && a.error.code).toBe('navigated');
+    const last = trailOf(ledger, a.requestId).at(-1)!;
+    expect(last.event).toBe('refused');
+    expect(last.detail).toMatchObject({ code: 'navigated' });
+    expect(broker.approvals.list()).toHaveLength(0);
     const again = await broker.invoke(req('add', d.tools[0]!.descriptorHash, { a: 1, b: 2 }), agent());
     expect(!again.ok && again.error.code).toBe('descriptor-unknown');
   });

@@ -15,7 +15,9 @@ export type ApprovalDecision =
   | { kind: 'approved' }
   | { kind: 'denied'; reason?: string }
   | { kind: 'expired' }
-  | { kind: 'cancelled'; by: 'agent' | 'person' | 'console'; reason: string };
+  | { kind: 'cancelled'; by: 'agent' | 'person' | 'console'; reason: string }
+  /** The console refused the request while it waited (e.g. code `navigated`: its document is gone). */
+  | { kind: 'refused'; code: string; reason: string };
 
 /** A denial reason is person-written text the agent will see; bounded (chars). */
 export const MAX_DENIAL_REASON_CHARS = 500;
@@ -78,15 +80,26 @@ export class ApprovalQueue {
     return this.settle(requestId, { kind: 'cancelled', by, reason });
   }
 
-  /** Pending requests, oldest first. Copies: the UI gets plain data. */
+  /**
+   * Pending requests, oldest first. Deep copies: the UI gets plain data, and no
+   * consumer can change the arguments, schema or tab another one is shown.
+   */
   list(): ApprovalView[] {
-    return [...this.pending.values()].map((p) => ({ ...p.view }));
+    return [...this.pending.values()].map((p) => structuredClone(p.view));
   }
 
   /** Listen to the pending list changing; returns the unsubscribe function. */
   onChange(listener: (views: ApprovalView[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Refuse one pending request on the console's own authority, with a refusal
+   * code the agent and the receipt carry (e.g. `navigated`). False when not pending.
+   */
+  refuse(requestId: string, code: string, reason: string): boolean {
+    return this.settle(requestId, { kind: 'refused', code, reason });
   }
 
   /** Cancel everything (console shutdown). */

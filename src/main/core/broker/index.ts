@@ -18,7 +18,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { argumentsHash as hashArguments, canonicalJson } from '../../../shared/canonical';
 import { nodeSha256, sha256HexSync } from '../../../shared/digest-node';
 import type { ApprovalView } from '../../../shared/ipc';
-import { LIMITS, utf8Bytes } from '../../../shared/limits';
+import { LIMITS, jsonDepth, utf8Bytes } from '../../../shared/limits';
 import type { Actor, Faculty, Receipt, ReceiptEvent, ReceiptInput } from '../../../shared/receipt';
 import { redactText } from '../../../shared/redact';
 import { toErrorInfo, type Err, type ErrorInfo, type Result } from '../../../shared/result';
@@ -303,7 +303,7 @@ export class Broker {
    * `webmcp_invoke`: the whole lifecycle for one page tool call. Resolves when
    * the request has ended (succeeded, or any refusal, denial, expiry,
    * cancellation, failure or outcome-unknown); never throws. Error codes:
-   * invalid-arguments (detail.issues), arguments-too-large, descriptor-unknown,
+   * invalid-arguments (detail.issues), arguments-too-large, arguments-too-deep, descriptor-unknown,
    * descriptor-ambiguous, tool-blocked, outcome-unknown-pending, schema-rejected,
    * policy-denied, link-down, too-many-pending, denied, expired, cancelled, grant-unavailable,
    * a RefusalCode from the extension, failed, outcome-unknown, ledger-unavailable.
@@ -345,6 +345,10 @@ export class Broker {
       }
       if (argsBytes > LIMITS.maxArgumentsBytes) {
         return this.refuse(trail, actor, 'arguments-too-large', `\`arguments\` is ${argsBytes} bytes of canonical JSON; the limit is ${LIMITS.maxArgumentsBytes}.`);
+      }
+      // The link refuses deeper arguments; finding out after the person approved would be too late.
+      if (jsonDepth(args, LIMITS.maxArgumentsDepth) > LIMITS.maxArgumentsDepth) {
+        return this.refuse(trail, actor, 'arguments-too-deep', `\`arguments\` is nested deeper than ${LIMITS.maxArgumentsDepth} levels; the link to the extension carries no deeper arguments.`);
       }
 
       // 2. Resolve the descriptor from the latest discovery of that tab.
@@ -433,6 +437,8 @@ export class Broker {
           });
         case 'cancelled':
           return this.cancelled(trail, outcome.by === 'agent' ? actor : { kind: outcome.by }, outcome.reason);
+        case 'refused':
+          return this.refuse(trail, { kind: 'console' }, outcome.code, `Refused before dispatch: ${outcome.reason}. Nothing was dispatched; discover the tab again.`);
         case 'approved':
           this.write(trail, 'approved', { kind: 'person' }, {});
           break;
@@ -457,6 +463,19 @@ export class Broker {
       if (ctx.signal?.aborted) return this.cancelled(trail, actor, 'the agent cancelled the request after approval, before dispatch');
       if (this.link.status().state !== 'connected') {
         return this.refuse(trail, actor, 'link-down', 'The browser extension disconnected after the approval; nothing was dispatched. Try again once it is connected.');
+      }
+
+      // An earlier call of this tool in this document may have become outcome-unknown while
+      // this one waited for the person: the block applies to it too, approved or not.
+      const unknownNow = this.unknownOutcomes.get(unknownKey);
+      if (unknownNow) {
+        return this.refuse(
+          trail,
+          actor,
+          'outcome-unknown-pending',
+          `While this request waited for approval, the outcome of an earlier invocation of ${JSON.stringify(tool.name)} in this document (request ${unknownNow}) became unknown: ` +
+            `it may or may not have happened, so this one was not dispatched. Inspect the page first: call webmcp_discover {"tabId": ${tool.tabId}} again, then decide whether to retry.`,
+        );
       }
 
       // 7. Dispatch. From here on, not knowing the outcome means outcome-unknown.
@@ -647,7 +666,9 @@ export class Broker {
           // A pending approval for a document that is gone can never be dispatched safely.
           for (const v of this.approvals.list()) {
             if (v.tab.tabId === e.tabId && v.frameId === e.frameId && v.documentId !== e.documentId) {
-              this.approvals.cancel(v.requestId, 'console', 'the page navigated away from the document this request was for');
+              // A refusal (not a cancellation): nobody withdrew it; the document it
+              // was for is gone (issue 4: "navigation while the dialog is open (refused)").
+              this.approvals.refuse(v.requestId, 'navigated', 'the page navigated away from the document this request was for');
             }
           }
         }
