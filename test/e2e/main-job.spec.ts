@@ -6,7 +6,7 @@
 // person's decisions are clicks in the approval dialog. Negative cases each check
 // what the agent is told, what the page did (nothing) and what the ledger recorded.
 //
-// Screenshots for the README (docs/getting-started.md) are taken on every run; they land in
+// Screenshots for the README ("Getting started") are taken on every run; they land in
 // docs/screenshots/getting-started-*.png with ECHO_UPDATE_SCREENSHOTS=1, else in
 // test-results/main-job-screenshots/ (ports, codes and times differ per run, and the docs
 // should not churn with every test run).
