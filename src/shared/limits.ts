@@ -21,6 +21,8 @@ export const LIMITS = {
   maxMessageBytes: 1024 * 1024,
   /** Arguments of one invocation, in UTF-8 bytes of their canonical JSON (64 KiB). */
   maxArgumentsBytes: 64 * 1024,
+  /** Arguments nesting depth (objects and arrays, `{}` is 1): what the link carries, checked before the person is asked. */
+  maxArgumentsDepth: 32,
   /** A tool result handed back to the agent, in UTF-8 bytes (256 KiB); longer is truncated and marked. */
   maxResultBytes: 256 * 1024,
   /** A receipt's `detail`, in UTF-8 bytes of its JSON (8 KiB); longer is truncated and marked. */

@@ -257,7 +257,7 @@ const errorInfo = obj({ code: errorCode, message: errorMessage, detail: opt(json
 
 const argumentsObject: Check = (v, p) => {
   if (!isObj(v)) return `${p}: expected an object`;
-  const e = json(LIMITS.maxSchemaDepth * 2)(v, p);
+  const e = json(LIMITS.maxArgumentsDepth)(v, p);
   if (e) return e;
   const bytes = utf8Bytes(JSON.stringify(v));
   return bytes > LIMITS.maxArgumentsBytes ? `${p}: ${bytes} bytes exceed the ${LIMITS.maxArgumentsBytes}-byte limit` : null;
