@@ -186,6 +186,9 @@ export class ArgumentValidator {
         coerceTypes: false,
         useDefaults: false,
         removeAdditional: false,
+        // Only OWN properties count: otherwise `required: ["constructor"]` is met by
+        // Object.prototype.constructor, and `properties.toString` checks a function.
+        ownProperties: true,
         validateSchema: true,
         addUsedSchema: false,
         logger: false,
@@ -200,6 +203,9 @@ export class ArgumentValidator {
         message: run.timedOut ? 'compiling the inputSchema took too long' : `the inputSchema cannot be compiled: ${errorText(run.error)}`,
       };
     }
+    // `$async: true` makes ajv compile a validator that returns a Promise (truthy, so
+    // "valid") and rejects later, unhandled: a bypass and a crash. Page schemas are sync.
+    if ((run.value as { $async?: unknown }).$async) return { ok: false, message: 'an asynchronous ($async) inputSchema is not accepted for a page tool' };
     return { ok: true, validate: run.value, dialect };
   }
 }
