@@ -166,10 +166,32 @@ export class AgentEndpoint {
       const s = this.sessions.get(sid);
       if (!s) return this.reject(res, 404, 'Session not found: initialize a new session.');
       s.lastUsed = Date.now();
+      this.recordMalformedCalls(body, s.server);
       return s.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) return this.newSession(req, res, body);
     return this.reject(res, 400, 'Bad request: no valid session id (initialize first).');
+  }
+
+  /**
+   * The SDK refuses a tools/call whose params do not parse (`arguments` not an
+   * object, `name` not a string) before our handler runs, so no receipt would be
+   * written; write `requested` + `refused` here (the SDK still answers its error).
+   */
+  private recordMalformedCalls(body: unknown, server: Server): void {
+    for (const m of Array.isArray(body) ? body : [body]) {
+      if (!m || typeof m !== 'object' || (m as { method?: unknown }).method !== 'tools/call') continue;
+      if (CallToolRequestSchema.safeParse(m).success) continue;
+      const name = (m as { params?: { name?: unknown } }).params?.name;
+      const agentToolName = typeof name === 'string' ? name : '(no name)';
+      this.opts.broker.rejectCall({
+        faculty: agentTool(agentToolName)?.faculty ?? 'console',
+        agentTool: agentToolName,
+        actor: actorOf(server),
+        code: 'invalid-params',
+        message: 'Invalid tools/call request: params must be {name: string, arguments?: object}.',
+      });
+    }
   }
 
   private authorised(header: string | undefined): boolean {
