@@ -78,7 +78,7 @@ export interface ExtLinkState {
   state: 'not-installed' | 'console-not-running' | 'connecting' | 'awaiting-pairing' | 'connected' | 'version-mismatch' | 'refused' | 'stopped';
   paired: boolean;
   pairingCode?: string;
-  /** With `requireLocalPairingConfirmation`: the popup must call `confirmPairing` too. */
+  /** The popup must call `confirmPairing` too (requireLocalPairingConfirmation, or a key is already held). */
   awaitingLocalConfirmation?: boolean;
   /** ms since the epoch of the last pong. */
   lastHeartbeatAt?: number;
@@ -109,7 +109,8 @@ export interface StartLinkOptions {
    * Ask the person in the popup too before a new pairing key is kept
    * (`confirmPairing`). Off by default: the console is where the person
    * confirms. On, a program holding the console's socket cannot complete a
-   * pairing by itself.
+   * pairing by itself. A pairing that would REPLACE a key already held always
+   * needs the popup's confirmation, whatever this says.
    */
   requireLocalPairingConfirmation?: boolean;
   timing?: {
@@ -134,7 +135,7 @@ export interface ExtLink {
   unpair(): Promise<void>;
   /** Check a grant's MAC with the pairing key; `false` when not paired. Expiry and reuse are the caller's. */
   verifyGrant(grant: Grant): Promise<boolean>;
-  /** The person's answer in the popup (only with `requireLocalPairingConfirmation`). */
+  /** The person's answer in the popup (only while `awaitingLocalConfirmation`). */
   confirmPairing(accept: boolean): void;
   /** Reconnect now with a fresh backoff (the popup's "Try again" / "Pair again"). */
   retry(): void;
@@ -166,6 +167,8 @@ interface Conn {
     secret?: PairingSecret;
     consoleAccepted?: string; // pairingId once the console accepted
     localAccepted?: boolean;
+    /** The popup must confirm too: always with requireLocalPairingConfirmation, and whenever a key is already held. */
+    needsLocal: boolean;
   };
   auth?: { pairingId: string; key: Uint8Array; extNonce: string; consoleNonce?: string };
   pingSeq: number;
@@ -468,7 +471,10 @@ export function startLink(opts: StartLinkOptions): ExtLink {
   async function beginPairing(c: Conn): Promise<void> {
     const own = await generateEphemeral();
     const extNonce = randomHex(16);
-    c.pairing = { own, extNonce };
+    // Already paired, yet this "console" says it does not know us: it may be a program that
+    // grabbed the socket. Replacing the key must then take the person's word here as well,
+    // or that program could pair itself in and sign grants (a silent downgrade).
+    c.pairing = { own, extNonce, needsLocal: !!opts.requireLocalPairingConfirmation || stored !== null };
     c.phase = 'pair-begun';
     post(c, { type: 'pair-begin', publicKey: own.publicKey, commitment: await pairingCommitment(own.publicKey, extNonce) });
   }
@@ -494,7 +500,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
     setState({
       state: 'awaiting-pairing',
       pairingCode: p.secret.code,
-      awaitingLocalConfirmation: opts.requireLocalPairingConfirmation ? true : undefined,
+      awaitingLocalConfirmation: p.needsLocal ? true : undefined,
       error: undefined,
     });
   }
@@ -502,7 +508,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
   async function maybeFinishPairing(c: Conn): Promise<void> {
     const p = c.pairing;
     if (!p?.secret || !p.consoleAccepted) return;
-    if (opts.requireLocalPairingConfirmation && !p.localAccepted) return;
+    if (p.needsLocal && !p.localAccepted) return;
     const rec: StoredPairing = { v: 1, pairingId: p.consoleAccepted, key: toBase64(p.secret.key), pairedAt: Date.now() };
     try {
       await opts.storage.set(PAIRING_STORAGE_KEY, rec);
@@ -604,7 +610,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
     },
     confirmPairing(accept) {
       const c = conn;
-      if (!c?.pairing?.secret || !opts.requireLocalPairingConfirmation) return;
+      if (!c?.pairing?.secret || !c.pairing.needsLocal) return;
       if (!accept) {
         post(c, { type: 'error', code: 'pairing-rejected', message: 'The person rejected the pairing in the extension.' });
         drop(c, { code: 'pairing-rejected', message: 'Pairing was rejected in the extension.' });
