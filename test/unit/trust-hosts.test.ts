@@ -1,0 +1,148 @@
+/**
+ * CONVENTIONS.md §2 and §5 attacked through a host: a renderer (or anything
+ * that got hold of the web host's socket) sending malformed, oversized,
+ * prototype-polluting or out-of-order messages to the REAL core behind the
+ * REAL loopback web host (src/main/web/server.ts). Each must get a clear error
+ * or a closed socket, change nothing (the pending approval stays pending,
+ * settings stay, no prototype is polluted), and the host and core keep serving
+ * the other sockets. docs/trust-rules.md maps rules to tests.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import { startWebHost, type WebHost } from '../../src/main/web/server';
+import { LIMITS } from '../../src/shared/limits';
+import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
+
+let dir: string;
+let core: ConsoleCore;
+let host: WebHost;
+let link: FakeLink;
+const sockets: WebSocket[] = [];
+
+type Msg = Record<string, unknown>;
+
+function open(): Promise<{ ws: WebSocket; next: () => Promise<Msg>; closed: Promise<number> }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api`, { headers: { origin: host.origin } });
+  sockets.push(ws);
+  const queue: Msg[] = [];
+  const waiters: ((m: Msg) => void)[] = [];
+  ws.on('message', (d) => {
+    const m = JSON.parse(d.toString()) as Msg;
+    const w = waiters.shift();
+    if (w) w(m);
+    else queue.push(m);
+  });
+  const closed = new Promise<number>((res) => ws.once('close', (code) => res(code)));
+  ws.on('error', () => undefined);
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve({ ws, closed, next: () => (queue.length ? Promise.resolve(queue.shift()!) : new Promise((r) => waiters.push(r))) }));
+    ws.once('unexpected-response', (_q, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+  });
+}
+
+async function authed() {
+  const s = await open();
+  s.ws.send(JSON.stringify({ type: 'hello', token: host.token }));
+  expect(await s.next()).toEqual({ type: 'welcome' });
+  return s;
+}
+
+/** Send a raw text frame and wait for the answer with that id (events are skipped). */
+async function call(s: Awaited<ReturnType<typeof authed>>, id: number, rawJson: string): Promise<Msg> {
+  s.ws.send(rawJson);
+  for (;;) {
+    const m = await s.next();
+    if (m.id === id) return m;
+  }
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'echo-trust-hosts-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Echo</title>');
+  link = new FakeLink();
+  link.tabs = [sharedTab(7)];
+  link.discoveries.set(7, await makeDiscovery(7, [{ name: 'pay', inputSchema: { type: 'object' } }]));
+  core = createConsoleCore({ dataDir: join(dir, 'data'), mcpPort: 0, link, approvalTimeoutMs: 60_000 });
+  await core.start();
+  host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: dir, port: 0, helloTimeoutMs: 2_000 });
+});
+
+afterEach(async () => {
+  for (const ws of sockets.splice(0)) ws.terminate();
+  await host.close();
+  await core.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing and the console keeps serving', () => {
+  it('malformed, polluting, deep and oversized WebSocket messages: clear errors or closed sockets; the pending approval, settings and prototypes are untouched', async () => {
+    // A pending approval an attacker would like to approve.
+    const agent = { actor: { kind: 'agent' as const, name: 'a' }, kind: 'read' as const };
+    await core.broker.discover({ tabId: 7 }, agent);
+    const hash = link.discoveries.get(7)!.tools[0]!.descriptorHash;
+    const pending = core.broker.invoke({ tabId: 7, name: 'pay', descriptorHash: hash, arguments: {} }, { ...agent, kind: 'mutate' });
+    await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
+    const requestId = core.broker.approvals.list()[0]!.requestId;
+    const settingsBefore = structuredClone(core.settings.get());
+
+    const a = await authed();
+    const b = await authed(); // a bystander: must keep working and keep receiving events
+    let deep = '{}';
+    for (let i = 0; i < 50_000; i++) deep = `{"a":${deep}}`;
+    const bad: Array<[string, string, string]> = [
+      ['a decision that is not approve/deny, with an own __proto__ saying approve', `{"id":1,"method":"decideApproval","params":{"requestId":"${requestId}","decision":"maybe","__proto__":{"decision":"approve"}}}`, 'invalid-params'],
+      ['an extra field that smuggles a grant', `{"id":2,"method":"decideApproval","params":{"requestId":"${requestId}","decision":"approve","grant":{"mac":"${'f'.repeat(64)}"}}}`, 'invalid-params'],
+      ['params as an array', `{"id":3,"method":"decideApproval","params":["${requestId}","approve"]}`, 'invalid-params'],
+      ['a prototype method name', '{"id":4,"method":"constructor"}', 'unknown-method'],
+      ['__proto__ as the method', '{"id":5,"method":"__proto__","params":{}}', 'unknown-method'],
+      ['settings through __proto__', '{"id":6,"method":"updateSettings","params":{"__proto__":{"developerMode":true,"approvalTimeoutMs":10}}}', 'invalid-params'],
+      ['a token rotation with a chosen token', '{"id":7,"method":"rotateToken","params":{"token":"mine"}}', 'invalid-params'],
+      ['50,000 levels of nesting', `{"id":8,"method":"queryReceipts","params":${deep}}`, 'invalid-params'],
+      ['a huge reason', `{"id":9,"method":"decideApproval","params":{"requestId":"${requestId}","decision":"deny","reason":"${'r'.repeat(600_000)}"}}`, 'invalid-params'],
+    ];
+    for (const [what, json, code] of bad) {
+      const r = await call(a, Number(JSON.parse(json.slice(0, json.indexOf(',')) + '}').id), json);
+      expect(r.result, what).toMatchObject({ ok: false, error: { code } });
+    }
+    expect(core.broker.approvals.list().map((v) => v.requestId)).toEqual([requestId]);
+    expect(link.invokes()).toEqual([]);
+    expect(core.settings.get()).toEqual(settingsBefore);
+    expect(({} as Msg).decision).toBeUndefined();
+    expect(({} as Msg).developerMode).toBeUndefined();
+
+    // Socket-level attacks, each on its own socket: each is closed; nothing is called.
+    const receiptsBefore = core.ledger.query({ limit: 500 }).receipts.length;
+    const c = await authed();
+    c.ws.send(JSON.stringify({ id: 10, method: 'getSnapshot', pad: 'x'.repeat(LIMITS.maxMessageBytes) }));
+    expect(await c.closed).toBe(1009); // message too big
+    const d = await authed();
+    d.ws.send(Buffer.from('{"id":11,"method":"decideApproval"}'), { binary: true });
+    expect(await d.closed).toBe(4400);
+    const e = await authed();
+    e.ws.send(JSON.stringify({ id: '12', method: 'decideApproval', params: { requestId, decision: 'approve' } }));
+    expect(await e.closed).toBe(4400);
+    const f = await open(); // no token yet: the first message is read as the hello and fails
+    f.ws.send(JSON.stringify({ id: 13, method: 'decideApproval', params: { requestId, decision: 'approve' } }));
+    expect(await f.closed).toBe(4401);
+    const g = await open();
+    g.ws.send(JSON.stringify({ type: 'hello', token: `${host.token}x` }));
+    expect(await g.closed).toBe(4401);
+    expect(core.broker.approvals.list().map((v) => v.requestId)).toEqual([requestId]);
+    expect(core.ledger.query({ limit: 500 }).receipts.length).toBe(receiptsBefore);
+
+    // The bystander still works, sees the approval, and its decision is the one that counts.
+    const snap = await call(b, 20, '{"id":20,"method":"getSnapshot"}');
+    expect(snap.result).toMatchObject({ ok: true, value: { approvals: [{ requestId }] } });
+    expect((await call(b, 21, JSON.stringify({ id: 21, method: 'decideApproval', params: { requestId, decision: 'approve' } }))).result).toEqual({ ok: true, value: null });
+    expect((await pending).ok).toBe(true);
+    expect(link.invokes()).toHaveLength(1);
+    expect(core.ledger.query({ requestId, event: 'approved' }).receipts[0]!.actor).toEqual({ kind: 'person' });
+    expect(core.ledger.verify().ok).toBe(true);
+    // And the attacker's socket, after all that, still gets plain answers.
+    expect((await call(a, 22, '{"id":22,"method":"verifyLedger"}')).result).toMatchObject({ ok: true, value: { ok: true } });
+  });
+});
