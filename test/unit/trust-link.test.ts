@@ -9,6 +9,7 @@
  * docs/trust-rules.md maps each rule to these tests.
  */
 import { promises as fs, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PAIRING_SECRET_NAME } from '../../src/main/core/bridge/index';
@@ -345,6 +346,57 @@ describe('rule: a process posing as the console gets nothing from a paired exten
     await r.connected();
     expect((r.extStorage.map.get(PAIRING_STORAGE_KEY) as { pairingId: string }).pairingId).not.toBe(before.pairingId);
     expect(await r.bridge.request({ op: 'list-tabs' })).toEqual({ ok: true, value: [] });
+  });
+});
+
+/** Run the bundled native host as Chrome would; collect its stdout frames and exit code. */
+function runHost(socketPath: string) {
+  const child = spawn(process.execPath, [hostScript, `chrome-extension://${EXT}/`, '--socket', socketPath], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const dec = new FrameDecoder(64 * 1024 * 1024);
+  const frames: Record<string, unknown>[] = [];
+  let stdoutBytes = 0;
+  child.stdout.on('data', (c: Buffer) => {
+    stdoutBytes += c.length;
+    for (const f of dec.push(c)) if (f.ok) frames.push(f.value as Record<string, unknown>);
+  });
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  return { child, frames, exited, stdoutBytes: () => stdoutBytes };
+}
+
+const lengthHeader = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n, 0);
+  return b;
+};
+
+describe('rule: the host relays length-prefixed frames, bounded both ways', () => {
+  it('an oversized frame from Chrome\'s side ends that host (host-error, exit 1); the console sees the drop and keeps serving', async () => {
+    const r = rig();
+    await r.startConsole();
+    const h = runHost(r.socketPath);
+    await r.until(() => r.bridge.status().state === 'handshaking', 'the host said host-hello');
+    h.child.stdin.write(lengthHeader(2 * 1024 * 1024));
+    h.child.stdin.write(Buffer.alloc(64 * 1024, 0x20));
+    expect(await h.exited).toBe(1);
+    expect(h.frames).toEqual([{ type: 'host-error', code: 'frame-too-large', message: expect.stringMatching(/limit|large|exceeds/i) }]);
+    await r.until(() => r.bridge.status().state === 'no-extension', 'the console saw the drop');
+    await r.installHost();
+    r.startExtension();
+    await r.pair();
+  });
+
+  it('an oversized frame from a process posing as the console never reaches Chrome', async () => {
+    const sockPath = `${dir}/fake-${n++}.sock`;
+    const server = net.createServer((s) => {
+      s.on('error', () => {});
+      s.write(Buffer.concat([lengthHeader(0x7fffffff), Buffer.alloc(256 * 1024, 0x41)]));
+    });
+    servers.push(server);
+    await new Promise<void>((res) => server.listen(sockPath, () => res()));
+    const h = runHost(sockPath);
+    expect(await h.exited).toBe(1);
+    expect(h.frames).toEqual([{ type: 'host-error', code: 'frame-too-large', message: expect.any(String) }]);
+    expect(h.stdoutBytes()).toBeLessThan(4096);
   });
 });
 
