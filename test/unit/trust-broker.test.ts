@@ -110,6 +110,22 @@ describe('rule: arguments are validated against the reviewed schema before the p
   });
 });
 
+describe('rule: password fields and forms holding one are blocked', () => {
+  it('a tool discovery listed as blocked (a password form) is refused before the person is asked, with valid arguments and under an allow rule', async () => {
+    const router = new ToolRouter([{ faculty: '*', tool: '*', action: 'allow' }]);
+    const d = await setup([{ name: 'sign_in', inputSchema: { type: 'object', properties: { username: { type: 'string' }, password: { type: 'string' } } }, blocked: 'password-field' }], router);
+    let shown = 0;
+    broker.approvals.onChange(() => shown++);
+    const a = await broker.invoke(req('sign_in', d.tools[0]!.descriptorHash, { username: 'alice', password: 'hunter2' }), agent());
+    expect(!a.ok && a.error.code).toBe('tool-blocked');
+    expect(shown).toBe(0);
+    expect(link.invokes()).toEqual([]);
+    const trail = trailOf(ledger, a.requestId);
+    expect(trail.map((r) => r.event)).toEqual(['requested', 'refused']);
+    expect(JSON.stringify(trail)).not.toContain('hunter2');
+  });
+});
+
 describe('rule: every invocation is reviewed as a mutation; annotations are hints', () => {
   it('an invocation marked "read" by its caller, under an allow-everything rule and every read-only hint, still waits for the person', async () => {
     const router = new ToolRouter([{ faculty: '*', tool: '*', action: 'allow', reason: 'trust me' }]);
