@@ -39,3 +39,12 @@ export function formatTime(ms: number): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
+
+/**
+ * Time left before an approval request expires (ms), never more than the
+ * request's own timeout: the UI clock ticks once a second, so a tick taken just
+ * before the request arrived would otherwise show "2:01 left" for a 2 min timeout.
+ */
+export function timeLeftMs(a: { createdAt: number; expiresAt: number }, now: number): number {
+  return Math.min(a.expiresAt - a.createdAt, a.expiresAt - now);
+}

@@ -13,7 +13,7 @@ import { createConnectionStore, linkLabel } from '../../src/renderer/stores/conn
 import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer/stores';
 import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
 import { createSettingsStore } from '../../src/renderer/stores/settings';
-import { formatDuration, prettyJson, revealInvisible } from '../../src/renderer/text';
+import { formatDuration, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
 import { takeToken } from '../../src/renderer/transport/token';
 import { createWsClient } from '../../src/renderer/transport/ws-client';
 import { LIMITS } from '../../src/shared/limits';
@@ -207,6 +207,13 @@ describe('untrusted text', () => {
     expect(formatDuration(61_000)).toBe('1:01');
     expect(formatDuration(-5)).toBe('0:00');
     expect(formatDuration(3_600_000)).toBe('1:00:00');
+  });
+
+  it('never shows more time left than the request timeout, even with a clock tick from before it arrived', () => {
+    const a = { createdAt: 1_000_000, expiresAt: 1_120_000 };
+    expect(formatDuration(timeLeftMs(a, 999_200))).toBe('2:00'); // stale tick: would read 2:01
+    expect(timeLeftMs(a, 1_060_000)).toBe(60_000);
+    expect(timeLeftMs(a, 1_130_000)).toBeLessThan(0);
   });
 });
 

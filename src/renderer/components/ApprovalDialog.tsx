@@ -17,7 +17,7 @@ import { fingerprint } from '../../shared/canonical';
 import type { ApprovalView } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
 import type { ToolAnnotations } from '../../shared/types';
-import { formatDuration, prettyJson, revealInvisible } from '../text';
+import { formatDuration, prettyJson, revealInvisible, timeLeftMs } from '../text';
 
 /** How long "Approve once" stays disabled after the dialog opens (ms). */
 export const ARM_DELAY_MS = 1000;
@@ -68,7 +68,7 @@ export function ApprovalDialog({ approval: a, now, busy, error, onApprove, onDen
   const dialogRef = useRef<HTMLDivElement>(null);
   const [reason, setReason] = useState('');
   const [armed, setArmed] = useState(false);
-  const left = a.expiresAt - now;
+  const left = timeLeftMs(a, now);
   const expired = left <= 0;
 
   // Focus the dialog itself (not a button) whenever a new request is shown, and re-arm.

@@ -1,6 +1,6 @@
 /** The pending approvals, oldest first; "Review" opens the dialog. Presentational. */
 import type { ApprovalView } from '../../shared/ipc';
-import { formatDuration, revealInvisible } from '../text';
+import { formatDuration, revealInvisible, timeLeftMs } from '../text';
 
 export function ApprovalList(props: { pending: ApprovalView[]; now: number; onOpen(requestId: string): void; notice: string | null; onClearNotice(): void }) {
   return (
@@ -21,7 +21,7 @@ export function ApprovalList(props: { pending: ApprovalView[]; now: number; onOp
       ) : (
         <ul className="approval-list" data-testid="approval-list">
           {props.pending.map((a) => {
-            const left = a.expiresAt - props.now;
+            const left = timeLeftMs(a, props.now);
             return (
               <li key={a.requestId} className="approval-item">
                 <div className="approval-main">
