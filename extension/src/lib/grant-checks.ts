@@ -12,18 +12,11 @@
  * later check refuses: a grant is for one attempt, never two.
  */
 import { LIMITS } from '../../../src/shared/limits';
+import type { ConsoleRequest } from '../../../src/shared/protocol';
 import type { Grant, RefusalCode } from '../../../src/shared/types';
 
-/** The fields of an `invoke` ConsoleRequest the checks read (src/shared/protocol.ts). */
-export interface InvokeFields {
-  tabId: number;
-  frameId: number;
-  documentId: string;
-  toolName: string;
-  descriptorHash: string;
-  arguments: Record<string, unknown>;
-  grant: Grant;
-}
+/** The fields of an `invoke` ConsoleRequest the checks read: derived from the one contract (src/shared/protocol.ts). */
+export type InvokeFields = Omit<Extract<ConsoleRequest, { op: 'invoke' }>, 'op' | 'timeoutMs'>;
 
 /** A tool found by the fresh discovery in the target document. */
 export interface FoundTool {
