@@ -10,12 +10,14 @@
  * See docs/ledger.md.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
+import path from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import type { Checkpoint, Receipt, ReceiptInput, ReceiptPage, ReceiptQuery, VerifyReport } from '../../../shared/receipt';
-import { openDatabase, type OpenDatabaseOptions } from './sqlite';
+import { nativeBindingPath, openDatabase, type OpenDatabaseOptions } from './sqlite';
+import { VerifyPool, coreCount, verifyWorkerRuntime, type RangeResult } from './parallel';
 import { prepareSchema } from './schema';
 import { GENESIS_PREV_HASH, HASH_INPUT_SQL, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, sha256Hex, type RawRow } from './chain';
 import { LedgerInputError, OUTCOME_EVENTS, isReceiptEvent, normaliseInput, type NormalisedInput } from './input';
@@ -47,9 +49,56 @@ export class LedgerStateError extends Error {
 
 /** Options of `Ledger.verify` and `Ledger.verifyAsync`. */
 export interface VerifyOptions {
-  /** Called after each chunk of VERIFY_CHUNK receipts with the count verified so far. */
+  /**
+   * Called with the count verified so far (the intact prefix): after each chunk
+   * of VERIFY_CHUNK receipts, or with worker threads after each range.
+   */
   onProgress?: (count: number) => void;
+  /** Worker threads (see ParallelVerifyOptions); `false` keeps the check on the calling thread. */
+  parallel?: ParallelVerifyOptions | false;
+  /** Called once at the end with how the work was shared (benchmarks and tests). */
+  onStats?: (stats: VerifyStats) => void;
 }
+
+/**
+ * How `verify` uses worker threads. Each worker opens the file read-only and
+ * checks whole ranges of `rangeRows` receipts; the calling thread joins the
+ * ranges in order (parallel.ts).
+ */
+export interface ParallelVerifyOptions {
+  /** Use workers only for a ledger of at least this many receipts. Default PARALLEL_VERIFY_MIN_ROWS. */
+  minRows?: number;
+  /** Receipts per range. Default PARALLEL_VERIFY_RANGE_ROWS. */
+  rangeRows?: number;
+  /**
+   * Threads checking ranges, the calling thread included in `verify` (which
+   * blocks anyway, so it takes ranges too and starts one worker fewer);
+   * `verifyAsync` starts this many workers and keeps its own thread free.
+   * Default: the machine's cores, at most MAX_VERIFY_THREADS.
+   */
+  threads?: number;
+}
+
+/** What one verification did (VerifyOptions.onStats). */
+export interface VerifyStats {
+  /** Worker threads started (0: the calling thread alone). */
+  workers: number;
+  /** Ranges in the plan (0 without workers). */
+  ranges: number;
+  /** Ranges whose fast check a worker did / the calling thread did. */
+  rangesByWorkers: number;
+  rangesByCaller: number;
+  /** Worker errors seen (the affected ranges were walked by the calling thread). */
+  workerErrors: string[];
+}
+
+/** Ledgers from this many receipts are verified by worker threads (below, starting them costs more than it saves). */
+export const PARALLEL_VERIFY_MIN_ROWS = 50_000;
+/** Receipts per range handed to a worker. */
+export const PARALLEL_VERIFY_RANGE_ROWS = 25_000;
+/** Most threads one verification uses. */
+export const MAX_VERIFY_THREADS = 8;
+const HEX64 = /^[0-9a-f]{64}$/;
 
 /** Options of `Ledger.verifyAsync`. */
 export interface VerifyAsyncOptions extends VerifyOptions {
@@ -60,16 +109,32 @@ export interface VerifyAsyncOptions extends VerifyOptions {
 /** Receipts verified per chunk (one query, and for verifyAsync one turn of the event loop). */
 export const VERIFY_CHUNK = 10_000;
 
-/** Walk state of one verification. */
+/** Walk state of one verification: the intact prefix so far is receipts 1..count, the last with hash `prev`. */
 interface VerifyWalk {
+  /** Highest seq to verify (the head when the walk started). */
   end: number;
+  /** sqlite_sequence's highest seq ever issued. */
   highWater: number;
+  /** seq of the next row, count + 1. */
   expected: number;
   prev: string;
   count: number;
 }
 
+/** Outcome of one walk step: the first broken link, or whether rows up to the step's end remain. */
+type WalkStep = VerifyReport | 'more' | 'done';
+
 type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId';
+
+/**
+ * Verify's scan, params (after seq, up to seq, limit). One string per row:
+ * "<seq>:<1 if actor and detail are JSON and both hashes 64 long>:<hash>:<prevHash || canonical>".
+ * One string, not an array of columns, because per-row JS objects are most of verify's cost.
+ * The worker threads of a parallel verify run this same statement (parallel.ts).
+ */
+const SCAN_SQL =
+  `SELECT concat(seq, ':', json_valid(actor) AND json_valid(detail) AND length(hash) = 64 AND length(prev_hash) = 64, ':', hash, ':', ${HASH_INPUT_SQL}) ` +
+  'FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?';
 
 
 function rowToReceipt(r: RawRow): Receipt {
@@ -129,6 +194,9 @@ function decodeCursor(cursor: string): { time: number; seq: number } {
 export class Ledger {
   readonly file: string;
   readonly readonly: boolean;
+  private readonly openOpts: Pick<LedgerOptions, 'electronAbiDir' | 'timeoutMs'>;
+  /** Absolute path and `dev:ino` of the file opened, for the worker threads of a parallel verify (null: none can be used). */
+  private readonly identity: { path: string; id: string } | null;
   private db: Database.Database | null;
   private readonly now: () => number;
   private readonly listeners = new Set<(r: Receipt) => void>();
@@ -154,6 +222,7 @@ export class Ledger {
     this.file = file;
     this.readonly = opts.readonly ?? false;
     this.now = opts.now ?? Date.now;
+    this.openOpts = { electronAbiDir: opts.electronAbiDir, timeoutMs: opts.timeoutMs };
     const db = openDatabase(file, { readonly: this.readonly, electronAbiDir: opts.electronAbiDir, timeoutMs: opts.timeoutMs });
     try {
       prepareSchema(db, this.readonly);
@@ -162,16 +231,12 @@ export class Ledger {
       throw e;
     }
     this.db = db;
+    this.identity = fileIdentity(file);
     this.stmts = {
       head: db.prepare('SELECT seq, hash FROM receipts ORDER BY seq DESC LIMIT 1').raw(),
       insert: db.prepare(`INSERT INTO receipts (${ROW_COLUMNS_SQL}) VALUES (${ROW_COLUMNS_SQL.replace(/\w+/g, '?')})`),
       bySeq: db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts WHERE seq = ?`).raw(),
-      // One string per row: "<seq>:<1 if actor and detail are JSON and both hashes 64 long>:<hash>:<prevHash || canonical>".
-      // One string, not an array of columns, because per-row JS objects are most of verify's cost.
-      scan: db.prepare(
-        `SELECT concat(seq, ':', json_valid(actor) AND json_valid(detail) AND length(hash) = 64 AND length(prev_hash) = 64, ':', hash, ':', ${HASH_INPUT_SQL}) ` +
-          'FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?',
-      ).pluck(),
+      scan: db.prepare(SCAN_SQL).pluck(),
       maxSeq: db.prepare('SELECT MAX(seq) FROM receipts').pluck(),
       chunk: db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(),
       highWater: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'receipts'").pluck(),
@@ -362,23 +427,39 @@ export class Ledger {
    *
    * Speed: SQLite builds each row's hash input (HASH_INPUT_SQL) and JS only hashes
    * and compares; any row that does not pass that way is re-checked field by field
-   * in JS (`checkRow`, the authority), which also words the reason.
-   * Synchronous: about 4 µs of CPU per receipt on a slow machine, so seconds at a
-   * million; prefer `verifyAsync` on the Electron main thread.
+   * in JS (`checkRow`, the authority), which also words the reason. From
+   * PARALLEL_VERIFY_MIN_ROWS receipts, worker threads check ranges of the chain
+   * at the same time and this thread joins them (parallel.ts; `opts.parallel`);
+   * the report is the same either way. About 3.5 µs of CPU per receipt on a slow
+   * machine, spread over its cores: a second or two at a million; prefer
+   * `verifyAsync` on the Electron main thread.
    * @returns `{ok, count, headHash}`; when broken, `firstBroken: {seq, id?, reason}`
-   *   and `count`/`headHash` describe the intact prefix before it.
+   *   (the lowest broken seq) and `count`/`headHash` describe the intact prefix before it.
    */
   verify(opts: VerifyOptions = {}): VerifyReport {
-    const walk = this.startWalk();
+    const w = this.startWalk();
+    const pool = this.startPool(w, opts, 'sync');
+    if (pool) {
+      try {
+        return this.joinRangesSync(w, pool, opts);
+      } finally {
+        pool.stopSync();
+        this.reportStats(opts, pool);
+      }
+    }
+    this.reportStats(opts, null);
     for (;;) {
-      const done = this.walkChunk(walk);
-      if (done) return done;
-      opts.onProgress?.(walk.count);
+      const step = this.walkStep(w, w.end);
+      if (step === 'done') return this.finishWalk(w);
+      if (step !== 'more') return step;
+      opts.onProgress?.(w.count);
     }
   }
 
   /**
-   * `verify` without blocking the event loop for long: one chunk of
+   * `verify` without blocking the event loop for long: worker threads check the
+   * ranges (from PARALLEL_VERIFY_MIN_ROWS receipts) while this thread only joins
+   * their results; on a smaller ledger, or when no worker can run, one chunk of
    * VERIFY_CHUNK receipts per turn (a few tens of ms), so the console's UI and
    * IPC stay responsive on a large ledger. Receipts appended meanwhile are not
    * covered (it verifies up to the head it found when it started).
@@ -386,13 +467,25 @@ export class Ledger {
    * @throws the signal's reason when aborted; LedgerStateError when closed meanwhile.
    */
   async verifyAsync(opts: VerifyAsyncOptions = {}): Promise<VerifyReport> {
-    const walk = this.startWalk();
-    for (;;) {
-      opts.signal?.throwIfAborted();
-      const done = this.walkChunk(walk);
-      if (done) return done;
-      opts.onProgress?.(walk.count);
-      await new Promise<void>((resolve) => setImmediate(resolve));
+    const w = this.startWalk();
+    const pool = this.startPool(w, opts, 'async');
+    try {
+      if (pool) {
+        const joined = await this.joinRangesAsync(w, pool, opts);
+        if (joined) return joined;
+        // No worker left to finish the rest: carry on from the intact prefix on this thread.
+      }
+      for (;;) {
+        opts.signal?.throwIfAborted();
+        const step = this.walkStep(w, w.end);
+        if (step === 'done') return this.finishWalk(w);
+        if (step !== 'more') return step;
+        opts.onProgress?.(w.count);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      await pool?.stopAsync();
+      this.reportStats(opts, pool);
     }
   }
 
@@ -407,8 +500,141 @@ export class Ledger {
     };
   }
 
-  /** Verify the next chunk; returns the final report when done or broken, else null. */
-  private walkChunk(w: VerifyWalk): VerifyReport | null {
+  /** Worker threads for this walk, or null when it stays on this thread (small ledger, option, no worker started). */
+  private startPool(w: VerifyWalk, opts: VerifyOptions, mode: 'sync' | 'async'): VerifyPool | null {
+    if (opts.parallel === false) return null;
+    const p = opts.parallel ?? {};
+    const minRows = p.minRows ?? PARALLEL_VERIFY_MIN_ROWS;
+    const rangeRows = Math.max(1, Math.floor(p.rangeRows ?? PARALLEL_VERIFY_RANGE_ROWS));
+    const threads = Math.min(p.threads ?? Math.min(coreCount(), MAX_VERIFY_THREADS), Math.ceil(w.end / rangeRows));
+    // In verify() this thread takes ranges too (it would only wait otherwise).
+    const workers = mode === 'sync' ? threads - 1 : threads;
+    if (w.end < minRows || workers < 1 || !this.identity) return null;
+    let pool: VerifyPool;
+    try {
+      pool = new VerifyPool({
+        file: this.identity.path,
+        fileId: this.identity.id,
+        nativeBinding: nativeBindingPath(this.openOpts.electronAbiDir),
+        timeoutMs: this.openOpts.timeoutMs ?? 5000,
+        scanSql: SCAN_SQL,
+        end: w.end,
+        rangeRows,
+        batch: VERIFY_CHUNK,
+        workers,
+        mode,
+      });
+    } catch {
+      return null; // better-sqlite3 not resolvable for workers: verify here
+    }
+    if (pool.started === 0) return null;
+    return pool;
+  }
+
+  private reportStats(opts: VerifyOptions, pool: VerifyPool | null): void {
+    opts.onStats?.({
+      workers: pool?.started ?? 0,
+      ranges: pool?.ranges ?? 0,
+      rangesByWorkers: pool?.byWorkers ?? 0,
+      rangesByCaller: pool?.byCaller ?? 0,
+      workerErrors: pool ? [...pool.failures] : [],
+    });
+  }
+
+  /** verify() with workers: take results in range order, checking ranges here whenever none is ready. */
+  private joinRangesSync(w: VerifyWalk, pool: VerifyPool, opts: VerifyOptions): VerifyReport {
+    for (let k = 0; k < pool.ranges; k++) {
+      this.open();
+      let r = pool.take(k);
+      let waitingSince = 0;
+      while (!r) {
+        const mine = pool.claim();
+        if (mine !== null) {
+          pool.put(this.checkRangeHere(pool, mine));
+        } else if (waitingSince === 0) {
+          waitingSince = performance.now();
+        } else if (performance.now() - waitingSince > verifyWorkerRuntime.stalledRangeMs) {
+          pool.put(this.checkRangeHere(pool, k));
+        } else {
+          pool.waitSync(50);
+        }
+        r = pool.take(k);
+      }
+      let step = this.joinRange(w, pool, r);
+      while (step === 'more') step = this.walkStep(w, rangeEnd(pool, k));
+      if (step !== 'done') return step;
+      opts.onProgress?.(w.count);
+    }
+    return this.finishWalk(w);
+  }
+
+  /**
+   * verifyAsync() with workers: await results in range order. Returns null when
+   * the workers all ended before finishing (the caller then walks the rest).
+   */
+  private async joinRangesAsync(w: VerifyWalk, pool: VerifyPool, opts: VerifyAsyncOptions): Promise<VerifyReport | null> {
+    for (let k = 0; k < pool.ranges; k++) {
+      this.open();
+      let r = pool.take(k);
+      while (!r) {
+        opts.signal?.throwIfAborted();
+        if (pool.allExited) return null;
+        await pool.waitAsync(1000, opts.signal);
+        this.open();
+        r = pool.take(k);
+      }
+      opts.signal?.throwIfAborted();
+      let step = this.joinRange(w, pool, r);
+      while (step === 'more') {
+        step = this.walkStep(w, rangeEnd(pool, k));
+        if (step === 'more') {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          opts.signal?.throwIfAborted();
+        }
+      }
+      if (step !== 'done') return step;
+      opts.onProgress?.(w.count);
+    }
+    return this.finishWalk(w);
+  }
+
+  /**
+   * Extend the walk by range r's checked prefix when it continues the chain
+   * exactly (the range starts right after the walk's last receipt, and its first
+   * row's prevHash is the walk's last hash). Then the rest of the range, if any,
+   * must be walked here: returns 'more' for that, 'done' when the range is covered.
+   */
+  private joinRange(w: VerifyWalk, pool: VerifyPool, r: RangeResult): WalkStep {
+    const lo = r.k * pool.rangeRows;
+    if (!r.error && r.good > lo && r.hash !== null && w.count === lo && r.firstPrev === w.prev) {
+      w.count = r.good;
+      w.expected = r.good + 1;
+      w.prev = r.hash;
+    }
+    return w.count < rangeEnd(pool, r.k) ? 'more' : 'done';
+  }
+
+  /**
+   * The fast check of range k on this thread, as a worker would do it: from the
+   * stored prevHash of its first row, with the single-thread walk (so a suspect
+   * row that is in fact intact does not end the prefix).
+   */
+  private checkRangeHere(pool: VerifyPool, k: number): RangeResult {
+    const lo = k * pool.rangeRows;
+    const first = this.stmts.bySeq.get(lo + 1) as RawRow | undefined;
+    const firstPrev: unknown = first?.[15];
+    if (typeof firstPrev !== 'string' || !HEX64.test(firstPrev)) return { k, good: lo, firstPrev: null, hash: null };
+    const d: VerifyWalk = { end: rangeEnd(pool, k), highWater: 0, expected: lo + 1, prev: firstPrev, count: lo };
+    while (this.walkStep(d, d.end) === 'more');
+    return { k, good: d.count, firstPrev, hash: d.count > lo ? d.prev : null };
+  }
+
+  /**
+   * Verify the next rows after the walk's position, up to seq `end`, at most
+   * VERIFY_CHUNK of them: the first broken link's report, 'done' when no rows up
+   * to `end` remain, else 'more'.
+   */
+  private walkStep(w: VerifyWalk, end: number): WalkStep {
     this.open();
     const broken = (seq: number, reason: string, id?: string): VerifyReport => ({
       ok: false,
@@ -416,7 +642,7 @@ export class Ledger {
       headHash: w.prev,
       firstBroken: id === undefined ? { seq, reason } : { seq, id, reason },
     });
-    const rows = this.stmts.scan.all(w.count, w.end, VERIFY_CHUNK) as string[];
+    const rows = this.stmts.scan.all(w.count, end, VERIFY_CHUNK) as string[];
     for (const s of rows) {
       const c1 = s.indexOf(':');
       const seq = Number(s.slice(0, c1));
@@ -439,9 +665,18 @@ export class Ledger {
       w.count = seq;
       w.expected = seq + 1;
     }
-    if (rows.length === VERIFY_CHUNK && w.count < w.end) return null;
+    return rows.length === VERIFY_CHUNK && w.count < end ? 'more' : 'done';
+  }
+
+  /** The end of a walk that found no broken link: the tail check, then the report. */
+  private finishWalk(w: VerifyWalk): VerifyReport {
     if (w.highWater > w.count) {
-      return broken(w.count + 1, `receipts ${w.count + 1}..${w.highWater} are missing: the tail was deleted`);
+      return {
+        ok: false,
+        count: w.count,
+        headHash: w.prev,
+        firstBroken: { seq: w.count + 1, reason: `receipts ${w.count + 1}..${w.highWater} are missing: the tail was deleted` },
+      };
     }
     return { ok: true, count: w.count, headHash: w.prev };
   }
@@ -462,16 +697,17 @@ export class Ledger {
    * holds at least `checkpoint.count` receipts, and the receipt at that seq has
    * hash `checkpoint.headHash` (so the history up to it was not rewritten, even
    * with recomputed hashes).
+   * `opts` as for `verify`.
    * @throws LedgerInputError when `checkpoint` is not a Checkpoint.
    */
-  verifyAgainst(checkpoint: Checkpoint): VerifyReport {
+  verifyAgainst(checkpoint: Checkpoint, opts: VerifyOptions = {}): VerifyReport {
     if (
       !checkpoint || typeof checkpoint !== 'object' || !Number.isSafeInteger(checkpoint.count) || checkpoint.count < 0 ||
       typeof checkpoint.headHash !== 'string' || !/^[0-9a-f]{64}$/.test(checkpoint.headHash)
     ) {
       throw new LedgerInputError('checkpoint must be {count: integer >= 0, headHash: 64 hex, time}');
     }
-    const report = this.verify();
+    const report = this.verify(opts);
     if (!report.ok) return report;
     if (report.count < checkpoint.count) {
       return {
@@ -555,6 +791,28 @@ function checkRow(row: RawRow, prev: string): string | null {
   }
   if (chainHash(prev, canonicalReceiptText(row)) !== row[16]) return 'hash does not match the receipt content (a field was altered)';
   return null;
+}
+
+/**
+ * Where worker threads find the file this ledger opened: its absolute path (the
+ * working directory may change later) and `dev:ino`, which a worker compares
+ * after opening so that it never checks another file put at the same path.
+ * Null for an in-memory or URI database, or when the file cannot be stat'ed.
+ */
+function fileIdentity(file: string): { path: string; id: string } | null {
+  if (file === '' || file === ':memory:' || file.startsWith('file:')) return null;
+  try {
+    const abs = path.resolve(file);
+    const st = statSync(abs, { bigint: true });
+    return { path: abs, id: `${st.dev}:${st.ino}` };
+  } catch {
+    return null;
+  }
+}
+
+/** Highest seq of range k. */
+function rangeEnd(pool: VerifyPool, k: number): number {
+  return Math.min((k + 1) * pool.rangeRows, pool.end);
 }
 
 function isJson(text: string): boolean {

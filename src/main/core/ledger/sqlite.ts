@@ -133,19 +133,36 @@ export interface OpenDatabaseOptions {
  *   better-sqlite3's SqliteError for I/O or format errors.
  */
 export function openDatabase(file: string, opts: OpenDatabaseOptions = {}): Database.Database {
+  const nativeBinding = nativeBindingPath(opts.electronAbiDir);
+  return new Database(file, {
+    readonly: opts.readonly ?? false,
+    fileMustExist: opts.fileMustExist ?? opts.readonly ?? false,
+    timeout: opts.timeoutMs ?? 5000,
+    ...(nativeBinding ? { nativeBinding } : {}),
+  });
+}
+
+/**
+ * The `nativeBinding` path better-sqlite3 must load in this runtime: undefined in
+ * plain Node (its own build), the Electron-ABI binary inside Electron. Worker
+ * threads that open the same file (parallel verify) pass it on, so they load the
+ * binary the main thread loads.
+ * @throws NativeBindingMissingError inside Electron when the Electron-ABI binary is absent.
+ */
+export function nativeBindingPath(electronAbiDir?: string): string | undefined {
   const choice = chooseNativeBinding({
     versions: process.versions,
     platform: process.platform,
     arch: process.arch,
     betterSqlite3Version: process.versions.electron ? betterSqlite3Version() : '',
-    abiDirs: process.versions.electron ? defaultAbiDirs(opts.electronAbiDir) : [],
+    abiDirs: process.versions.electron ? defaultAbiDirs(electronAbiDir) : [],
     exists: existsSync,
   });
   if (choice.kind === 'missing') throw new NativeBindingMissingError(choice.message);
-  return new Database(file, {
-    readonly: opts.readonly ?? false,
-    fileMustExist: opts.fileMustExist ?? opts.readonly ?? false,
-    timeout: opts.timeoutMs ?? 5000,
-    ...(choice.kind === 'electron' ? { nativeBinding: choice.path } : {}),
-  });
+  return choice.kind === 'electron' ? choice.path : undefined;
+}
+
+/** Absolute path of the better-sqlite3 package's entry, for worker threads to `require` (they do not share our module graph). */
+export function betterSqlite3Entry(): string {
+  return requireHere.resolve('better-sqlite3');
 }
