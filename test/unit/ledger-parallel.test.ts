@@ -266,10 +266,12 @@ describe('parallel verify names the same first broken link as the single thread'
     expect(r.single).toMatchObject({ ok: false, count: 99, firstBroken: { seq: 100 } });
   });
 
-  it('a seq moved far beyond the head (ranges with no rows at all)', async () => {
-    attack((db) => db.prepare('UPDATE receipts SET seq = 5000 WHERE seq = 250').run());
+  it('a seq moved far beyond the head: no range plan, the gap is found on the calling thread', async () => {
+    attack((db) => db.prepare('UPDATE receipts SET seq = ? WHERE seq = 250').run(Number.MAX_SAFE_INTEGER));
     const r = await runAll();
     expect(r.single).toMatchObject({ ok: false, count: 249, firstBroken: { seq: 250, reason: 'receipt 250 is missing (the next row has seq 251)' } });
+    expect(r.syncStats.workers).toBe(0);
+    expect(r.asyncStats.workers).toBe(0);
   });
 
   it('a tail deleted naively, and history rewritten (caught by the checkpoint)', async () => {

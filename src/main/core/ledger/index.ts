@@ -207,6 +207,7 @@ export class Ledger {
     bySeq: Database.Statement;
     scan: Database.Statement;
     maxSeq: Database.Statement;
+    count: Database.Statement;
     chunk: Database.Statement;
     highWater: Database.Statement;
   };
@@ -238,6 +239,7 @@ export class Ledger {
       bySeq: db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts WHERE seq = ?`).raw(),
       scan: db.prepare(SCAN_SQL).pluck(),
       maxSeq: db.prepare('SELECT MAX(seq) FROM receipts').pluck(),
+      count: db.prepare('SELECT count(*) FROM receipts').pluck(),
       chunk: db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(),
       highWater: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'receipts'").pluck(),
     };
@@ -510,6 +512,10 @@ export class Ledger {
     // In verify() this thread takes ranges too (it would only wait otherwise).
     const workers = mode === 'sync' ? threads - 1 : threads;
     if (w.end < minRows || workers < 1 || !this.identity) return null;
+    // Ranges are planned by seq. Fewer rows than the highest seq means a gap, so the
+    // chain is broken anyway: the walk here finds it, and a seq forged far beyond
+    // the head cannot make the plan huge.
+    if (this.stmts.count.get() !== w.end) return null;
     let pool: VerifyPool;
     try {
       pool = new VerifyPool({
