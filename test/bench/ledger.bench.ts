@@ -8,7 +8,11 @@
  *   rows per commit (`appendBatch` vs a raw transaction), where the fsync no
  *   longer hides the ledger's CPU cost;
  * - time to verify the whole chain at 1,000,000 receipts (target ≤ 3 s), wall
- *   and CPU, beside a bare scan of the same rows with no hashing;
+ *   and CPU (all threads), single-threaded (`parallel: false`), with worker
+ *   threads as `verify` uses them by default, and with `verifyAsync` (plus the
+ *   longest event-loop stall meanwhile), beside a bare scan of the same rows with
+ *   no hashing; in alternating rounds (BENCH_LEDGER_VERIFY_ROUNDS, default 3) so
+ *   that load from elsewhere falls on all alike; medians, and every run;
  * - p50/p95 of one filtered page of 200 receipts at 1,000,000 (target p95 ≤ 10 ms),
  *   per filter, beside the unfiltered newest page.
  *
@@ -16,15 +20,17 @@
  * in the OS temp folder and is removed afterwards.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Ledger } from '../../src/main/core/ledger/index';
+import { Ledger, type VerifyOptions, type VerifyStats } from '../../src/main/core/ledger/index';
+import { coreCount } from '../../src/main/core/ledger/parallel';
 import { prepareSchema } from '../../src/main/core/ledger/schema';
 import { ROW_COLUMNS_SQL, type RawRow } from '../../src/main/core/ledger/chain';
 import type { ReceiptEvent, ReceiptInput, ReceiptQuery } from '../../src/shared/receipt';
 
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
+const VERIFY_ROUNDS = Number(process.env.BENCH_LEDGER_VERIFY_ROUNDS ?? 3);
 const PAGE = 200;
 
 function rng(seed: number): () => number {
@@ -87,6 +93,36 @@ function timeIt(runs: number, warm: number, fn: (i: number) => void): { p50: num
   }
   t.sort((a, b) => a - b);
   return { p50: round(percentile(t, 50), 3), p95: round(percentile(t, 95), 3), max: round(t[t.length - 1] as number, 3) };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+};
+
+interface Timed {
+  ms: number;
+  cpuMs: number;
+}
+
+/** Wall and CPU time (every thread of the process) of `fn`. */
+async function timed(fn: () => unknown): Promise<Timed> {
+  const cpu0 = process.cpuUsage();
+  const s = performance.now();
+  await fn();
+  const ms = performance.now() - s;
+  const cpu = process.cpuUsage(cpu0);
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** Median wall and CPU over the runs, and each run's wall time. */
+function summary(runs: Timed[]): { ms: number; cpuMs: number; runsMs: number[]; runsCpuMs: number[] } {
+  return {
+    ms: Math.round(median(runs.map((r) => r.ms))),
+    cpuMs: Math.round(median(runs.map((r) => r.cpuMs))),
+    runsMs: runs.map((r) => Math.round(r.ms)),
+    runsCpuMs: runs.map((r) => Math.round(r.cpuMs)),
+  };
 }
 
 /** A raw better-sqlite3 database with the ledger's exact schema, pragmas and triggers. */
@@ -164,17 +200,40 @@ export async function run(): Promise<Record<string, unknown>> {
     log('verify');
     const db = new Database(file, { readonly: true });
     const scanStmt = db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts ORDER BY seq`).raw();
-    // Reference: the same rows read the same way, without hashing.
-    s = performance.now();
-    let scanned = 0;
-    for (const _row of scanStmt.iterate()) scanned++;
-    const scanMs = performance.now() - s;
-    const cpu0 = process.cpuUsage();
-    s = performance.now();
-    const report = ledger.verify();
-    const verifyMs = performance.now() - s;
-    const cpu = process.cpuUsage(cpu0);
-    if (!report.ok || report.count !== ROWS || scanned !== ROWS) throw new Error(`verify failed: ${JSON.stringify(report)}`);
+    const loadBefore = loadavg().map((x) => round(x, 1));
+    const runs: Record<'scan' | 'single' | 'parallel' | 'async', Timed[]> = { scan: [], single: [], parallel: [], async: [] };
+    let parallelStats: VerifyStats | undefined;
+    let asyncStats: VerifyStats | undefined;
+    const gaps: number[] = [];
+    const check = (report: { ok: boolean; count: number }, what: string): void => {
+      if (!report.ok || report.count !== ROWS) throw new Error(`${what} failed: ${JSON.stringify(report)}`);
+    };
+    for (let round = 0; round < VERIFY_ROUNDS; round++) {
+      // Reference: the same rows read the same way, without hashing.
+      runs.scan.push(
+        await timed(() => {
+          let scanned = 0;
+          for (const _row of scanStmt.iterate()) scanned++;
+          if (scanned !== ROWS) throw new Error(`scan saw ${scanned} rows`);
+        }),
+      );
+      runs.single.push(await timed(() => check(ledger.verify({ parallel: false }), 'verify (single thread)')));
+      const opts: VerifyOptions = { onStats: (st) => (parallelStats = st) };
+      runs.parallel.push(await timed(() => check(ledger.verify(opts), 'verify (parallel)')));
+      // verifyAsync: the event loop must keep turning; record its longest stall.
+      let last = performance.now();
+      let maxGap = 0;
+      const tick = setInterval(() => {
+        const now = performance.now();
+        maxGap = Math.max(maxGap, now - last);
+        last = now;
+      }, 5);
+      runs.async.push(await timed(async () => check(await ledger.verifyAsync({ onStats: (st) => (asyncStats = st) }), 'verifyAsync')));
+      clearInterval(tick);
+      gaps.push(Math.round(Math.max(maxGap, performance.now() - last)));
+    }
+    const single = summary(runs.single);
+    const parallel = summary(runs.parallel);
 
     log('queries');
     const rand = rng(3);
@@ -230,10 +289,15 @@ export async function run(): Promise<Record<string, unknown>> {
       build: { rows: ROWS, seconds: round(buildSec, 1), rowsPerSec: Math.round(ROWS / buildSec), fileMb: round(sizeMb, 0) },
       verify: {
         rows: ROWS,
-        ms: Math.round(verifyMs),
-        cpuMs: Math.round((cpu.user + cpu.system) / 1000),
-        referenceScanOnlyMs: Math.round(scanMs),
         targetMs: 3000,
+        cores: coreCount(),
+        loadAverage: { before: loadBefore, after: loadavg().map((x) => round(x, 1)) },
+        rounds: VERIFY_ROUNDS,
+        parallel: { ...parallel, threads: (parallelStats?.workers ?? 0) + 1, stats: parallelStats },
+        singleThread: single,
+        speedup: round(single.ms / parallel.ms),
+        async: { ...summary(runs.async), eventLoopMaxStallMs: gaps, stats: asyncStats },
+        referenceScanOnly: summary(runs.scan),
       },
       query: {
         pageSize: PAGE,
