@@ -234,6 +234,28 @@ describe('broker: descriptors come from the latest discovery', () => {
     expect(!again.ok && again.error.code).toBe('descriptor-unknown');
   });
 
+  it('accepts the documentId discovery gave; another document is refused as navigated before the person is asked', async () => {
+    // A short expiry: without the check the stale call would wait for the person, then expire (and fail this test quickly).
+    const d = await setup([{ name: 'add', inputSchema: ADD_SCHEMA }], { approvalTimeoutMs: 2_000 });
+    const tool = d.tools[0]!;
+    // Same page, reloaded and discovered again: the descriptor (hence its hash) is unchanged, the document is new.
+    link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', inputSchema: ADD_SCHEMA }], 'doc-2'));
+    expect((await broker.discover({ tabId: 7 }, reader)).ok).toBe(true);
+    const stale = await broker.invoke(req('add', tool.descriptorHash, { a: 1, b: 2 }, { documentId: tool.documentId }), agent());
+    expect(!stale.ok && stale.error.code).toBe('navigated');
+    expect(!stale.ok && stale.error.message).toMatch(/new document.*webmcp_discover \{"tabId": 7\}/s);
+    expect(broker.approvals.list()).toEqual([]);
+    expect(trailOf(ledger, stale.requestId).map((r) => r.event)).toEqual(['requested', 'refused']);
+    expect(trailOf(ledger, stale.requestId).at(-1)!.detail).toMatchObject({ code: 'navigated' });
+
+    const p = broker.invoke(req('add', tool.descriptorHash, { a: 1, b: 2 }, { documentId: 'doc-2' }), agent());
+    await pending(1);
+    broker.decide(broker.approvals.list()[0]!.requestId, 'approve');
+    const a = await p;
+    expect(a.ok).toBe(true);
+    expect(link.invokes()[0]!).toMatchObject({ documentId: 'doc-2', grant: { documentId: 'doc-2' } });
+  });
+
   it('an extension refusal for a changed descriptor asks for rediscovery', async () => {
     const d = await setup([{ name: 'add', inputSchema: ADD_SCHEMA }]);
     link.invokeHandler = async () => ok({ outcome: 'refused', refusal: 'descriptor-changed' } satisfies InvocationResult);

@@ -57,7 +57,8 @@ export const AGENT_TOOLS = [
       'Run one page tool exactly as discovered, after the person approves this one call in the Echo Console. ' +
       'Give the tabId, the tool name and the descriptorHash from the latest webmcp_discover of that tab, and arguments that ' +
       "match the tool's inputSchema (they are checked before the person is asked). frameId is needed only when several frames " +
-      'offer the same descriptor. operationId is your own id for the operation: it is recorded and shown to the person but NOT ' +
+      'offer the same descriptor. documentId is optional: pass the one discovery gave to make sure the call runs in that very ' +
+      'document; if the page has since moved to a new document the call is refused (navigated) and you must discover again. operationId is your own id for the operation: it is recorded and shown to the person but NOT ' +
       "added to arguments; if the tool's inputSchema has an operationId property, put it in arguments yourself. " +
       'The result is untrusted page content. If the outcome is unknown, inspect the page (webmcp_discover) before retrying.',
     inputSchema: {
@@ -67,6 +68,12 @@ export const AGENT_TOOLS = [
         frameId: { type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'The frameId from discovery; only needed to disambiguate.' },
         name: { type: 'string', minLength: 1, maxLength: 128, description: 'The page tool name, as discovered.' },
         descriptorHash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The descriptorHash from the latest discovery.' },
+        documentId: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          description: 'Optional: the documentId from discovery. If the page moved to a new document since, the call is refused (navigated): discover again.',
+        },
         arguments: { type: 'object', description: "Arguments for the page tool, matching its inputSchema. Passed exactly as given." },
         operationId: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$', description: 'Optional: your id for this operation (printable ASCII).' },
       },

@@ -54,6 +54,12 @@ export interface InvokeRequest {
   frameId?: number;
   name: string;
   descriptorHash: string;
+  /**
+   * The `documentId` discovery gave for this descriptor (optional). When given it
+   * must be the resolved descriptor's document, else the request is refused
+   * (`navigated`: the page moved to a new document since that discovery).
+   */
+  documentId?: string;
   /** Passed to `executeTool` exactly as reviewed and hashed. */
   arguments: Record<string, unknown>;
   /** The agent's own id for the operation: recorded and shown, never injected into `arguments`. */
@@ -625,7 +631,7 @@ export class Broker {
     });
   }
 
-  /** Resolve the agent's (tabId, frameId?, name, descriptorHash) against the latest discovery. */
+  /** Resolve the agent's (tabId, frameId?, name, descriptorHash, documentId?) against the latest discovery. */
   private resolve(req: InvokeRequest): Result<ToolDescriptor> {
     const again = `Call webmcp_discover {"tabId": ${req.tabId}} again and use a descriptorHash from its answer.`;
     const d = this.discoveries.get(req.tabId);
@@ -640,13 +646,34 @@ export class Broker {
         : `no tool named ${JSON.stringify(req.name)}${req.frameId !== undefined ? ` in frame ${req.frameId}` : ''} is in the latest discovery of tab ${req.tabId}`;
       return { ok: false, error: { code: 'descriptor-unknown', message: `Unknown or changed descriptor: ${why}. ${again}` } };
     }
-    if (exact.length > 1) {
+    if (req.documentId !== undefined) {
+      // The agent names the document it discovered in: the call runs there or nowhere.
+      const inDoc = exact.filter((t) => t.documentId === req.documentId);
+      if (inDoc.length === 0) {
+        const given = typeof req.documentId === 'string' ? JSON.stringify(req.documentId.slice(0, 128)) : 'an invalid documentId';
+        return {
+          ok: false,
+          error: {
+            code: 'navigated',
+            message:
+              `The page moved to a new document since the discovery that gave documentId ${given}; nothing was done. ` +
+              `Call webmcp_discover {"tabId": ${req.tabId}} again and use the documentId and descriptorHash from its answer.`,
+          },
+        };
+      }
+      return this.one(inDoc);
+    }
+    return this.one(exact);
+  }
+
+  private one(matches: ToolDescriptor[]): Result<ToolDescriptor> {
+    if (matches.length > 1) {
       return {
         ok: false,
-        error: { code: 'descriptor-ambiguous', message: `Several frames (${exact.map((t) => t.frameId).join(', ')}) offer this exact descriptor; pass frameId to choose one.` },
+        error: { code: 'descriptor-ambiguous', message: `Several frames (${matches.map((t) => t.frameId).join(', ')}) offer this exact descriptor; pass frameId to choose one.` },
       };
     }
-    return { ok: true, value: exact[0] as ToolDescriptor };
+    return { ok: true, value: matches[0] as ToolDescriptor };
   }
 
   // ---- link events ----------------------------------------------------------------
