@@ -23,7 +23,12 @@ test('shows the link state, refuses extension pages with a reason, lists and sto
   await popup.goto(`chrome-extension://${ext.extensionId}/popup/popup.html`);
   // No native host is installed in this profile: the popup says so, never "connected".
   await expect(popup.locator('#link-dot')).toHaveAttribute('data-state', 'not-installed');
-  await expect(popup.locator('#link-label')).toHaveText('The console is not installed on this computer.');
+  await expect(popup.locator('#link-label')).toHaveText("Echo Console's native host is not registered for this browser.");
+  // The advice is right even while the console runs (the host is registered at the console's start, for the browsers present then).
+  await expect(popup.locator('#link-message')).toContainText(
+    'Echo Console registers its native host when it starts. If this browser had never run before the console started, restart the console, then click Try again.',
+  );
+  await expect(popup.locator('#link-message')).not.toContainText('Start Echo Console once');
   await expect(popup.locator('#retry')).toBeVisible();
   // The active tab is the popup itself (an extension page): never shareable, and the reason is shown.
   await expect(popup.locator('#share')).toBeHidden();

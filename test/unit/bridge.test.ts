@@ -305,6 +305,11 @@ describe('handshake checks', () => {
     r2.startExtension(); // no manifest written
     await r2.until(() => r2.link?.state().state === 'not-installed', 'not installed');
     expect(r2.link?.state().error?.message).toMatch(/not found/);
+    // The advice holds while the console runs: it registers the host at start, for the browsers present then.
+    expect(r2.link?.state().error?.message).toContain(
+      'Echo Console registers its native host when it starts. If this browser had never run before the console started, restart the console, then click Try again.',
+    );
+    expect(r2.link?.state().error?.message).not.toMatch(/Start Echo Console once/);
   });
 
   it('a hello naming another extension than Chrome reported is refused', async () => {

@@ -148,6 +148,14 @@ export interface ExtLink {
 /** chrome.storage.local key of the pairing. */
 export const PAIRING_STORAGE_KEY = 'echoConsole.linkPairing';
 
+/**
+ * What the popup advises when Chrome finds no native host (or may not start it).
+ * The console writes the host manifests each time it starts, into the profiles
+ * that exist then: a browser first run after the console started has none yet.
+ */
+export const HOST_NOT_FOUND_ADVICE =
+  'Echo Console registers its native host when it starts. If this browser had never run before the console started, restart the console, then click Try again.';
+
 interface StoredPairing {
   v: 1;
   pairingId: string;
@@ -360,7 +368,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
       // Chrome: "Specified native messaging host not found." / "Access to the specified native messaging host is forbidden."
       return after(
         c,
-        { code: 'host-not-found', message: `${error} Start Echo Console once: it installs its native messaging host for this browser.` },
+        { code: 'host-not-found', message: `${error} ${HOST_NOT_FOUND_ADVICE}` },
         'not-installed',
       );
     }

@@ -25,7 +25,7 @@ const LINK_LABELS: Record<PopupLinkState['state'], [string, 'ok' | 'warn' | 'bad
   connecting: ['Connecting to the console…', 'warn'],
   'awaiting-pairing': ['Pairing: confirm the code in the console', 'warn'],
   'console-not-running': ['The console is not running. Start Echo Console.', 'bad'],
-  'not-installed': ['The console is not installed on this computer.', 'bad'],
+  'not-installed': ["Echo Console's native host is not registered for this browser.", 'bad'],
   disconnected: ['Not connected (no heartbeat from the console)', 'bad'],
   'version-mismatch': ['Version mismatch: update the console or the extension.', 'bad'],
   refused: ['The console refused this extension.', 'bad'],
