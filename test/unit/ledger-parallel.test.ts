@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger, LedgerStateError, type ParallelVerifyOptions, type VerifyStats } from '../../src/main/core/ledger/index';
 import { ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, type RawRow } from '../../src/main/core/ledger/chain';
 import { VERIFY_WORKER_SOURCE, verifyWorkerRuntime } from '../../src/main/core/ledger/parallel';
@@ -36,12 +36,19 @@ function inputAt(seq: number): ReceiptInput {
   return seq % 7 === 4 ? consoleInput({ detail: { i: seq } }) : fullInput(seq);
 }
 
+// One ledger built once, copied fresh for each test (closing it folded the WAL into the file).
+const template = tempDir('ledger-parallel-template-');
+beforeAll(() => {
+  const l = new Ledger(template.file('l.db'));
+  for (let i = 0; i < N; i += 250) l.appendBatch(Array.from({ length: 250 }, (_, k) => inputAt(i + k + 1)));
+  l.close();
+});
+afterAll(() => template.cleanup());
+
 beforeEach(() => {
   tmp = tempDir('ledger-parallel-');
   file = tmp.file('l.db');
-  const l = new Ledger(file);
-  for (let i = 0; i < N; i += 250) l.appendBatch(Array.from({ length: 250 }, (_, k) => inputAt(i + k + 1)));
-  l.close();
+  copyFileSync(template.file('l.db'), file);
 });
 afterEach(() => tmp.cleanup());
 

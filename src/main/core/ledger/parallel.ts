@@ -91,6 +91,7 @@ const checkRange = (scan, k) => {
       if (Number(s.slice(0, c1)) !== good + 1 || s.charCodeAt(c1 + 1) !== 49) return result();
       const start = c1 + 68;
       if (prev === null) {
+        // An early exit only: the caller's seam comparison (firstPrev === its hash) decides.
         firstPrev = s.slice(start, start + 64);
         if (!HEX64.test(firstPrev)) {
           firstPrev = null;
