@@ -3,10 +3,13 @@
  * (src/main/web/server.ts): the same `EchoApi` as the preload's `window.echo`,
  * carried as `{id, method, params}` → `{id, result}` plus pushed `{event}`.
  *
- * The first message is `{type:'hello', token}`; calls wait for `welcome`. A
- * dropped socket reconnects by itself (1 s, 2 s, 4 s ... up to 10 s) and never
- * replays a call: calls in flight answer `disconnected`. A refused token (4401)
- * stops reconnecting.
+ * The first message is `{type:'hello', token}`; calls made before the first
+ * `welcome` wait for it. A dropped socket reconnects by itself (1 s, 2 s, 4 s
+ * ... up to 10 s) and never replays a call: calls in flight, and calls made
+ * while it is reconnecting, answer `disconnected` at once (the console is gone;
+ * making the person wait for a timeout tells them nothing). A refused token
+ * (4401) stops reconnecting. Error messages are sentences for people; they
+ * never name API methods.
  */
 import type { ConsoleEvent } from '../../shared/ipc';
 import { err, type Result } from '../../shared/result';
@@ -45,6 +48,14 @@ export interface WsClientOptions {
   createSocket?: (url: string) => WsLike;
 }
 
+/** What the transport's own failures say (the UI shows them as they are). */
+export const MESSAGES = {
+  dropped: 'The connection to the console was lost before it answered, so it is not known whether this was done. Check again once it reconnects.',
+  disconnected: 'The console is not reachable, so this was not done. Try again once the page has reconnected.',
+  timeout: 'The console did not answer in time, so it is not known whether this was done. Check again in a moment.',
+  unauthorized: 'The console refused this page’s session link. Open the link the console printed when it started.',
+} as const;
+
 /** Open the WebSocket transport. */
 export function createWsClient(opts: WsClientOptions): WsClient {
   const url = `${opts.origin.replace(/^http/, 'ws')}${WS_PATH}`;
@@ -65,6 +76,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
   const setState = (s: TransportState) => {
     if (s === state) return;
     state = s;
+    // Calls still waiting for the first welcome answer now (`disconnected`), not after their timeout.
+    if (s === 'reconnecting') for (const go of waitingForOpen.splice(0)) go();
     for (const l of stateListeners) l(s);
   };
 
@@ -95,7 +108,7 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     ws.onclose = (ev) => {
       if (socket !== ws) return;
       socket = null;
-      for (const resolve of pending.values()) resolve(err('disconnected', 'The connection to the console host dropped; the call was not repeated.'));
+      for (const resolve of pending.values()) resolve(err('disconnected', MESSAGES.dropped));
       pending.clear();
       if (closedByUs) return;
       if (ev.code === WS_CLOSE.unauthorized) {
@@ -121,18 +134,19 @@ export function createWsClient(opts: WsClientOptions): WsClient {
         resolve(r as Result<never>);
       };
       // One deadline covers waiting for the socket and waiting for the answer.
-      const timer = setTimeout(() => finish(err('timeout', `${method} got no answer.`)), callTimeoutMs);
+      const timer = setTimeout(() => finish(err('timeout', MESSAGES.timeout)), callTimeoutMs);
       const send = () => {
         if (done) return;
-        if (state === 'unauthorized') return finish(err('unauthorized', 'The console host refused this page’s token.'));
-        if (state !== 'open' || !socket) return finish(err('disconnected', 'Not connected to the console host.'));
+        if (state === 'unauthorized') return finish(err('unauthorized', MESSAGES.unauthorized));
+        if (state !== 'open' || !socket) return finish(err('disconnected', MESSAGES.disconnected));
         id = nextId++;
         pending.set(id, finish);
         const msg: WsClientMessage = params === undefined ? { id, method } : { id, method, params };
         socket.send(JSON.stringify(msg));
       };
-      if (state === 'open' || state === 'unauthorized') send();
-      else waitingForOpen.push(send);
+      // Only the very first connection is waited for; while reconnecting the answer is `disconnected` at once.
+      if (state === 'connecting') waitingForOpen.push(send);
+      else send();
     });
   }
 

@@ -1,0 +1,136 @@
+// The renderer's transport when the console goes away: the WebSocket client
+// against a real web host that stops and comes back (calls answer at once, not
+// after a 30 s timeout), and failures in plain words that never name an API
+// method or IPC channel (verifyLedger, receipts:verify, ...).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { startWebHost, type WebHost } from '../../src/main/web/server';
+import { API_METHOD_NAMES, plainError, withPlainErrors } from '../../src/renderer/transport/errors';
+import { createWsClient, type TransportState } from '../../src/renderer/transport/ws-client';
+import type { EchoApi } from '../../src/preload/api';
+import { CHANNELS } from '../../src/shared/ipc';
+import { FakeConsole, sampleApproval } from '../support/fake-console';
+
+const METHOD_OR_CHANNEL = new RegExp(`${[...API_METHOD_NAMES, ...Object.values(CHANNELS)].join('|')}`);
+
+describe('WebSocket client when the console host goes away', () => {
+  let dir: string;
+  let host: WebHost;
+  let fake: FakeConsole;
+  const token = 'reachability-token-0123456789abcdef';
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'echo-reach-'));
+    writeFileSync(path.join(dir, 'index.html'), 'x');
+    fake = new FakeConsole({ approvals: [sampleApproval(Date.now())] });
+    host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: dir, token });
+  });
+  afterAll(async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers calls at once with a plain "disconnected" while reconnecting, and is open again when the host is back', async () => {
+    const origin = host.origin;
+    const port = host.port;
+    const socketFor = (url: string) => new WebSocket(url, { headers: { origin } }) as never;
+    const client = createWsClient({ origin, token, callTimeoutMs: 20_000, createSocket: socketFor });
+    const states: TransportState[] = [];
+    client.onState((s) => states.push(s));
+    expect((await client.api.getSnapshot()).ok).toBe(true);
+
+    await host.close(); // the person pressed Ctrl+C
+    await vi.waitFor(() => expect(client.state()).toBe('reconnecting'));
+    const started = Date.now();
+    const r = await client.api.verifyLedger();
+    expect(Date.now() - started).toBeLessThan(1_000); // not the 20 s call timeout
+    expect(r).toMatchObject({ ok: false, error: { code: 'disconnected' } });
+    if (!r.ok) expect(r.error.message).not.toMatch(METHOD_OR_CHANNEL);
+
+    host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: dir, token, port });
+    await vi.waitFor(() => expect(client.state()).toBe('open'), { timeout: 15_000 });
+    expect((await client.api.verifyLedger()).ok).toBe(true);
+    expect(states).toEqual(['open', 'reconnecting', 'open']);
+    client.close();
+  }, 30_000);
+
+  it('answers a call waiting for the first connection as soon as that connection fails', async () => {
+    const spare = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: dir });
+    const origin = spare.origin;
+    await spare.close(); // nothing listens there now
+    const client = createWsClient({
+      origin,
+      token,
+      callTimeoutMs: 20_000,
+      createSocket: (url) => new WebSocket(url, { headers: { origin } }) as never,
+    });
+    const started = Date.now();
+    const r = await client.api.getSnapshot();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(r).toMatchObject({ ok: false, error: { code: 'disconnected' } });
+    client.close();
+  });
+
+  it('says a timeout plainly, without the method name', async () => {
+    const sockets: { onopen: ((e: unknown) => void) | null }[] = [];
+    const client = createWsClient({
+      origin: 'http://127.0.0.1:1',
+      token,
+      callTimeoutMs: 50,
+      createSocket: () => {
+        const s = { send: () => undefined, close: () => undefined, onopen: null, onmessage: null, onclose: null, onerror: null };
+        sockets.push(s);
+        return s;
+      },
+    });
+    const r = await client.api.verifyLedger();
+    expect(r).toMatchObject({ ok: false, error: { code: 'timeout' } });
+    if (!r.ok) expect(r.error.message).not.toMatch(METHOD_OR_CHANNEL);
+    client.close();
+  });
+});
+
+describe('plain errors', () => {
+  it('turns transport and boundary codes into sentences that never name a method or channel', () => {
+    const raw = [
+      { code: 'timeout', message: 'verifyLedger got no answer.' },
+      { code: 'disconnected', message: 'Not connected to the console host.' },
+      { code: 'unauthorized', message: 'The console host refused this page’s token.' },
+      { code: 'internal', message: 'queryReceipts returned no result.' },
+      { code: 'invalid-params', message: 'Invalid parameters for queryReceipts: /requestId must match pattern.', detail: { path: '/requestId', keyword: 'pattern' } },
+      { code: 'unknown-method', message: 'No such console API method.' },
+      { code: 'forbidden-sender', message: 'receipts:verify from a foreign frame' },
+      { code: 'weird', message: "Error invoking remote method 'receipts:verify': reply was never sent" },
+    ];
+    for (const e of raw) {
+      const plain = plainError(e);
+      expect(plain.code).toBe(e.code);
+      expect(plain.message).not.toMatch(METHOD_OR_CHANNEL);
+      expect(plain.message).toMatch(/^[A-Z].*[.)]$/);
+    }
+    expect(plainError(raw[0]!).message).toMatch(/did not answer in time/);
+    expect(plainError(raw[4]!).message).toMatch(/“requestId”/);
+    // The core's own sentences pass through.
+    expect(plainError({ code: 'unknown-tab', message: 'No such tab.' })).toEqual({ code: 'unknown-tab', message: 'No such tab.' });
+    expect(plainError(plainError(raw[0]!))).toEqual(plainError(raw[0]!));
+  });
+
+  it('wraps every API method: failures read plainly, a rejected IPC call becomes a Result', async () => {
+    const fake = new FakeConsole();
+    const api: EchoApi = Object.assign(fake, {
+      verifyLedger: () => Promise.reject(new Error("Error invoking remote method 'receipts:verify'")),
+      unpair: async () => ({ ok: false as const, error: { code: 'timeout', message: 'unpair got no answer.' } }),
+    });
+    const wrapped = withPlainErrors(api);
+    expect(Object.keys(wrapped).sort()).toEqual([...API_METHOD_NAMES, 'onEvent'].sort());
+    const v = await wrapped.verifyLedger();
+    expect(v).toMatchObject({ ok: false, error: { code: 'disconnected' } });
+    const u = await wrapped.unpair();
+    expect(u.ok).toBe(false);
+    if (!u.ok) expect(u.error.message).not.toMatch(/unpair/);
+    expect((await wrapped.listShareableTabs()).ok).toBe(true);
+    expect(fake.calls.map((c) => c.method)).toEqual(['listShareableTabs']);
+  });
+});
