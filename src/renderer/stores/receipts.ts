@@ -1,6 +1,13 @@
 /**
- * The receipt list (newest first, paged through `queryReceipts`) and the
- * ledger check (`verifyLedger`). Receipts pushed by the host are put on top.
+ * The receipt list (newest first, paged through `queryReceipts`), the ledger
+ * check (`verifyLedger`), which rows are expanded, and the lookup of one
+ * request's or one receipt's trail. Receipts pushed by the host are put on top.
+ *
+ * Lookup: a request id is asked of the ledger directly (`ReceiptQuery.requestId`).
+ * The ledger has no lookup by receipt id, so a receipt id is matched against
+ * the receipts already loaded and then by paging back through the ledger, at
+ * most `SCAN_LIMIT` receipts; when found, its whole request trail is shown with
+ * that receipt expanded.
  */
 import { createStore } from 'zustand/vanilla';
 import type { ConsoleApi } from '../../shared/ipc';
@@ -9,6 +16,29 @@ import type { ErrorInfo } from '../../shared/result';
 
 /** Receipts per page. */
 export const RECEIPT_PAGE_SIZE = 50;
+/** Receipts per page while scanning for a receipt id (the host's maximum). */
+export const SCAN_PAGE_SIZE = 500;
+/** The most receipts scanned client-side for one receipt id. */
+export const SCAN_LIMIT = 10_000;
+/** What a receipt id and a request id may look like (the host's own ID pattern). */
+export const LOOKUP_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface ReceiptSearch {
+  /** The id the person looked up (trimmed). */
+  query: string;
+  status: 'searching' | 'done';
+  /** `request`: the receipts of that request; `receipt`: the trail of the request holding that receipt. */
+  matchedBy: 'request' | 'receipt' | null;
+  /** Newest first. */
+  results: Receipt[];
+  /** The receipt whose id was looked up, when found. */
+  receiptId: string | null;
+  /** Receipts paged through while looking for a receipt id. */
+  scanned: number;
+  /** Whether that scan reached the first receipt (so "not found" is certain). */
+  complete: boolean;
+  error: ErrorInfo | null;
+}
 
 export interface ReceiptsState {
   items: Receipt[];
@@ -19,10 +49,16 @@ export interface ReceiptsState {
   verify: VerifyReport | null;
   verifying: boolean;
   verifyError: ErrorInfo | null;
+  /** Ids of the rows showing their full receipt. */
+  expanded: string[];
+  search: ReceiptSearch | null;
   loadFirst(): Promise<void>;
   loadMore(): Promise<void>;
   add(r: Receipt): void;
   runVerify(): Promise<void>;
+  toggle(id: string): void;
+  find(id: string): Promise<void>;
+  clearSearch(): void;
 }
 
 /** Merge receipts by id, newest (highest seq) first. */
@@ -34,6 +70,8 @@ export function mergeReceipts(a: Receipt[], b: Receipt[]): Receipt[] {
 
 /** Create the receipts store over the console API. */
 export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'verifyLedger'>) {
+  /** Bumped by every lookup and by clearing it: an older lookup's answers are dropped. */
+  let searchSeq = 0;
   return createStore<ReceiptsState>()((set, get) => ({
     items: [],
     nextCursor: null,
@@ -43,6 +81,8 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
     verify: null,
     verifying: false,
     verifyError: null,
+    expanded: [],
+    search: null,
     async loadFirst() {
       set({ loading: true, error: null });
       const r = await api.queryReceipts({ limit: RECEIPT_PAGE_SIZE });
@@ -58,12 +98,75 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       set({ loading: false, items: mergeReceipts(get().items, r.value.receipts), nextCursor: r.value.nextCursor });
     },
     add(receipt) {
-      set({ items: mergeReceipts(get().items, [receipt]) });
+      const search = get().search;
+      // A new step of the request being looked at joins its trail.
+      const joins = search?.status === 'done' && receipt.requestId !== null && search.results.some((r) => r.requestId === receipt.requestId);
+      set({
+        items: mergeReceipts(get().items, [receipt]),
+        ...(joins && search ? { search: { ...search, results: mergeReceipts(search.results, [receipt]) } } : {}),
+      });
     },
     async runVerify() {
       set({ verifying: true, verifyError: null });
       const r = await api.verifyLedger();
       set(r.ok ? { verifying: false, verify: r.value } : { verifying: false, verify: null, verifyError: r.error });
+    },
+    toggle(id) {
+      const expanded = get().expanded;
+      set({ expanded: expanded.includes(id) ? expanded.filter((x) => x !== id) : [...expanded, id] });
+    },
+    clearSearch() {
+      searchSeq++;
+      set({ search: null });
+    },
+    async find(raw) {
+      const query = raw.trim();
+      if (!query) return get().clearSearch();
+      const seq = ++searchSeq;
+      const current = () => seq === searchSeq;
+      const base: ReceiptSearch = { query, status: 'searching', matchedBy: null, results: [], receiptId: null, scanned: 0, complete: false, error: null };
+      if (!LOOKUP_ID_PATTERN.test(query)) {
+        return set({
+          search: { ...base, status: 'done', error: { code: 'invalid-input', message: 'Receipt and request ids have only letters, digits and . _ : - (at most 128 characters).' } },
+        });
+      }
+      set({ search: base });
+
+      const byRequest = await api.queryReceipts({ requestId: query, limit: SCAN_PAGE_SIZE });
+      if (!current()) return;
+      if (!byRequest.ok) return set({ search: { ...base, status: 'done', error: byRequest.error } });
+      if (byRequest.value.receipts.length > 0) {
+        return set({ search: { ...base, status: 'done', matchedBy: 'request', results: mergeReceipts([], byRequest.value.receipts), complete: true } });
+      }
+
+      let found = get().items.find((r) => r.id === query) ?? null;
+      let scanned = 0;
+      let cursor: string | null = null;
+      let complete = false;
+      while (!found) {
+        const page = await api.queryReceipts(cursor ? { limit: SCAN_PAGE_SIZE, cursor } : { limit: SCAN_PAGE_SIZE });
+        if (!current()) return;
+        if (!page.ok) return set({ search: { ...base, status: 'done', scanned, error: page.error } });
+        scanned += page.value.receipts.length;
+        found = page.value.receipts.find((r) => r.id === query) ?? null;
+        cursor = page.value.nextCursor;
+        if (cursor === null) complete = true;
+        if (found || complete || scanned >= SCAN_LIMIT) break;
+        set({ search: { ...base, scanned } });
+      }
+      if (!found) return set({ search: { ...base, status: 'done', scanned, complete } });
+
+      let results = [found];
+      if (found.requestId !== null) {
+        const trail = await api.queryReceipts({ requestId: found.requestId, limit: SCAN_PAGE_SIZE });
+        if (!current()) return;
+        if (trail.ok) results = mergeReceipts([found], trail.value.receipts);
+      }
+      const expanded = get().expanded;
+      set({
+        search: { ...base, status: 'done', matchedBy: 'receipt', receiptId: found.id, results, scanned, complete: true },
+        expanded: expanded.includes(found.id) ? expanded : [...expanded, found.id],
+      });
     },
   }));
 }

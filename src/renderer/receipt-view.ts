@@ -1,0 +1,99 @@
+/**
+ * How a receipt reads in the receipts table: who caused it, what it was about
+ * (the tool, or the faculty when there is no tool), and why a request was
+ * refused, denied, failed or ended unknown. Plain strings only (shown as React
+ * text nodes), with invisible characters revealed: names, reasons and messages
+ * can carry an agent's or a page's text.
+ */
+import type { Actor, Faculty, Receipt, ReceiptEvent } from '../shared/receipt';
+import type { ReceiptSearch } from './stores/receipts';
+import { revealInvisible } from './text';
+
+/** What the table says for a receipt without a tool name. */
+export const FACULTY_LABELS: Record<Faculty, string> = {
+  'webmcp-discover': 'discover',
+  'webmcp-invoke': 'invoke',
+  'list-tabs': 'list tabs',
+  semantic: 'semantic',
+  'live-patch': 'live patch',
+  'raw-js': 'raw JS',
+  link: 'link',
+  console: 'console',
+};
+
+/** Events whose receipt carries why (a refusal code and message, a person's reason, a failure). */
+export const REASON_EVENTS: ReadonlySet<ReceiptEvent> = new Set<ReceiptEvent>([
+  'refused',
+  'denied',
+  'failed',
+  'outcome-unknown',
+  'cancelled',
+  'expired',
+  'pairing-rejected',
+  'link-disconnected',
+  'readback-mismatch',
+]);
+
+/** Longest reason shown in the table (the expanded receipt has all of it). */
+export const REASON_MAX_CHARS = 240;
+
+/** "agent · my-agent", "person", "console", "extension · <id>". */
+export function actorLabel(actor: Actor | null | undefined): string {
+  if (!actor || typeof actor.kind !== 'string') return 'unknown';
+  return actor.name ? `${actor.kind} · ${revealInvisible(actor.name)}` : actor.kind;
+}
+
+/** The tool name, or else what the receipt was about. */
+export function subjectLabel(r: Pick<Receipt, 'toolName' | 'faculty'>): { text: string; isTool: boolean } {
+  if (r.toolName) return { text: revealInvisible(r.toolName), isTool: true };
+  return { text: FACULTY_LABELS[r.faculty] ?? String(r.faculty), isTool: false };
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+/**
+ * Why, from the receipt's detail: `code — message` (refusals, failures), the
+ * person's or the console's `reason`, or what an expiry means. Null for events
+ * that carry no reason, or when the detail says nothing.
+ */
+export function reasonOf(r: Pick<Receipt, 'event' | 'detail'>): string | null {
+  if (!REASON_EVENTS.has(r.event)) return null;
+  const d = r.detail && typeof r.detail === 'object' && !Array.isArray(r.detail) ? (r.detail as Record<string, unknown>) : {};
+  const inner = d.error && typeof d.error === 'object' ? (d.error as Record<string, unknown>) : {};
+  const code = str(d.code) ?? str(inner.code);
+  const message = str(d.message) ?? str(inner.message);
+  const reason = str(d.reason);
+  let text: string | null;
+  if (code && message) text = `${code} — ${message}`;
+  else if (message) text = message;
+  else if (code && reason) text = `${code} — ${reason}`;
+  else if (reason) text = reason;
+  else if (code) text = code;
+  else if (r.event === 'denied') text = 'Denied by the person (no reason given).';
+  else if (r.event === 'expired') text = 'Nobody answered before the request expired.';
+  else text = null;
+  if (text === null) return null;
+  const shown = revealInvisible(text);
+  return shown.length > REASON_MAX_CHARS ? `${shown.slice(0, REASON_MAX_CHARS - 1)}…` : shown;
+}
+
+/** Colour of an event's pill. */
+export function eventTone(event: string): 'ok' | 'bad' | 'warn' | 'idle' {
+  if (event === 'succeeded' || event === 'approved' || event === 'readback-confirmed') return 'ok';
+  if (event === 'failed' || event === 'refused' || event === 'denied' || event === 'readback-mismatch') return 'bad';
+  if (event === 'outcome-unknown' || event === 'expired' || event === 'cancelled') return 'warn';
+  return 'idle';
+}
+
+/** What the lookup found, in one sentence. */
+export function searchSummary(s: ReceiptSearch): string {
+  const q = revealInvisible(s.query);
+  if (s.status === 'searching') return s.scanned > 0 ? `Looking for ${q}… (${s.scanned} receipts checked)` : `Looking for ${q}…`;
+  if (s.error) return s.error.message;
+  const n = s.results.length;
+  const receipts = `${n} receipt${n === 1 ? '' : 's'}`;
+  if (s.matchedBy === 'request') return `Request ${q}: ${receipts}, newest first.`;
+  if (s.matchedBy === 'receipt') return `Receipt ${q}, opened below, with ${n === 1 ? 'no other receipt of its request' : `the ${n - 1} other receipt${n === 2 ? '' : 's'} of its request`}.`;
+  if (s.complete) return `No receipt and no request has the id ${q}.`;
+  return `No request has the id ${q}, and no receipt among the newest ${s.scanned} has it (older receipts are not searched by receipt id).`;
+}

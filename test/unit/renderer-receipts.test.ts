@@ -1,0 +1,145 @@
+// The receipts view's logic without a browser: who caused a receipt, what it
+// was about when there is no tool, why a request was refused / denied /
+// failed / ended unknown (from the receipt's detail, as plain text), expanding
+// rows, and looking a receipt up by request id or receipt id.
+import { describe, expect, it } from 'vitest';
+import { actorLabel, FACULTY_LABELS, reasonOf, REASON_MAX_CHARS, searchSummary, subjectLabel } from '../../src/renderer/receipt-view';
+import { createReceiptsStore, RECEIPT_PAGE_SIZE, SCAN_PAGE_SIZE } from '../../src/renderer/stores/receipts';
+import type { Receipt } from '../../src/shared/receipt';
+import { FakeConsole } from '../support/fake-console';
+
+describe('receipt columns', () => {
+  it('names the actor: kind and name', () => {
+    expect(actorLabel({ kind: 'agent', name: 'my-agent', version: '1.0' })).toBe('agent · my-agent');
+    expect(actorLabel({ kind: 'person' })).toBe('person');
+    expect(actorLabel({ kind: 'console' })).toBe('console');
+    expect(actorLabel({ kind: 'extension' })).toBe('extension');
+    expect(actorLabel({ kind: 'agent', name: 'evil\u202Etxt.exe' })).toBe('agent · evil⟨U+202E⟩txt.exe');
+  });
+
+  it('shows the faculty when there is no tool name', () => {
+    expect(subjectLabel({ toolName: 'add_to_cart', faculty: 'webmcp-invoke' })).toEqual({ text: 'add_to_cart', isTool: true });
+    expect(subjectLabel({ toolName: null, faculty: 'list-tabs' })).toEqual({ text: 'list tabs', isTool: false });
+    expect(subjectLabel({ toolName: null, faculty: 'webmcp-discover' }).text).toBe('discover');
+    expect(subjectLabel({ toolName: null, faculty: 'link' }).text).toBe('link');
+    expect(subjectLabel({ toolName: null, faculty: 'console' }).text).toBe('console');
+    expect(Object.values(FACULTY_LABELS).every((l) => l.length > 0)).toBe(true);
+  });
+
+  it('gives the reason of refused, denied, failed and outcome-unknown receipts from their detail', () => {
+    expect(reasonOf({ event: 'refused', detail: { code: 'policy-denied', message: "Denied by the console's policy: blocked origin." } })).toBe(
+      "policy-denied — Denied by the console's policy: blocked origin.",
+    );
+    expect(reasonOf({ event: 'denied', detail: { reason: 'Not this one' } })).toBe('Not this one');
+    expect(reasonOf({ event: 'denied', detail: {} })).toMatch(/no reason given/);
+    expect(reasonOf({ event: 'failed', detail: { error: { code: 'page-error', message: 'Out of stock' }, elapsedMs: 12 } })).toBe('page-error — Out of stock');
+    expect(reasonOf({ event: 'outcome-unknown', detail: { reason: 'extension-outcome-unknown', elapsedMs: null } })).toBe('extension-outcome-unknown');
+    expect(reasonOf({ event: 'cancelled', detail: { reason: 'the agent cancelled the read' } })).toBe('the agent cancelled the read');
+    expect(reasonOf({ event: 'expired', detail: { expiresAt: 1 } })).toMatch(/expired/);
+    // Events without a reason, and details that say nothing.
+    expect(reasonOf({ event: 'succeeded', detail: { code: 'x', message: 'y' } })).toBeNull();
+    expect(reasonOf({ event: 'refused', detail: null })).toBeNull();
+    expect(reasonOf({ event: 'refused', detail: ['code'] })).toBeNull();
+    // Page or agent text stays text, invisible characters revealed, long text cut.
+    expect(reasonOf({ event: 'refused', detail: { code: 'x', message: '<img src=x onerror=alert(1)>\u200B' } })).toBe('x — <img src=x onerror=alert(1)>⟨U+200B⟩');
+    const long = reasonOf({ event: 'failed', detail: { error: { code: 'c', message: 'm'.repeat(5000) } } })!;
+    expect(long.length).toBe(REASON_MAX_CHARS);
+    expect(long.endsWith('…')).toBe(true);
+  });
+});
+
+/** A fake ledger where several requests have several steps each. */
+function ledger(count: number): FakeConsole {
+  const fake = new FakeConsole({ receiptCount: count });
+  fake.receipts = fake.receipts.map((r) => ({ ...r, requestId: `req-${Math.ceil(r.seq / 4)}` }));
+  return fake;
+}
+
+describe('receipt lookup and expanded rows', () => {
+  it('expands and collapses rows', () => {
+    const s = createReceiptsStore(new FakeConsole());
+    s.getState().toggle('a');
+    s.getState().toggle('b');
+    s.getState().toggle('a');
+    expect(s.getState().expanded).toEqual(['b']);
+  });
+
+  it('finds every receipt of a request by its request id, asking the ledger', async () => {
+    const fake = ledger(12);
+    const s = createReceiptsStore(fake);
+    await s.getState().find('  req-2 ');
+    const search = s.getState().search!;
+    expect(search).toMatchObject({ query: 'req-2', status: 'done', matchedBy: 'request', error: null });
+    expect(search.results.map((r) => r.seq)).toEqual([8, 7, 6, 5]);
+    expect(fake.calls).toEqual([{ method: 'queryReceipts', params: { requestId: 'req-2', limit: SCAN_PAGE_SIZE } }]);
+    expect(searchSummary(search)).toBe('Request req-2: 4 receipts, newest first.');
+    // A new step of that request joins the results; another request's does not.
+    s.getState().add({ ...fake.receipts[0]!, id: 'new-step', seq: 13, requestId: 'req-2' });
+    s.getState().add({ ...fake.receipts[0]!, id: 'other', seq: 14, requestId: 'req-9' });
+    expect(s.getState().search!.results.map((r) => r.id)).toEqual(['new-step', ...search.results.map((r) => r.id)]);
+    s.getState().clearSearch();
+    expect(s.getState().search).toBeNull();
+  });
+
+  it('finds a receipt by its id, paging back through the ledger, and shows its request opened at that receipt', async () => {
+    const fake = ledger(SCAN_PAGE_SIZE + 30);
+    const s = createReceiptsStore(fake);
+    await s.getState().loadFirst();
+    const target = fake.receipts[9]!; // seq 10: older than the loaded page and the first scan page
+    await s.getState().find(target.id);
+    const search = s.getState().search!;
+    expect(search).toMatchObject({ status: 'done', matchedBy: 'receipt', receiptId: target.id, complete: true, error: null });
+    expect(search.results.map((r) => r.seq)).toEqual([12, 11, 10, 9]);
+    expect(s.getState().expanded).toEqual([target.id]);
+    expect(fake.calls.map((c) => c.params)).toEqual([
+      { limit: RECEIPT_PAGE_SIZE },
+      { requestId: target.id, limit: SCAN_PAGE_SIZE },
+      { limit: SCAN_PAGE_SIZE },
+      { limit: SCAN_PAGE_SIZE, cursor: String(SCAN_PAGE_SIZE) },
+      { requestId: 'req-3', limit: SCAN_PAGE_SIZE },
+    ]);
+    expect(searchSummary(search)).toBe(`Receipt ${target.id}, opened below, with the 3 other receipts of its request.`);
+  });
+
+  it('uses the loaded receipts before asking the ledger for pages', async () => {
+    const fake = ledger(8);
+    const s = createReceiptsStore(fake);
+    await s.getState().loadFirst();
+    const target: Receipt = fake.receipts[7]!;
+    await s.getState().find(target.id);
+    expect(s.getState().search?.receiptId).toBe(target.id);
+    expect(fake.calls.filter((c) => c.method === 'queryReceipts' && !('requestId' in (c.params as object)))).toHaveLength(1); // loadFirst only
+  });
+
+  it('says plainly when nothing has the id, and refuses what cannot be an id without asking', async () => {
+    const fake = ledger(5);
+    const s = createReceiptsStore(fake);
+    await s.getState().find('00000000-0000-4000-8000-999999999999');
+    expect(s.getState().search).toMatchObject({ status: 'done', matchedBy: null, results: [], complete: true, scanned: 5 });
+    expect(searchSummary(s.getState().search!)).toBe('No receipt and no request has the id 00000000-0000-4000-8000-999999999999.');
+    const before = fake.calls.length;
+    await s.getState().find('<script>alert(1)</script>');
+    expect(fake.calls.length).toBe(before);
+    expect(s.getState().search?.error?.code).toBe('invalid-input');
+    await s.getState().find('   ');
+    expect(s.getState().search).toBeNull();
+  });
+
+  it('drops the answers of a lookup that was replaced by a newer one', async () => {
+    const fake = ledger(12);
+    let release: () => void = () => undefined;
+    const slow = Object.assign(Object.create(fake) as FakeConsole, {
+      queryReceipts: async (p: Parameters<FakeConsole['queryReceipts']>[0]) => {
+        if (p.requestId === 'req-1') await new Promise<void>((r) => (release = r));
+        return fake.queryReceipts(p);
+      },
+    });
+    const s = createReceiptsStore(slow);
+    const first = s.getState().find('req-1');
+    await s.getState().find('req-3');
+    release();
+    await first;
+    expect(s.getState().search?.query).toBe('req-3');
+    expect(s.getState().search?.results.map((r) => r.requestId)).toEqual(['req-3', 'req-3', 'req-3', 'req-3']);
+  });
+});
