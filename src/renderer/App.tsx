@@ -2,16 +2,23 @@
  * The console's layout and the containers that connect the stores to the
  * presentational components (components/*). State lives in the four stores
  * (stores/*); the only local state here is which section is shown.
+ *
+ * Across every page: the banner when the console itself is unreachable (the
+ * action buttons are disabled meanwhile and the extension's link state shows
+ * as unknown), and the pairing notice while the extension awaits pairing. The
+ * link badge in the header opens the Connection page.
  */
 import { createContext, useContext, useState } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog } from './components/ApprovalDialog';
 import { ApprovalList } from './components/ApprovalList';
 import { ConnectionPanel } from './components/ConnectionPanel';
+import { ConsoleBanner } from './components/ConsoleBanner';
+import { PairingNotice } from './components/PairingNotice';
 import { ReceiptList } from './components/ReceiptList';
 import { SettingsPanel } from './components/SettingsPanel';
 import { useNow } from './hooks';
-import { linkLabel } from './stores/connection';
+import { consoleReachable, linkLabel } from './stores/connection';
 import type { ConsoleStores } from './stores';
 
 export const StoresContext = createContext<ConsoleStores | null>(null);
@@ -20,6 +27,12 @@ function useStores(): ConsoleStores {
   const s = useContext(StoresContext);
   if (!s) throw new Error('StoresContext is missing');
   return s;
+}
+
+/** Whether the console answers (an open transport); false while connecting, reconnecting or refused. */
+function useOnline(): boolean {
+  const { connection } = useStores();
+  return useStore(connection, (s) => consoleReachable(s.transport));
 }
 
 type Section = 'approvals' | 'receipts' | 'connection' | 'settings';
@@ -40,6 +53,7 @@ function OpenDialog() {
   const approval = useStore(approvals, (s) => s.pending.find((a) => a.requestId === s.openId) ?? null);
   const busy = useStore(approvals, (s) => s.busy !== null);
   const error = useStore(approvals, (s) => s.error);
+  const online = useOnline();
   const now = useNow();
   if (!openId || !approval) return null;
   const { decide, close } = approvals.getState();
@@ -48,6 +62,7 @@ function OpenDialog() {
       approval={approval}
       now={now}
       busy={busy}
+      offline={!online}
       error={error}
       onApprove={() => void decide(approval.requestId, 'approve')}
       onDeny={(reason) => void decide(approval.requestId, 'deny', reason)}
@@ -59,6 +74,7 @@ function OpenDialog() {
 function Receipts() {
   const { receipts } = useStores();
   const s = useStore(receipts);
+  const online = useOnline();
   return (
     <ReceiptList
       items={s.items}
@@ -68,28 +84,32 @@ function Receipts() {
       verify={s.verify}
       verifying={s.verifying}
       verifyError={s.verifyError}
+      offline={!online}
+      expanded={s.expanded}
+      search={s.search}
       onMore={() => void s.loadMore()}
       onVerify={() => void s.runVerify()}
+      onToggle={s.toggle}
+      onFind={(id) => void s.find(id)}
+      onClearSearch={s.clearSearch}
     />
   );
 }
 
-function Connection(props: { transportKind: 'ipc' | 'ws' }) {
+function Connection() {
   const { connection } = useStores();
   const s = useStore(connection);
   const now = useNow();
   return (
     <ConnectionPanel
       link={s.link}
-      label={linkLabel(s.link, now)}
+      label={linkLabel(s.link, now, s.transport)}
       endpoint={s.endpoint}
       sharedTabs={s.sharedTabs}
       shareable={s.shareable}
-      transportKind={props.transportKind}
-      transport={s.transport}
+      offline={!consoleReachable(s.transport)}
       busy={s.busy}
       error={s.error}
-      onConfirmPairing={(accept) => void s.confirmPairing(accept)}
       onUnpair={() => void s.unpair()}
       onRotateToken={() => void s.rotateToken()}
       onLoadShareable={() => void s.loadShareable()}
@@ -102,19 +122,52 @@ function Connection(props: { transportKind: 'ipc' | 'ws' }) {
 function Settings() {
   const { settings } = useStores();
   const s = useStore(settings);
-  return <SettingsPanel settings={s.settings} saving={s.saving} saved={s.saved} error={s.error} onSaveTimeout={(sec) => void s.saveApprovalTimeout(sec)} />;
+  const online = useOnline();
+  return <SettingsPanel settings={s.settings} saving={s.saving} saved={s.saved} offline={!online} error={s.error} onSaveTimeout={(sec) => void s.saveApprovalTimeout(sec)} />;
 }
 
-function LinkPill() {
+/** The extension's link state; a button that opens the Connection page. */
+function LinkBadge(props: { onOpen(): void }) {
   const { connection } = useStores();
   const link = useStore(connection, (s) => s.link);
-  const label = linkLabel(link, useNow());
+  const transport = useStore(connection, (s) => s.transport);
+  const label = linkLabel(link, useNow(), transport);
   return (
-    <span className={`pill pill-${label.tone}`} data-testid="link-pill" title={label.detail}>
-      <span className={`dot dot-${label.tone}`} aria-hidden="true" />
-      {label.text}
-    </span>
+    <div className="link-badge">
+      <span className="link-badge-label" aria-hidden="true">
+        Extension
+      </span>
+      <button
+        type="button"
+        className={`pill pill-${label.tone} pill-button`}
+        data-testid="link-pill"
+        title={label.detail}
+        aria-label={`Extension link: ${label.text}. Open the Connection page.`}
+        onClick={props.onOpen}
+      >
+        <span className={`dot dot-${label.tone}`} aria-hidden="true" />
+        {label.text}
+      </button>
+    </div>
   );
+}
+
+/** The pairing code with Confirm / Reject, on every page while the extension awaits pairing. */
+function Pairing() {
+  const { connection } = useStores();
+  const link = useStore(connection, (s) => s.link);
+  const online = useStore(connection, (s) => consoleReachable(s.transport));
+  const busy = useStore(connection, (s) => s.busy);
+  const error = useStore(connection, (s) => s.pairingError);
+  // While the console is unreachable the link's state is unknown: no stale code is offered.
+  if (!online || link?.state !== 'awaiting-pairing') return null;
+  return <PairingNotice code={link.pairingCode} busy={busy} offline={!online} error={error} onConfirm={(accept) => void connection.getState().confirmPairing(accept)} />;
+}
+
+function Banner(props: { transportKind: 'ipc' | 'ws' }) {
+  const { connection } = useStores();
+  const transport = useStore(connection, (s) => s.transport);
+  return props.transportKind === 'ws' ? <ConsoleBanner transport={transport} /> : null;
 }
 
 /** The whole console. */
@@ -122,6 +175,9 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
   const [section, setSection] = useState<Section>('approvals');
   const { approvals } = useStores();
   const count = useStore(approvals, (s) => s.pending.length);
+  const { connection } = useStores();
+  // Dimmed only once the console was lost (not during the first connection).
+  const lost = useStore(connection, (s) => s.transport === 'reconnecting' || s.transport === 'unauthorized');
   const nav: [Section, string][] = [
     ['approvals', 'Approvals'],
     ['receipts', 'Receipts'],
@@ -135,8 +191,9 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
           <span className="mark" aria-hidden="true" />
           Echo Console
         </div>
-        <LinkPill />
+        <LinkBadge onOpen={() => setSection('connection')} />
       </header>
+      <Banner transportKind={props.transportKind} />
       <div className="layout">
         <nav className="sidenav" aria-label="Sections">
           {nav.map(([id, label]) => (
@@ -153,10 +210,11 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
             </button>
           ))}
         </nav>
-        <main className="content">
+        <main className={lost ? 'content stale' : 'content'}>
+          <Pairing />
           {section === 'approvals' ? <Approvals /> : null}
           {section === 'receipts' ? <Receipts /> : null}
-          {section === 'connection' ? <Connection transportKind={props.transportKind} /> : null}
+          {section === 'connection' ? <Connection /> : null}
           {section === 'settings' ? <Settings /> : null}
         </main>
       </div>

@@ -1,8 +1,9 @@
 // The built renderer in Chromium over the loopback web host, wired to the REAL
 // console core (ledger, settings, bridge, MCP endpoint) in a temporary data
 // folder: the snapshot, the endpoint, token rotation, a settings change and the
-// ledger check all go through the same path as `npm run start:web`. (The full
-// run with the extension loaded lives with the end-to-end tests of the core.)
+// ledger check all go through the same path as `npm run start:web`; and the
+// host stopping and coming back (the banner, then the core's newer state). (The
+// full run with the extension loaded lives with the end-to-end tests of the core.)
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -63,6 +64,42 @@ test('the console shows the real core: endpoint, link, token rotation, settings,
   await expect(page.getByTestId('receipt-row').first()).toContainText('token-rotated');
   await page.getByTestId('verify-ledger').click();
   await expect(page.getByTestId('verify-report')).toHaveText(/^Chain intact: \d+ receipts?/);
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('the web host stops and comes back: the banner, the link unknown, verify disabled; then the real core’s newer state', async () => {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    // The browser's own notes about the refused socket are expected while the host is down.
+    if ((m.type() === 'error' || m.type() === 'warning') && !/WebSocket connection to .* failed/.test(m.text())) problems.push(m.text());
+  });
+  await page.goto(host.consoleUrl);
+  await page.getByTestId('nav-receipts').click();
+  await expect(page.getByTestId('receipt-row').first()).toBeVisible();
+  await expect(page.getByTestId('console-banner')).toHaveCount(0);
+  const { port, token } = host;
+
+  await host.close(); // what Ctrl+C does (src/main/web/index.ts)
+  await expect(page.getByTestId('console-banner')).toContainText('The console is not running or this page lost its connection to it. Reconnecting…');
+  await expect(page.getByTestId('link-pill')).toHaveText('Unknown');
+  await expect(page.getByTestId('verify-ledger')).toBeDisabled();
+
+  // While the page cannot see it, the core moves on; then the host serves again on the same address.
+  const rotated = await core.api.rotateToken();
+  expect(rotated.ok).toBe(true);
+  host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port, token });
+  await expect(page.getByTestId('console-banner')).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByTestId('receipt-row').first()).toContainText('token-rotated');
+  await expect(page.getByTestId('receipt-row').first().getByTestId('receipt-actor')).toHaveText('person');
+  await expect(page.getByTestId('receipt-row').first().getByTestId('receipt-subject')).toHaveText('console');
+  await page.getByTestId('verify-ledger').click();
+  await expect(page.getByTestId('verify-report')).toHaveText(/^Chain intact: \d+ receipts?/);
+  await page.getByTestId('nav-connection').click();
+  await expect(page.getByTestId('link-status')).toContainText('Not connected');
+  await page.getByTestId('toggle-token').click();
+  await expect(page.getByTestId('endpoint-token')).toHaveText(core.endpoint.token);
   expect(problems).toEqual([]);
   await page.close();
 });

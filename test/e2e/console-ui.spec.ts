@@ -4,11 +4,15 @@
 // Checks: every dialog field is rendered as text, hostile markup stays text,
 // Enter approves nothing, "Approve once" calls decideApproval, "Deny" sends the
 // reason, no CSP violation or console error; and it takes docs/screenshots/approval-dialog.png.
+// Also: the receipts table (actor, faculty, reasons, expandable rows, lookup,
+// virtualization), the pairing notice on every page, and the host going away
+// and coming back (the banner, disabled actions, the refreshed snapshot).
 // Run `npx electron-vite build` first (`npm test` does).
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
 import { fingerprint } from '../../src/shared/canonical';
+import type { Receipt } from '../../src/shared/receipt';
 import { startWebHost, type WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
@@ -155,4 +159,175 @@ test('the connection panel shows the endpoint and shares a tab', async () => {
   await page.getByTestId('share-7').click();
   await expect(page.getByTestId('unshare-7')).toBeVisible();
   expect(fake.calls.some((c) => c.method === 'shareTab' && (c.params as { tabId: number }).tabId === 7)).toBe(true);
+});
+
+/** Receipts of every kind the table must explain: actors, missing tool names, refusal and failure reasons, hostile detail. */
+function variedReceipts(): Receipt[] {
+  const base = fake.receipts[0]!;
+  const at = (seq: number, over: Partial<Receipt>): Receipt => ({
+    ...base,
+    seq,
+    id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+    requestId: `req-${seq}`,
+    time: Date.now() - (100 - seq) * 60_000,
+    hash: String(seq).repeat(64).slice(0, 64),
+    ...over,
+  });
+  const agent = { kind: 'agent' as const, name: 'my-agent', version: '0.3.1' };
+  return [
+    at(1, { event: 'requested', faculty: 'list-tabs', toolName: null, origin: null, actor: agent, detail: { agentTool: 'list_tabs' } }),
+    at(2, { event: 'refused', faculty: 'webmcp-invoke', actor: agent, detail: { code: 'policy-denied', message: "Denied by the console's policy: blocked origin." } }),
+    at(3, { event: 'denied', actor: { kind: 'person' }, detail: { reason: 'Not this one' } }),
+    at(4, { event: 'failed', actor: agent, detail: { error: { code: 'page-error', message: 'Out of stock' }, elapsedMs: 12 } }),
+    at(5, { event: 'outcome-unknown', actor: agent, detail: { reason: 'extension-outcome-unknown', elapsedMs: null } }),
+    at(6, { event: 'link-connected', faculty: 'link', toolName: null, origin: null, requestId: null, actor: { kind: 'extension' }, detail: { pairingId: 'p1' } }),
+    at(7, { event: 'token-rotated', faculty: 'console', toolName: null, origin: null, requestId: null, actor: { kind: 'person' }, detail: {} }),
+    at(8, { event: 'discovered', faculty: 'webmcp-discover', toolName: null, actor: agent, detail: { note: '<img src=x onerror="window.__pwned=1">', tools: 2 } }),
+  ];
+}
+
+test('receipts: actor, tool or faculty, reasons; a row expands into the full receipt as text; lookup by request id and receipt id', async () => {
+  fake.receipts = variedReceipts();
+  await page.reload();
+  await page.getByTestId('close-button').click();
+  await page.getByTestId('nav-receipts').click();
+  const table = page.getByTestId('receipt-list');
+  await expect(table.locator('thead th')).toHaveText(['#', 'Time', 'Event', 'Actor', 'Tool', 'Origin', 'Reason']);
+  const row = (seq: number) => page.locator(`[data-testid="receipt-row"][data-receipt-id="00000000-0000-4000-8000-${String(seq).padStart(12, '0')}"]`);
+  await expect(page.getByTestId('receipt-row')).toHaveCount(8);
+  await expect(row(1).getByTestId('receipt-actor')).toHaveText('agent · my-agent');
+  await expect(row(1).getByTestId('receipt-subject')).toHaveText('list tabs');
+  await expect(row(6).getByTestId('receipt-subject')).toHaveText('link');
+  await expect(row(6).getByTestId('receipt-actor')).toHaveText('extension');
+  await expect(row(7).getByTestId('receipt-subject')).toHaveText('console');
+  await expect(row(7).getByTestId('receipt-actor')).toHaveText('person');
+  await expect(row(8).getByTestId('receipt-subject')).toHaveText('discover');
+  await expect(row(2).getByTestId('receipt-reason')).toHaveText("policy-denied — Denied by the console's policy: blocked origin.");
+  await expect(row(3).getByTestId('receipt-reason')).toHaveText('Not this one');
+  await expect(row(4).getByTestId('receipt-reason')).toHaveText('page-error — Out of stock');
+  await expect(row(5).getByTestId('receipt-reason')).toHaveText('extension-outcome-unknown');
+  await expect(row(1).getByTestId('receipt-reason')).toHaveText('—');
+
+  // Click a row: the full receipt, its detail as plain-text JSON (the markup stays text).
+  const r8 = fake.receipts[7]!;
+  await row(8).getByTestId('receipt-subject').click();
+  const detail = page.getByTestId('receipt-detail');
+  await expect(detail).toHaveCount(1);
+  await expect(row(8).getByTestId('receipt-expand')).toHaveAttribute('aria-expanded', 'true');
+  await expect(detail.getByTestId('receipt-detail-id')).toHaveText(r8.id);
+  await expect(detail.getByTestId('receipt-detail-request-id')).toHaveText(r8.requestId!);
+  await expect(detail.getByTestId('receipt-detail-hash')).toHaveText(r8.hash);
+  await expect(detail.getByTestId('receipt-detail-json')).toHaveText(JSON.stringify(r8.detail, null, 2));
+  expect(await detail.locator('img, script').count()).toBe(0);
+  expect(await page.evaluate('globalThis.__pwned')).toBeUndefined();
+  await page.screenshot({ path: path.resolve('test-results/console-ui-receipts-expanded.png') });
+  // The keyboard path: the row's button toggles it too.
+  await row(2).getByTestId('receipt-expand').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('receipt-detail')).toHaveCount(2);
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('receipt-detail')).toHaveCount(1);
+
+  // Look up by request id (asked of the ledger) ...
+  await page.getByLabel('Look up a receipt id or request id').fill('req-3');
+  await page.getByTestId('receipt-search-go').click();
+  await expect(page.getByTestId('receipt-search-status')).toHaveText('Request req-3: 1 receipt, newest first.');
+  await expect(page.getByTestId('receipt-row')).toHaveCount(1);
+  expect(fake.calls).toContainEqual({ method: 'queryReceipts', params: { requestId: 'req-3', limit: 500 } });
+  // ... and by receipt id (what the agent is given): found and opened.
+  const r4 = fake.receipts[3]!;
+  await page.getByTestId('receipt-search').fill(r4.id);
+  await page.getByTestId('receipt-search').press('Enter');
+  await expect(page.getByTestId('receipt-search-status')).toContainText(`Receipt ${r4.id}, opened below`);
+  await expect(page.getByTestId('receipt-detail').getByTestId('receipt-detail-id')).toHaveText(r4.id);
+  await page.getByTestId('receipt-search-clear').click();
+  await expect(page.getByTestId('receipt-row')).toHaveCount(8);
+  expect(cspViolations).toEqual([]);
+});
+
+test('a long receipt list is virtualized: only the rows in view are in the page, and scrolling reaches the oldest', async () => {
+  fake.receipts = fake.receipts.slice(0, 1);
+  const one = fake.receipts[0]!;
+  fake.receipts = Array.from({ length: 400 }, (_, i) => ({ ...one, seq: i + 1, id: `r-${i + 1}`, requestId: 'req-many', hash: 'f'.repeat(64) }));
+  await page.reload();
+  await page.getByTestId('close-button').click();
+  await page.getByTestId('nav-receipts').click();
+  await page.getByTestId('receipt-search').fill('req-many');
+  await page.getByTestId('receipt-search-go').click();
+  await expect(page.getByTestId('receipt-search-status')).toHaveText('Request req-many: 400 receipts, newest first.');
+  const rows = page.getByTestId('receipt-row');
+  await expect(rows.first()).toContainText('400');
+  expect(await rows.count()).toBeLessThan(80);
+  await page.locator('.receipts-scroll').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await expect(page.locator('[data-receipt-id="r-1"]')).toBeVisible();
+  expect(await rows.count()).toBeLessThan(80);
+  expect(cspViolations).toEqual([]);
+});
+
+test('while the extension awaits pairing, every page shows the code with Confirm / Reject; the badge opens Connection', async () => {
+  await page.getByTestId('close-button').click();
+  await page.getByTestId('nav-receipts').click();
+  await expect(page.getByTestId('pairing')).toHaveCount(0);
+  fake.link = { state: 'awaiting-pairing', paired: false, pairingCode: '481 207' };
+  fake.emit({ kind: 'link', link: fake.link });
+  const notice = page.getByRole('region', { name: 'The Chrome extension asks to pair with this console' });
+  await expect(notice).toBeVisible();
+  await expect(notice.getByTestId('pairing-code')).toHaveText('481 207');
+  await expect(page.getByTestId('link-pill')).toHaveText('Awaiting pairing');
+  await page.getByTestId('nav-settings').click();
+  await expect(notice).toBeVisible();
+
+  // The header badge is a button to the Connection page.
+  await page.getByRole('button', { name: /Extension link: Awaiting pairing/ }).click();
+  await expect(page.getByTestId('nav-connection')).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('pairing-code')).toHaveCount(1); // one code on the page, not two
+
+  await page.getByRole('button', { name: 'Confirm — the codes match' }).click();
+  await expect.poll(() => fake.calls.filter((c) => c.method === 'confirmPairing')).toEqual([{ method: 'confirmPairing', params: { accept: true } }]);
+  await expect(notice).toHaveCount(0);
+  await expect(page.getByTestId('link-pill')).toHaveText('Connected');
+  expect(cspViolations).toEqual([]);
+});
+
+test('the console host going away: a banner, the link unknown, actions disabled, plain words; back: refreshed and the banner gone', async () => {
+  const { port, token } = host;
+  await page.getByTestId('close-button').click();
+  await page.getByTestId('nav-receipts').click();
+  await expect(page.getByTestId('link-pill')).toHaveText('Connected');
+  await expect(page.getByTestId('console-banner')).toHaveCount(0);
+
+  await host.close(); // Ctrl+C
+  const banner = page.getByRole('alert').filter({ hasText: 'The console is not running or this page lost its connection to it. Reconnecting…' });
+  await expect(banner).toBeVisible({ timeout: 5_000 });
+  await expect(banner).toContainText('If you restarted the console, open the new link it printed.');
+  await expect(page.getByTestId('link-pill')).toHaveText('Unknown');
+  await expect(page.getByTestId('verify-ledger')).toBeDisabled();
+  await expect(page.getByTestId('verify-ledger')).toHaveText('Verify ledger');
+  await expect(page.getByTestId('receipt-search-go')).toBeDisabled();
+  await page.getByTestId('nav-connection').click();
+  await expect(page.getByTestId('link-status')).toContainText('Unknown');
+  await expect(page.getByTestId('share-tab-open')).toBeDisabled();
+  await expect(page.getByTestId('unshare-42')).toBeDisabled();
+  await page.getByTestId('nav-approvals').click();
+  await page.getByTestId('review-req-1').click();
+  await expect(page.getByTestId('approval-offline')).toBeVisible();
+  await expect(page.getByTestId('approve-button')).toBeDisabled();
+  await expect(page.getByTestId('deny-button')).toBeDisabled();
+  await page.waitForTimeout(1_500); // past the arming delay: still disabled
+  await expect(page.getByTestId('approve-button')).toBeDisabled();
+  await expect(page.locator('body')).not.toContainText(/verifyLedger|getSnapshot|queryReceipts|decideApproval|got no answer/);
+
+  // Meanwhile the first request was decided elsewhere; the console comes back on the same address.
+  fake.approvals = fake.approvals.filter((a) => a.requestId !== 'req-1');
+  host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port, token });
+  await expect(page.getByTestId('console-banner')).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByTestId('link-pill')).toHaveText('Connected');
+  await expect(page.getByTestId('field-tool-name')).toHaveText('remove_item'); // the snapshot was reloaded
+  await expect(page.getByTestId('approve-button')).toBeEnabled();
+  await page.getByTestId('close-button').click();
+  await page.getByTestId('nav-receipts').click();
+  await page.getByTestId('verify-ledger').click();
+  await expect(page.getByTestId('verify-report')).toContainText('Chain intact');
+  // Only the browser's own notes about the refused socket, nothing else.
+  expect(cspViolations.filter((m) => !/WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/api' failed/.test(m))).toEqual([]);
 });

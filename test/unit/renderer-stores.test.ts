@@ -119,7 +119,7 @@ describe('connection store and link label', () => {
     expect(linkLabel({ state: 'awaiting-pairing', paired: false, pairingCode: '123 456' }, now).text).toBe('Awaiting pairing');
     expect(linkLabel({ state: 'version-mismatch', paired: true }, now)).toMatchObject({ tone: 'bad', text: 'Version mismatch' });
     expect(linkLabel({ state: 'no-extension', paired: false }, now).text).toBe('Not connected');
-    expect(linkLabel(null, now).text).toBe('Not connected');
+    expect(linkLabel(null, now).text).toBe('Unknown');
   });
 
   it('shares and unshares tabs, rotates the token, reports errors', async () => {

@@ -11,6 +11,8 @@
  * - "Approve once" is armed only after `ARM_DELAY_MS`, so a click meant for
  *   something else as the dialog appears cannot approve it.
  * - Escape closes the dialog without deciding; the request stays pending.
+ * - While the console is unreachable (`offline`) neither button decides: the
+ *   decision could not be delivered, and the dialog says so.
  */
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { fingerprint } from '../../shared/canonical';
@@ -26,6 +28,8 @@ export interface ApprovalDialogProps {
   approval: ApprovalView;
   now: number;
   busy: boolean;
+  /** The console is unreachable: no decision can be delivered. */
+  offline?: boolean;
   error: ErrorInfo | null;
   onApprove(): void;
   onDeny(reason: string): void;
@@ -63,7 +67,7 @@ function HashField(props: { label: string; hash: string; testId: string }) {
   );
 }
 
-export function ApprovalDialog({ approval: a, now, busy, error, onApprove, onDeny, onClose }: ApprovalDialogProps) {
+export function ApprovalDialog({ approval: a, now, busy, offline = false, error, onApprove, onDeny, onClose }: ApprovalDialogProps) {
   const titleId = useId();
   const dialogRef = useRef<HTMLDivElement>(null);
   const [reason, setReason] = useState('');
@@ -210,6 +214,11 @@ export function ApprovalDialog({ approval: a, now, busy, error, onApprove, onDen
         </div>
 
         <footer className="dialog-foot">
+          {offline ? (
+            <p className="error" role="alert" data-testid="approval-offline">
+              The console is not reachable, so this request cannot be approved or denied until the page reconnects.
+            </p>
+          ) : null}
           {error ? (
             <p className="error" role="alert" data-testid="approval-error">
               {error.message}
@@ -230,13 +239,13 @@ export function ApprovalDialog({ approval: a, now, busy, error, onApprove, onDen
             <button type="button" className="btn" onClick={onClose} data-testid="close-button">
               Later
             </button>
-            <button type="button" className="btn btn-danger" disabled={busy} onClick={() => onDeny(reason)} data-testid="deny-button">
+            <button type="button" className="btn btn-danger" disabled={busy || offline} onClick={() => onDeny(reason)} data-testid="deny-button">
               Deny
             </button>
             <button
               type="button"
               className="btn btn-primary"
-              disabled={busy || expired || !armed}
+              disabled={busy || offline || expired || !armed}
               onClick={onApprove}
               data-testid="approve-button"
             >

@@ -1,14 +1,15 @@
 /**
- * The link to the extension (heartbeat-based status, pairing code with
- * Confirm / Reject), the agent's MCP endpoint (URL, token, stdio command: copy,
- * rotate), and the tabs shared with the agent. Presentational.
+ * The link to the extension (heartbeat-based status; the pairing code with
+ * Confirm / Reject is the PairingNotice on top of every page), the agent's MCP
+ * endpoint (URL, token, stdio command: copy, rotate), and the tabs shared with
+ * the agent. Presentational. While the console is unreachable (`offline`)
+ * every action is disabled.
  */
 import { useState } from 'react';
 import type { EndpointInfo, LinkStatus } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import type { LinkLabel } from '../stores/connection';
-import type { TransportState } from '../transport/ws-client';
 import { revealInvisible } from '../text';
 import { CopyButton } from './CopyButton';
 
@@ -18,11 +19,10 @@ export interface ConnectionPanelProps {
   endpoint: EndpointInfo | null;
   sharedTabs: SharedTab[];
   shareable: SharedTab[] | null;
-  transportKind: 'ipc' | 'ws';
-  transport: TransportState;
+  /** The console is unreachable: nothing can be asked of it. */
+  offline: boolean;
   busy: boolean;
   error: ErrorInfo | null;
-  onConfirmPairing(accept: boolean): void;
   onUnpair(): void;
   onRotateToken(): void;
   onLoadShareable(): void;
@@ -49,6 +49,7 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
   const [confirmRotate, setConfirmRotate] = useState(false);
   const sharedIds = new Set(p.sharedTabs.map((t) => t.tabId));
   const candidates = (p.shareable ?? []).filter((t) => !sharedIds.has(t.tabId));
+  const disabled = p.busy || p.offline;
 
   return (
     <div className="stack">
@@ -65,35 +66,15 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
           <strong>{p.label.text}</strong>
           {p.label.detail ? <span className="muted"> — {p.label.detail}</span> : null}
         </p>
-        {p.link?.state === 'awaiting-pairing' ? (
-          <div className="pairing" data-testid="pairing">
-            <p>Does the extension’s popup show this code?</p>
-            <p className="pairing-code" data-testid="pairing-code">
-              {p.link.pairingCode ?? '—'}
-            </p>
-            <div className="actions">
-              <button type="button" className="btn btn-danger" onClick={() => p.onConfirmPairing(false)} disabled={p.busy} data-testid="pairing-reject">
-                Reject
-              </button>
-              <button type="button" className="btn btn-primary" onClick={() => p.onConfirmPairing(true)} disabled={p.busy} data-testid="pairing-confirm">
-                Confirm — the codes match
-              </button>
-            </div>
-          </div>
+        {p.link?.state === 'awaiting-pairing' && !p.offline ? (
+          <p className="muted small">Compare the pairing code shown at the top of the page with the one in the extension’s popup.</p>
         ) : null}
         {p.link?.paired ? (
           <p className="muted small">
             Paired{p.link.extensionId ? <> with extension <code>{p.link.extensionId}</code></> : null}.{' '}
-            <button type="button" className="btn btn-link" onClick={p.onUnpair} disabled={p.busy} data-testid="unpair">
+            <button type="button" className="btn btn-link" onClick={p.onUnpair} disabled={disabled} data-testid="unpair">
               Unpair
             </button>
-          </p>
-        ) : null}
-        {p.transportKind === 'ws' && p.transport !== 'open' ? (
-          <p className="notice" data-testid="transport-status">
-            {p.transport === 'unauthorized'
-              ? 'The console host refused this page’s token. Open the console URL that `npm run start:web` printed.'
-              : 'Reconnecting to the console host…'}
           </p>
         ) : null}
       </section>
@@ -127,7 +108,7 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
                         setConfirmRotate(false);
                         p.onRotateToken();
                       }}
-                      disabled={p.busy}
+                      disabled={disabled}
                       data-testid="rotate-confirm"
                     >
                       Rotate now
@@ -137,7 +118,7 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
                     </button>
                   </>
                 ) : (
-                  <button type="button" className="btn btn-small" onClick={() => setConfirmRotate(true)} data-testid="rotate-token">
+                  <button type="button" className="btn btn-small" onClick={() => setConfirmRotate(true)} disabled={p.offline} data-testid="rotate-token">
                     Rotate
                   </button>
                 )}
@@ -159,7 +140,7 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
       <section className="panel" aria-labelledby="tabs-h">
         <div className="panel-head">
           <h2 id="tabs-h">Shared tabs</h2>
-          <button type="button" className="btn" onClick={p.onLoadShareable} disabled={p.busy} data-testid="share-tab-open">
+          <button type="button" className="btn" onClick={p.onLoadShareable} disabled={disabled} data-testid="share-tab-open">
             Share a tab…
           </button>
         </div>
@@ -169,7 +150,7 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
         ) : (
           <ul className="tab-list" data-testid="shared-tabs">
             {p.sharedTabs.map((t) => (
-              <TabLine key={t.tabId} tab={t} action="Stop sharing" onAction={() => p.onUnshare(t.tabId)} disabled={p.busy} testId={`unshare-${t.tabId}`} />
+              <TabLine key={t.tabId} tab={t} action="Stop sharing" onAction={() => p.onUnshare(t.tabId)} disabled={disabled} testId={`unshare-${t.tabId}`} />
             ))}
           </ul>
         )}
@@ -181,7 +162,7 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
             ) : (
               <ul className="tab-list">
                 {candidates.map((t) => (
-                  <TabLine key={t.tabId} tab={t} action="Share" onAction={() => p.onShare(t.tabId)} disabled={p.busy} testId={`share-${t.tabId}`} />
+                  <TabLine key={t.tabId} tab={t} action="Share" onAction={() => p.onShare(t.tabId)} disabled={disabled} testId={`share-${t.tabId}`} />
                 ))}
               </ul>
             )}

@@ -1,17 +1,27 @@
-/** The receipt list (newest first, paged) and the ledger check. Presentational. */
+/**
+ * The receipts view: the ledger check, a lookup by receipt id or request id,
+ * and the receipt table (newest first, paged). Presentational.
+ *
+ * - Columns: #, time, event, actor ("agent · my-agent", "person", …), tool (or
+ *   the faculty when there is no tool: "list tabs", "discover", "link",
+ *   "console"), origin, and the reason for refused / denied / failed /
+ *   outcome-unknown rows.
+ * - Each row expands (its first cell's button, or a click on the row) into the
+ *   full receipt: ids, hashes and the detail as plain-text JSON.
+ * - The table is virtualized (@tanstack/react-virtual) inside its own scroll
+ *   box: the list grows with every "Load older receipts" and every pushed
+ *   receipt. Each receipt is one `<tbody>` (its row and, when expanded, its
+ *   detail row), measured as rendered, so expanded rows keep their height.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useId, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { fingerprint } from '../../shared/canonical';
 import type { Receipt, VerifyReport } from '../../shared/receipt';
 import type { ErrorInfo } from '../../shared/result';
-import { formatTime, revealInvisible } from '../text';
-
-const OUTCOMES = new Set(['succeeded', 'failed', 'outcome-unknown', 'refused', 'denied', 'expired', 'cancelled']);
-
-function tone(event: string): string {
-  if (event === 'succeeded' || event === 'approved' || event === 'readback-confirmed') return 'ok';
-  if (event === 'failed' || event === 'refused' || event === 'denied' || event === 'readback-mismatch') return 'bad';
-  if (event === 'outcome-unknown' || event === 'expired' || event === 'cancelled') return 'warn';
-  return 'idle';
-}
+import { actorLabel, eventTone, reasonOf, searchSummary, subjectLabel } from '../receipt-view';
+import type { ReceiptSearch } from '../stores/receipts';
+import { formatTime, prettyJson, revealInvisible } from '../text';
+import { CopyButton } from './CopyButton';
 
 export interface ReceiptListProps {
   items: Receipt[];
@@ -21,16 +31,290 @@ export interface ReceiptListProps {
   verify: VerifyReport | null;
   verifying: boolean;
   verifyError: ErrorInfo | null;
+  /** The console is unreachable: nothing can be asked of it. */
+  offline: boolean;
+  expanded: string[];
+  search: ReceiptSearch | null;
   onMore(): void;
   onVerify(): void;
+  onToggle(id: string): void;
+  onFind(id: string): void;
+  onClearSearch(): void;
+}
+
+const COLUMNS = ['#', 'Time', 'Event', 'Actor', 'Tool', 'Origin', 'Reason'] as const;
+/** Estimated height of a collapsed row (px); rows are measured once rendered. */
+const ROW_ESTIMATE_PX = 37;
+
+function Field(props: { label: string; children: ReactNode; wide?: boolean }) {
+  return (
+    <div className={props.wide ? 'field field-wide' : 'field'}>
+      <dt>{props.label}</dt>
+      <dd>{props.children}</dd>
+    </div>
+  );
+}
+
+const orNone = (v: string | number | null | undefined): ReactNode =>
+  v === null || v === undefined || v === '' ? <span className="muted">—</span> : <code>{revealInvisible(String(v))}</code>;
+
+/** The whole receipt, as text. */
+function ReceiptDetail(props: { r: Receipt; onFind(id: string): void; offline: boolean }) {
+  const { r } = props;
+  return (
+    <div className="receipt-detail" data-testid="receipt-detail">
+      <dl className="fields">
+        <Field label="Receipt id" wide>
+          <span className="row">
+            <code data-testid="receipt-detail-id">{r.id}</code>
+            <CopyButton value={r.id} label="Copy id" />
+          </span>
+        </Field>
+        <Field label="Request id" wide>
+          {r.requestId ? (
+            <span className="row">
+              <code data-testid="receipt-detail-request-id">{revealInvisible(r.requestId)}</code>
+              <button type="button" className="btn btn-small" onClick={() => props.onFind(r.requestId as string)} disabled={props.offline}>
+                Show this request’s receipts
+              </button>
+            </span>
+          ) : (
+            <span className="muted">— (not part of a request)</span>
+          )}
+        </Field>
+        <Field label="Position">
+          <code>#{r.seq}</code>
+        </Field>
+        <Field label="Time">
+          <code>{new Date(r.time).toISOString()}</code>
+        </Field>
+        <Field label="Event">
+          <code>{r.event}</code>
+        </Field>
+        <Field label="Faculty">
+          <code>{r.faculty}</code>
+        </Field>
+        <Field label="Actor">
+          {actorLabel(r.actor)}
+          {r.actor?.version ? <span className="muted"> {revealInvisible(r.actor.version)}</span> : null}
+        </Field>
+        <Field label="Tool">{orNone(r.toolName)}</Field>
+        <Field label="Origin">{orNone(r.origin)}</Field>
+        <Field label="Tab">{orNone(r.tabId)}</Field>
+        <Field label="Frame">{orNone(r.frameId)}</Field>
+        <Field label="Document">{orNone(r.documentId)}</Field>
+        <Field label="Descriptor hash" wide>
+          {orNone(r.descriptorHash)}
+        </Field>
+        <Field label="Arguments hash" wide>
+          {orNone(r.argumentsHash)}
+        </Field>
+        <Field label="Previous hash" wide>
+          <code className="hash">{r.prevHash}</code>
+        </Field>
+        <Field label="Hash" wide>
+          <code className="hash" data-testid="receipt-detail-hash">
+            {r.hash}
+          </code>
+        </Field>
+      </dl>
+      <h3>Detail</h3>
+      <pre className="code" data-testid="receipt-detail-json">
+        {prettyJson(r.detail)}
+      </pre>
+    </div>
+  );
+}
+
+function ReceiptRows(props: { r: Receipt; index: number; rowIndex: number; open: boolean; onToggle(id: string): void; onFind(id: string): void; offline: boolean; measure(el: HTMLTableSectionElement | null): void }) {
+  const { r, open } = props;
+  const detailId = `receipt-detail-${r.id}`;
+  const subject = subjectLabel(r);
+  const reason = reasonOf(r);
+  const onRowClick = (e: MouseEvent<HTMLTableRowElement>) => {
+    // The button toggles by itself; a click that selected text is not a toggle.
+    if ((e.target as HTMLElement).closest('button, a')) return;
+    if (window.getSelection()?.toString()) return;
+    props.onToggle(r.id);
+  };
+  return (
+    <tbody ref={props.measure} data-index={props.index} className={open ? 'receipt-group open' : 'receipt-group'}>
+      <tr data-testid="receipt-row" data-receipt-id={r.id} className="receipt-row" onClick={onRowClick} aria-rowindex={props.rowIndex}>
+        <td className="muted nowrap">
+          <button
+            type="button"
+            className="expander"
+            aria-expanded={open}
+            aria-controls={open ? detailId : undefined}
+            aria-label={`${open ? 'Hide' : 'Show'} receipt #${r.seq} in full`}
+            onClick={() => props.onToggle(r.id)}
+            data-testid="receipt-expand"
+          >
+            <span aria-hidden="true" className="chevron">
+              {open ? '▾' : '▸'}
+            </span>
+            {r.seq}
+          </button>
+        </td>
+        <td className="nowrap">{formatTime(r.time)}</td>
+        <td>
+          <span className={`pill pill-${eventTone(r.event)}`}>{r.event}</span>
+        </td>
+        <td className="actor" data-testid="receipt-actor">
+          {actorLabel(r.actor)}
+        </td>
+        <td data-testid="receipt-subject">{subject.isTool ? <code>{subject.text}</code> : <span className="faculty">{subject.text}</span>}</td>
+        <td className="origin" title={r.origin ?? undefined}>
+          {r.origin ? <code>{revealInvisible(r.origin)}</code> : <span className="muted">—</span>}
+        </td>
+        <td className="receipt-reason" data-testid="receipt-reason">
+          {reason ?? <span className="muted">—</span>}
+        </td>
+      </tr>
+      {open ? (
+        <tr className="receipt-detail-row" id={detailId} aria-rowindex={props.rowIndex + 1}>
+          <td colSpan={COLUMNS.length}>
+            <ReceiptDetail r={r} onFind={props.onFind} offline={props.offline} />
+          </td>
+        </tr>
+      ) : null}
+    </tbody>
+  );
+}
+
+function ReceiptTable(props: { rows: Receipt[]; expanded: string[]; offline: boolean; onToggle(id: string): void; onFind(id: string): void; caption: string }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const rows = props.rows;
+  // Row numbers for assistive technology (only the rows in view are in the page):
+  // the header is row 1, and an expanded receipt's detail row counts too.
+  const rowIndexes = useMemo(() => {
+    const open = new Set(props.expanded);
+    const at: number[] = [];
+    let next = 2;
+    for (const r of rows) {
+      at.push(next);
+      next += open.has(r.id) ? 2 : 1;
+    }
+    return { at, total: next - 1 };
+  }, [rows, props.expanded]);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_ESTIMATE_PX,
+    getItemKey: (i) => rows[i]?.id ?? i,
+    overscan: 10,
+    measureElement: (el) => el.getBoundingClientRect().height,
+  });
+  const virtual = virtualizer.getVirtualItems();
+  const top = virtual[0]?.start ?? 0;
+  const bottom = Math.max(0, virtualizer.getTotalSize() - (virtual.at(-1)?.end ?? 0));
+  const spacer = (height: number, key: string) =>
+    height > 0 ? (
+      <tbody aria-hidden="true" key={key}>
+        <tr className="spacer">
+          <td colSpan={COLUMNS.length} style={{ height }} />
+        </tr>
+      </tbody>
+    ) : null;
+  // A new callback on every render, so React hands each row to it again and it
+  // is re-measured: expanding or collapsing a row changes its height (null
+  // lets the virtualizer forget rows that left the page).
+  const measure = (el: HTMLTableSectionElement | null) => virtualizer.measureElement(el);
+  return (
+    <div className="receipts-scroll" ref={scrollRef}>
+      <table className="receipts" data-testid="receipt-list" aria-rowcount={rowIndexes.total}>
+        <caption className="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr aria-rowindex={1}>
+            {COLUMNS.map((c) => (
+              <th scope="col" key={c}>
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        {spacer(top, 'top')}
+        {virtual.map((v) => {
+          const r = rows[v.index]!;
+          return (
+            <ReceiptRows
+              key={r.id}
+              r={r}
+              index={v.index}
+              rowIndex={rowIndexes.at[v.index]!}
+              open={props.expanded.includes(r.id)}
+              onToggle={props.onToggle}
+              onFind={props.onFind}
+              offline={props.offline}
+              measure={measure}
+            />
+          );
+        })}
+        {spacer(bottom, 'bottom')}
+      </table>
+    </div>
+  );
+}
+
+function SearchForm(props: { search: ReceiptSearch | null; offline: boolean; onFind(id: string): void; onClear(): void }) {
+  const inputId = useId();
+  const hintId = useId();
+  const [value, setValue] = useState('');
+  return (
+    <form
+      role="search"
+      className="receipt-search"
+      aria-label="Look up receipts"
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onFind(value);
+      }}
+    >
+      <label htmlFor={inputId}>Look up a receipt id or request id</label>
+      <div className="row">
+        <input
+          id={inputId}
+          type="search"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          maxLength={200}
+          spellCheck={false}
+          autoComplete="off"
+          aria-describedby={hintId}
+          placeholder="e.g. the receiptId an agent was given"
+          data-testid="receipt-search"
+        />
+        <button type="submit" className="btn" disabled={props.offline || value.trim() === '' || props.search?.status === 'searching'} data-testid="receipt-search-go">
+          Find
+        </button>
+        {props.search ? (
+          <button
+            type="button"
+            className="btn"
+            onClick={() => {
+              setValue('');
+              props.onClear();
+            }}
+            data-testid="receipt-search-clear"
+          >
+            Show all receipts
+          </button>
+        ) : null}
+      </div>
+      <p className="muted small" id={hintId}>
+        A request id shows every step of that request; a receipt id shows its request’s steps with that receipt opened.
+      </p>
+    </form>
+  );
 }
 
 export function ReceiptList(p: ReceiptListProps) {
+  const rows = p.search ? p.search.results : p.items;
   return (
     <section className="panel" aria-labelledby="receipts-h">
       <div className="panel-head">
         <h2 id="receipts-h">Receipts</h2>
-        <button type="button" className="btn" onClick={p.onVerify} disabled={p.verifying} data-testid="verify-ledger">
+        <button type="button" className="btn" onClick={p.onVerify} disabled={p.verifying || p.offline} data-testid="verify-ledger">
           {p.verifying ? 'Verifying…' : 'Verify ledger'}
         </button>
       </div>
@@ -42,54 +326,44 @@ export function ReceiptList(p: ReceiptListProps) {
         </p>
       ) : null}
       {p.verifyError ? (
-        <p className="error" role="alert">
+        <p className="error" role="alert" data-testid="verify-error">
           {p.verifyError.message}
         </p>
       ) : null}
+      <SearchForm search={p.search} offline={p.offline} onFind={p.onFind} onClear={p.onClearSearch} />
+      {p.search ? (
+        <p className={p.search.error ? 'error' : 'search-status'} role="status" data-testid="receipt-search-status">
+          {searchSummary(p.search)}
+        </p>
+      ) : null}
       {p.error ? (
-        <p className="error" role="alert">
+        <p className="error" role="alert" data-testid="receipts-error">
           {p.error.message}
         </p>
       ) : null}
-      {p.items.length === 0 && !p.loading ? (
-        <p className="empty">No receipts yet.</p>
+      {rows.length === 0 ? (
+        p.search || p.loading ? null : <p className="empty">No receipts yet.</p>
       ) : (
-        <table className="receipts" data-testid="receipt-list">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Time</th>
-              <th scope="col">Event</th>
-              <th scope="col">Tool</th>
-              <th scope="col">Origin</th>
-              <th scope="col">Outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.items.map((r) => (
-              <tr key={r.id} data-testid="receipt-row">
-                <td className="muted">{r.seq}</td>
-                <td className="nowrap">{formatTime(r.time)}</td>
-                <td>
-                  <span className={`pill pill-${tone(r.event)}`}>{r.event}</span>
-                </td>
-                <td>{r.toolName ? <code>{revealInvisible(r.toolName)}</code> : <span className="muted">—</span>}</td>
-                <td>{r.origin ? <code>{r.origin}</code> : <span className="muted">—</span>}</td>
-                <td>{OUTCOMES.has(r.event) ? r.event : <span className="muted">—</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ReceiptTable
+          rows={rows}
+          expanded={p.expanded}
+          offline={p.offline}
+          onToggle={p.onToggle}
+          onFind={p.onFind}
+          caption={p.search ? 'Receipts found by the lookup, newest first' : 'Receipts, newest first'}
+        />
       )}
-      <div className="panel-foot">
-        {p.hasMore ? (
-          <button type="button" className="btn" onClick={p.onMore} disabled={p.loading} data-testid="receipts-more">
-            {p.loading ? 'Loading…' : 'Load older receipts'}
-          </button>
-        ) : p.items.length > 0 ? (
-          <span className="muted small">That is the first receipt.</span>
-        ) : null}
-      </div>
+      {p.search ? null : (
+        <div className="panel-foot">
+          {p.hasMore ? (
+            <button type="button" className="btn" onClick={p.onMore} disabled={p.loading || p.offline} data-testid="receipts-more">
+              {p.loading ? 'Loading…' : 'Load older receipts'}
+            </button>
+          ) : p.items.length > 0 ? (
+            <span className="muted small">That is the first receipt.</span>
+          ) : null}
+        </div>
+      )}
     </section>
   );
 }

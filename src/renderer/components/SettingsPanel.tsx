@@ -4,7 +4,7 @@ import type { ConsoleSettings } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
 import { TIMEOUT_BOUNDS_S } from '../stores/settings';
 
-export function SettingsPanel(p: { settings: ConsoleSettings | null; saving: boolean; saved: boolean; error: ErrorInfo | null; onSaveTimeout(seconds: number): void }) {
+export function SettingsPanel(p: { settings: ConsoleSettings | null; saving: boolean; saved: boolean; offline?: boolean; error: ErrorInfo | null; onSaveTimeout(seconds: number): void }) {
   const current = p.settings ? Math.round(p.settings.approvalTimeoutMs / 1000) : null;
   const [value, setValue] = useState(current === null ? '' : String(current));
   useEffect(() => {
@@ -34,7 +34,7 @@ export function SettingsPanel(p: { settings: ConsoleSettings | null; saving: boo
             onChange={(e) => setValue(e.target.value)}
             data-testid="approval-timeout"
           />
-          <button type="submit" className="btn" disabled={p.saving || !p.settings} data-testid="save-settings">
+          <button type="submit" className="btn" disabled={p.saving || !p.settings || p.offline} data-testid="save-settings">
             {p.saving ? 'Saving…' : 'Save'}
           </button>
           {p.saved ? <span className="muted small">Saved.</span> : null}

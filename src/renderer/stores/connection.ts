@@ -18,6 +18,8 @@ export interface ConnectionState {
   transport: TransportState;
   busy: boolean;
   error: ErrorInfo | null;
+  /** A failed Confirm / Reject of the pairing code, shown beside the code. */
+  pairingError: ErrorInfo | null;
   setLink(l: LinkStatus): void;
   setEndpoint(e: EndpointInfo): void;
   setSharedTabs(t: SharedTab[]): void;
@@ -37,12 +39,31 @@ export interface LinkLabel {
   detail?: string;
 }
 
+/** Whether the console itself (the host behind the transport) answers: only an open transport counts. */
+export function consoleReachable(transport: TransportState): boolean {
+  return transport === 'open';
+}
+
+/** Transport failure codes that a reconnect makes stale. */
+const TRANSPORT_CODES = new Set(['disconnected', 'timeout', 'unauthorized']);
+
+/** Whether an error only said the console was unreachable (cleared once it answers again). */
+export function isTransportError(e: ErrorInfo | null): boolean {
+  return e !== null && TRANSPORT_CODES.has(e.code);
+}
+
 /**
  * The link's label. "Connected" needs the host to say so AND a heartbeat within
- * `LIMITS.heartbeatTimeoutMs` of `now` (a stale status is not trusted).
+ * `LIMITS.heartbeatTimeoutMs` of `now` (a stale status is not trusted). When the
+ * console itself is unreachable (`transport` given and not open) the link's state
+ * is unknown: whatever the console said last may no longer be true.
  */
-export function linkLabel(link: LinkStatus | null, now: number): LinkLabel {
-  if (!link) return { tone: 'idle', text: 'Not connected', detail: 'Waiting for the console host…' };
+export function linkLabel(link: LinkStatus | null, now: number, transport?: TransportState): LinkLabel {
+  if (transport === 'connecting') return { tone: 'idle', text: 'Unknown', detail: 'Waiting for the console to answer…' };
+  if (transport !== undefined && !consoleReachable(transport)) {
+    return { tone: 'idle', text: 'Unknown', detail: 'The console is not reachable, so the extension’s link state is unknown.' };
+  }
+  if (!link) return { tone: 'idle', text: 'Unknown', detail: 'Waiting for the console to answer…' };
   switch (link.state) {
     case 'connected': {
       const age = link.lastHeartbeatAt === undefined ? Infinity : now - link.lastHeartbeatAt;
@@ -63,16 +84,37 @@ export function linkLabel(link: LinkStatus | null, now: number): LinkLabel {
   }
 }
 
+/** What the banner across every page says for a transport state (the console itself unreachable); null when there is nothing to say. */
+export function bannerText(transport: TransportState): { title: string; body: string } | null {
+  if (transport === 'reconnecting') {
+    return {
+      title: 'The console is not running or this page lost its connection to it. Reconnecting…',
+      body: 'If you restarted the console, open the new link it printed. Until then nothing can be approved, denied, verified or shared, and what this page shows may be out of date.',
+    };
+  }
+  if (transport === 'unauthorized') {
+    return {
+      title: 'The console refused this page’s session link.',
+      body: 'The console was probably restarted: each run prints a new link. Open the new link it printed. Until then nothing can be approved, denied, verified or shared.',
+    };
+  }
+  return null;
+}
+
 /** Create the connection store over the console API. */
 export function createConnectionStore(api: Pick<ConsoleApi, 'confirmPairing' | 'unpair' | 'rotateToken' | 'listShareableTabs' | 'shareTab' | 'unshareTab'>) {
   return createStore<ConnectionState>()((set, get) => {
-    const run = async <T>(p: () => Promise<{ ok: true; value: T } | { ok: false; error: ErrorInfo }>, then?: (v: T) => void) => {
-      set({ busy: true, error: null });
+    const run = async <T>(
+      p: () => Promise<{ ok: true; value: T } | { ok: false; error: ErrorInfo }>,
+      then?: (v: T) => void,
+      errorKey: 'error' | 'pairingError' = 'error',
+    ) => {
+      set({ busy: true, [errorKey]: null });
       const r = await p();
       if (r.ok) {
         set({ busy: false });
         then?.(r.value);
-      } else set({ busy: false, error: r.error });
+      } else set({ busy: false, [errorKey]: r.error });
     };
     return {
       link: null,
@@ -82,11 +124,12 @@ export function createConnectionStore(api: Pick<ConsoleApi, 'confirmPairing' | '
       transport: 'connecting',
       busy: false,
       error: null,
-      setLink: (link) => set({ link }),
+      pairingError: null,
+      setLink: (link) => set(link.state === 'awaiting-pairing' ? { link } : { link, pairingError: null }),
       setEndpoint: (endpoint) => set({ endpoint }),
       setSharedTabs: (sharedTabs) => set({ sharedTabs }),
       setTransport: (transport) => set({ transport }),
-      confirmPairing: (accept) => run(() => api.confirmPairing({ accept })),
+      confirmPairing: (accept) => run(() => api.confirmPairing({ accept }), undefined, 'pairingError'),
       unpair: () => run(() => api.unpair()),
       rotateToken: () => run(() => api.rotateToken(), (endpoint) => set({ endpoint })),
       loadShareable: () => run(() => api.listShareableTabs(), (shareable) => set({ shareable })),

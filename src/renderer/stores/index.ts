@@ -1,17 +1,21 @@
 /**
  * The four stores (approvals, receipts, connection, settings) and their wiring
- * to a transport: the snapshot is loaded on start and after every reconnect,
- * and pushed ConsoleEvents update the matching store.
+ * to a transport: the snapshot is loaded on start and after every reconnect
+ * (and errors that only said "unreachable" are cleared then), and pushed
+ * ConsoleEvents update the matching store. The stores call the API through
+ * `withPlainErrors`, so every failure they keep reads as a sentence.
  */
 import type { ConsoleEvent } from '../../shared/ipc';
 import type { EchoApi } from '../../preload/api';
+import { plainError, withPlainErrors } from '../transport/errors';
 import type { TransportState } from '../transport/ws-client';
 import { createApprovalsStore } from './approvals';
-import { createConnectionStore } from './connection';
+import { createConnectionStore, isTransportError } from './connection';
 import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
 
-export function createConsoleStores(api: EchoApi) {
+export function createConsoleStores(rawApi: EchoApi) {
+  const api = withPlainErrors(rawApi);
   return {
     approvals: createApprovalsStore(api),
     receipts: createReceiptsStore(api),
@@ -43,11 +47,23 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
 /** Load the snapshot into the stores; reports a failure on the connection store. */
 export async function loadSnapshot(api: EchoApi, stores: ConsoleStores): Promise<void> {
   const r = await api.getSnapshot();
-  if (!r.ok) return stores.connection.setState({ error: r.error });
+  if (!r.ok) return stores.connection.setState({ error: plainError(r.error) });
   const s = r.value;
   stores.approvals.getState().setPending(s.approvals);
   stores.connection.setState({ link: s.link, endpoint: s.endpoint, sharedTabs: s.sharedTabs });
   stores.settings.getState().setSettings(s.settings);
+}
+
+/** Forget errors that only said the console was unreachable: it answers again. */
+export function clearTransportErrors(stores: ConsoleStores): void {
+  const c = stores.connection.getState();
+  if (isTransportError(c.error)) stores.connection.setState({ error: null });
+  if (isTransportError(c.pairingError)) stores.connection.setState({ pairingError: null });
+  const r = stores.receipts.getState();
+  if (isTransportError(r.error)) stores.receipts.setState({ error: null });
+  if (isTransportError(r.verifyError)) stores.receipts.setState({ verifyError: null });
+  if (isTransportError(stores.approvals.getState().error)) stores.approvals.setState({ error: null });
+  if (isTransportError(stores.settings.getState().error)) stores.settings.setState({ error: null });
 }
 
 /**
@@ -59,11 +75,13 @@ export function bindConsole(
   stores: ConsoleStores,
   transport: { state: () => TransportState; onState: (l: (s: TransportState) => void) => () => void },
 ): () => void {
+  api = withPlainErrors(api);
   const offEvent = api.onEvent((e) => applyEvent(stores, e));
   stores.connection.getState().setTransport(transport.state());
   const offState = transport.onState((s) => {
     stores.connection.getState().setTransport(s);
     if (s === 'open') {
+      clearTransportErrors(stores);
       void loadSnapshot(api, stores);
       void stores.receipts.getState().loadFirst();
     }

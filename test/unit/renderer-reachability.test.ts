@@ -1,0 +1,83 @@
+// The console itself going away, as the console UI shows it: the extension's
+// link as unknown while the console is unreachable, the banner's words, and the
+// stores refreshed (and "unreachable" errors forgotten) when it is back.
+import { describe, expect, it, vi } from 'vitest';
+import { bindConsole, createConsoleStores } from '../../src/renderer/stores';
+import { bannerText, consoleReachable, createConnectionStore, linkLabel } from '../../src/renderer/stores/connection';
+import { withPlainErrors } from '../../src/renderer/transport/errors';
+import type { TransportState } from '../../src/renderer/transport/ws-client';
+import { FakeConsole, sampleApproval } from '../support/fake-console';
+
+describe('the link badge and the banner while the console is unreachable', () => {
+  const now = 1_700_000_000_000;
+  const fresh = { state: 'connected' as const, paired: true, lastHeartbeatAt: now - 1_000 };
+  it('shows the extension link as unknown, never "Connected", unless the console answers', () => {
+    expect(linkLabel(fresh, now, 'open')).toMatchObject({ tone: 'ok', text: 'Connected' });
+    for (const t of ['reconnecting', 'unauthorized', 'connecting'] as const) {
+      expect(linkLabel(fresh, now, t)).toMatchObject({ tone: 'idle', text: 'Unknown' });
+      expect(consoleReachable(t)).toBe(false);
+    }
+    expect(linkLabel(fresh, now, 'reconnecting').detail).toMatch(/console is not reachable/);
+    expect(linkLabel(fresh, now)).toMatchObject({ text: 'Connected' }); // IPC: no transport state
+  });
+
+  it('says the console is unreachable, and what to do', () => {
+    expect(bannerText('open')).toBeNull();
+    expect(bannerText('connecting')).toBeNull();
+    const lost = bannerText('reconnecting')!;
+    expect(`${lost.title} ${lost.body}`).toContain(
+      'The console is not running or this page lost its connection to it. Reconnecting… If you restarted the console, open the new link it printed.',
+    );
+    expect(bannerText('unauthorized')!.body).toMatch(/Open the new link it printed/);
+  });
+});
+
+describe('stores across a lost and restored console', () => {
+  it('refreshes the snapshot and receipts and forgets "unreachable" errors when the transport reopens', async () => {
+    const fake = new FakeConsole({ approvals: [sampleApproval(Date.now())], receiptCount: 3 });
+    let state: TransportState = 'open';
+    const listeners = new Set<(s: TransportState) => void>();
+    const go = (s: TransportState) => {
+      state = s;
+      for (const l of listeners) l(s);
+    };
+    const stores = createConsoleStores(fake);
+    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    await vi.waitFor(() => expect(stores.receipts.getState().items).toHaveLength(3));
+    const snapshots = () => fake.calls.filter((c) => c.method === 'getSnapshot').length;
+    expect(snapshots()).toBe(1);
+
+    go('reconnecting');
+    expect(stores.connection.getState().transport).toBe('reconnecting');
+    stores.receipts.setState({ verifyError: { code: 'disconnected', message: 'x' } });
+    stores.connection.setState({ error: { code: 'timeout', message: 'x' }, pairingError: { code: 'disconnected', message: 'x' } });
+    stores.settings.setState({ error: { code: 'invalid-input', message: 'kept' } });
+    // Meanwhile the console changed: the approval is gone, a receipt was added.
+    fake.approvals = [];
+    await fake.verifyLedger();
+    fake.receipts.push({ ...fake.receipts[2]!, seq: 4, id: 'r4' });
+
+    go('open');
+    expect(stores.receipts.getState().verifyError).toBeNull();
+    expect(stores.connection.getState().error).toBeNull();
+    expect(stores.connection.getState().pairingError).toBeNull();
+    expect(stores.settings.getState().error?.message).toBe('kept');
+    await vi.waitFor(() => expect(snapshots()).toBe(2));
+    await vi.waitFor(() => expect(stores.approvals.getState().pending).toEqual([]));
+    await vi.waitFor(() => expect(stores.receipts.getState().items[0]!.id).toBe('r4'));
+  });
+
+  it('keeps a failed pairing answer beside the code, and clears it when the link moves on', async () => {
+    const fake = new FakeConsole();
+    const s = createConnectionStore(
+      withPlainErrors(Object.assign(fake, { confirmPairing: async () => ({ ok: false as const, error: { code: 'timeout', message: 'confirmPairing got no answer.' } }) })),
+    );
+    s.getState().setLink({ state: 'awaiting-pairing', paired: false, pairingCode: '481 207' });
+    await s.getState().confirmPairing(true);
+    expect(s.getState().pairingError?.code).toBe('timeout');
+    expect(s.getState().pairingError?.message).not.toMatch(/confirmPairing/);
+    expect(s.getState().error).toBeNull();
+    s.getState().setLink({ state: 'connected', paired: true, lastHeartbeatAt: Date.now() });
+    expect(s.getState().pairingError).toBeNull();
+  });
+});
