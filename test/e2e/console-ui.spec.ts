@@ -18,7 +18,8 @@ import { FakeConsole, sampleApproval } from '../support/fake-console';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
 
 const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
-const SCREENSHOT = path.resolve('docs/screenshots/approval-dialog.png');
+// The README's copy is refreshed only on request (ECHO_UPDATE_SCREENSHOTS=1), so test runs leave the tree clean.
+const SCREENSHOT = path.resolve(process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots/approval-dialog.png' : 'test-results/approval-dialog.png');
 
 let browser: Browser;
 let host: WebHost;
