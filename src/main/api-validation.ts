@@ -69,6 +69,7 @@ export const PARAM_SCHEMAS: Record<ApiMethod, object> = {
       event: { enum: [...RECEIPT_EVENTS] },
       outcome: { enum: OUTCOME_EVENTS },
       requestId: ID,
+      id: ID,
       cursor: { type: 'string', minLength: 1, maxLength: 1024 },
       limit: { type: 'integer', minimum: 1, maximum: 500 },
     },

@@ -86,6 +86,8 @@ export interface ReceiptQuery {
   /** Outcome events only: succeeded, failed, outcome-unknown, refused, denied, expired, cancelled. */
   outcome?: ReceiptEvent;
   requestId?: string;
+  /** One receipt by its id (the id the agent is given with every result). */
+  id?: string;
   /** Opaque cursor from a previous page's `nextCursor`. */
   cursor?: string;
   limit?: number;

@@ -131,7 +131,7 @@ export class FakeConsole implements ConsoleApi {
   async queryReceipts(p: ReceiptQuery): Promise<Result<ReceiptPage>> {
     this.record('queryReceipts', p);
     const limit = p.limit ?? 50;
-    const newestFirst = [...this.receipts].reverse().filter((r) => (!p.event || r.event === p.event) && (!p.requestId || r.requestId === p.requestId));
+    const newestFirst = [...this.receipts].reverse().filter((r) => (!p.event || r.event === p.event) && (!p.requestId || r.requestId === p.requestId) && (!p.id || r.id === p.id));
     const start = p.cursor ? Number(p.cursor) : 0;
     const page = newestFirst.slice(start, start + limit);
     return ok({ receipts: page, nextCursor: start + limit < newestFirst.length ? String(start + limit) : null });

@@ -222,6 +222,15 @@ describe('query', () => {
     expect(ledger.query({ origin: 'https://nowhere.example' })).toEqual({ receipts: [], nextCursor: null });
   });
 
+  it('finds one receipt by its id, and nothing for an unknown or a near-miss id', () => {
+    const target = ledger.query({ limit: 500 }).receipts.find((r) => r.seq === 17)!;
+    expect(ledger.query({ id: target.id }).receipts).toEqual([target]);
+    expect(ledger.query({ id: target.id, origin: 'https://nowhere.example' }).receipts).toEqual([]);
+    expect(ledger.query({ id: target.id.toUpperCase() }).receipts).toEqual([]);
+    expect(ledger.query({ id: '00000000-0000-4000-8000-000000000000' })).toEqual({ receipts: [], nextCursor: null });
+    expect(() => ledger.query({ id: 17 as never })).toThrow(/id must be a string/);
+  });
+
   it('pages with an opaque cursor, stable while receipts are appended', () => {
     const got: number[] = [];
     let page = ledger.query({ limit: 7, toolName: 'checkout' });

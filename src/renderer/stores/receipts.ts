@@ -3,11 +3,9 @@
  * check (`verifyLedger`), which rows are expanded, and the lookup of one
  * request's or one receipt's trail. Receipts pushed by the host are put on top.
  *
- * Lookup: a request id is asked of the ledger directly (`ReceiptQuery.requestId`).
- * The ledger has no lookup by receipt id, so a receipt id is matched against
- * the receipts already loaded and then by paging back through the ledger, at
- * most `SCAN_LIMIT` receipts; when found, its whole request trail is shown with
- * that receipt expanded.
+ * Lookup: an id is asked of the ledger as a request id (`ReceiptQuery.requestId`),
+ * then as a receipt id (`ReceiptQuery.id`, one indexed lookup); a receipt found
+ * that way is shown with its whole request trail, that receipt expanded.
  */
 import { createStore } from 'zustand/vanilla';
 import type { ConsoleApi } from '../../shared/ipc';
@@ -18,8 +16,6 @@ import type { ErrorInfo } from '../../shared/result';
 export const RECEIPT_PAGE_SIZE = 50;
 /** Receipts per page while scanning for a receipt id (the host's maximum). */
 export const SCAN_PAGE_SIZE = 500;
-/** The most receipts scanned client-side for one receipt id. */
-export const SCAN_LIMIT = 10_000;
 /** What a receipt id and a request id may look like (the host's own ID pattern). */
 export const LOOKUP_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -139,22 +135,15 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
         return set({ search: { ...base, status: 'done', matchedBy: 'request', results: mergeReceipts([], byRequest.value.receipts), complete: true } });
       }
 
+      const scanned = 0;
       let found = get().items.find((r) => r.id === query) ?? null;
-      let scanned = 0;
-      let cursor: string | null = null;
-      let complete = false;
-      while (!found) {
-        const page = await api.queryReceipts(cursor ? { limit: SCAN_PAGE_SIZE, cursor } : { limit: SCAN_PAGE_SIZE });
+      if (!found) {
+        const byId = await api.queryReceipts({ id: query, limit: 1 });
         if (!current()) return;
-        if (!page.ok) return set({ search: { ...base, status: 'done', scanned, error: page.error } });
-        scanned += page.value.receipts.length;
-        found = page.value.receipts.find((r) => r.id === query) ?? null;
-        cursor = page.value.nextCursor;
-        if (cursor === null) complete = true;
-        if (found || complete || scanned >= SCAN_LIMIT) break;
-        set({ search: { ...base, scanned } });
+        if (!byId.ok) return set({ search: { ...base, status: 'done', error: byId.error } });
+        found = byId.value.receipts[0] ?? null;
       }
-      if (!found) return set({ search: { ...base, status: 'done', scanned, complete } });
+      if (!found) return set({ search: { ...base, status: 'done', complete: true } });
 
       let results = [found];
       if (found.requestId !== null) {

@@ -124,7 +124,7 @@ interface VerifyWalk {
 /** Outcome of one walk step: the first broken link, or whether rows up to the step's end remain. */
 type WalkStep = VerifyReport | 'more' | 'done';
 
-type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId';
+type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId' | 'id';
 
 /**
  * Verify's scan, params (after seq, up to seq, limit). One string per row:
@@ -159,7 +159,7 @@ function rowToReceipt(r: RawRow): Receipt {
   };
 }
 
-function checkString(q: ReceiptQuery, key: 'origin' | 'toolName' | 'requestId'): void {
+function checkString(q: ReceiptQuery, key: 'origin' | 'toolName' | 'requestId' | 'id'): void {
   const v = q[key];
   if (v !== undefined && typeof v !== 'string') throw new LedgerInputError(`query ${key} must be a string`);
 }
@@ -342,7 +342,7 @@ export class Ledger {
    * One page of receipts, newest first (descending time, then descending seq for
    * equal times), matching every filter given:
    * `from`/`to` inclusive bounds on `time` (ms since the epoch); `origin`,
-   * `toolName`, `requestId` exact; `event` one of RECEIPT_EVENTS; `outcome` one
+   * `toolName`, `requestId`, `id` (one receipt) exact; `event` one of RECEIPT_EVENTS; `outcome` one
    * of OUTCOME_EVENTS (receipts recording that outcome; with `event` too, both must agree).
    * `limit` 1..MAX_PAGE_LIMIT (default DEFAULT_PAGE_LIMIT). `cursor` continues
    * from a previous page's `nextCursor`, which is null on the last page.
@@ -363,6 +363,7 @@ export class Ledger {
     checkString(q, 'origin');
     checkString(q, 'toolName');
     checkString(q, 'requestId');
+    checkString(q, 'id');
     if (q.event !== undefined && !isReceiptEvent(q.event)) throw new LedgerInputError(`query event must be one of RECEIPT_EVENTS`);
     if (q.outcome !== undefined && !OUTCOME_EVENTS.includes(q.outcome)) {
       throw new LedgerInputError(`query outcome must be one of ${OUTCOME_EVENTS.join(', ')}`);
@@ -379,6 +380,7 @@ export class Ledger {
       toolName: q.toolName,
       event,
       requestId: q.requestId,
+      id: q.id,
     };
     const cursor = q.cursor === undefined ? undefined : decodeCursor(String(q.cursor));
     const keys = (Object.keys(values) as QueryKey[]).filter((k) => values[k] !== undefined);
@@ -394,6 +396,8 @@ export class Ledger {
           toolName: 'tool_name = @toolName',
           event: 'event = @event',
           requestId: 'request_id = @requestId',
+          // `id` is UNIQUE, so this is one index lookup (schema.ts).
+          id: 'id = @id',
         }[k]);
       }
       // Row-value comparison: SQLite walks the index from (time, seq) downwards.
