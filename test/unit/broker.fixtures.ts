@@ -24,6 +24,8 @@ export const ORIGIN = 'http://127.0.0.1:8765';
 export class FakeLink implements ExtensionLink {
   state: LinkStatus['state'] = 'connected';
   tabs: SharedTab[] = [];
+  /** Open tabs that are not shared (yet): listed by list-shareable-tabs, shared by share-tab as they are. */
+  shareable: SharedTab[] = [];
   discoveries = new Map<number, DiscoveryResult>();
   requests: ConsoleRequest[] = [];
   grants: Grant[] = [];
@@ -74,9 +76,10 @@ export class FakeLink implements ExtensionLink {
       case 'cancel':
         return ok({ cancelled: true });
       case 'list-shareable-tabs':
-        return ok(this.tabs);
+        return ok([...this.tabs, ...this.shareable.filter((s) => !this.tabs.some((t) => t.tabId === s.tabId))]);
       case 'share-tab': {
-        const t = sharedTab(r.tabId);
+        const open = this.shareable.find((s) => s.tabId === r.tabId);
+        const t = open ? { ...open, sharedAt: Date.now() } : sharedTab(r.tabId);
         this.tabs = [...this.tabs.filter((x) => x.tabId !== r.tabId), t];
         return ok(t);
       }

@@ -7,10 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsoleEvent } from '../../src/shared/ipc';
+import type { SharedTab } from '../../src/shared/types';
+import type { AgentContext } from '../../src/main/core/broker';
 import { createConsoleCore, linkAuditReceipt, type ConsoleCore } from '../../src/main/core';
 import { MemorySecretStore, type LinkAuditEvent } from '../../src/main/core/bridge';
 import { SettingsError, SettingsStore } from '../../src/main/core/settings';
-import { FakeLink, sharedTab, until } from './broker.fixtures';
+import { FakeLink, ORIGIN, makeDiscovery, sharedTab, until } from './broker.fixtures';
 
 let dir: string;
 let link: FakeLink;
@@ -104,7 +106,7 @@ describe('ConsoleApi: work', () => {
     const v = await core.api.verifyLedger();
     expect(v.ok && v.value.ok).toBe(true);
     const q = await core.api.queryReceipts({ event: 'tab-shared' });
-    expect(q.ok && q.value.receipts).toHaveLength(1);
+    expect(q.ok && q.value.receipts.filter((r) => r.tabId === 9)).toHaveLength(1);
   });
 
   it('refreshes the shared tabs when the link (re)connects', async () => {
@@ -113,6 +115,194 @@ describe('ConsoleApi: work', () => {
     link.setState('connected');
     await until((l) => core.onEvent(l), () => core.broker.getSharedTabs().length === 2);
     expect(events.some((e) => e.kind === 'link')).toBe(true);
+  });
+});
+
+const receiptsOf = (event: 'tab-shared' | 'tab-unshared' | 'refused', tabId: number) => core.ledger.query({ event, limit: 500 }).receipts.filter((r) => r.tabId === tabId);
+/** The list-tabs refresh that start() sends (the FakeLink is connected from the start) has been recorded. */
+const initialRefresh = () => until((l) => core.onEvent(l), () => receiptsOf('tab-shared', 1).length === 1);
+const sharedTabEvents = () => events.filter((e) => e.kind === 'shared-tabs').length;
+
+describe('sharing receipts: one writer, every shared-tab list compared with the recorded shares', () => {
+  it('a share from the popup (tabs-changed) writes tab-shared once; repeats and navigations add nothing; stopping writes tab-unshared', async () => {
+    await initialRefresh();
+    const one = link.tabs[0]!;
+    const t: SharedTab = { ...sharedTab(4, 'doc-a'), sharedAt: 1_000 };
+    link.emit({ kind: 'tabs-changed', tabs: [one, t] });
+    expect(receiptsOf('tab-shared', 4)).toHaveLength(1);
+    expect(receiptsOf('tab-shared', 4)[0]).toMatchObject({
+      requestId: null,
+      faculty: 'console',
+      actor: { kind: 'person' },
+      tabId: 4,
+      origin: ORIGIN,
+      documentId: 'doc-a',
+      detail: { via: 'extension', sharedAt: 1_000 },
+    });
+    link.emit({ kind: 'tabs-changed', tabs: [one, t] });
+    link.emit({ kind: 'tabs-changed', tabs: [one, { ...t, documentId: 'doc-b', title: 'Next page' }] }); // same-origin navigation: the same share
+    expect(receiptsOf('tab-shared', 4)).toHaveLength(1);
+    expect(receiptsOf('tab-unshared', 4)).toHaveLength(0);
+    expect(core.broker.getSharedTabs().map((x) => x.tabId)).toEqual([1, 4]);
+
+    link.emit({ kind: 'tabs-changed', tabs: [one] });
+    expect(receiptsOf('tab-unshared', 4)).toHaveLength(1);
+    expect(receiptsOf('tab-unshared', 4)[0]).toMatchObject({ faculty: 'console', actor: { kind: 'person' }, origin: ORIGIN, documentId: 'doc-b', detail: { via: 'extension' } });
+    link.emit({ kind: 'tabs-changed', tabs: [one, { ...t, sharedAt: 2_000 }] }); // shared again: a new share
+    expect(receiptsOf('tab-shared', 4)).toHaveLength(2);
+    expect(receiptsOf('tab-shared', 1)).toHaveLength(1);
+    expect(core.ledger.verify().ok).toBe(true);
+  });
+
+  it("the console's own share and unshare write one receipt each (via console), also when the extension echoes the change", async () => {
+    await initialRefresh();
+    expect((await core.api.shareTab({ tabId: 5 })).ok).toBe(true);
+    link.emit({ kind: 'tabs-changed', tabs: link.tabs }); // the extension announces the same share
+    expect(receiptsOf('tab-shared', 5)).toHaveLength(1);
+    expect(receiptsOf('tab-shared', 5)[0]).toMatchObject({ actor: { kind: 'person' }, origin: ORIGIN, detail: { via: 'console' } });
+    expect((await core.api.unshareTab({ tabId: 5 })).ok).toBe(true);
+    link.emit({ kind: 'tabs-changed', tabs: link.tabs });
+    expect(receiptsOf('tab-unshared', 5)).toHaveLength(1);
+    expect(receiptsOf('tab-unshared', 5)[0]).toMatchObject({ actor: { kind: 'person' }, origin: ORIGIN, detail: { via: 'console' } });
+  });
+
+  it('the list after connect records tabs not yet known, once: a reconnect or a console restart does not record them again', async () => {
+    await initialRefresh();
+    expect(receiptsOf('tab-shared', 1)[0]!.detail).toMatchObject({ via: 'extension' });
+    const one = link.tabs[0]!;
+    const four: SharedTab = { ...sharedTab(4), sharedAt: 1_000 };
+    link.tabs = [one, four];
+    link.emit({ kind: 'tabs-changed', tabs: link.tabs });
+
+    const before = sharedTabEvents();
+    link.setState('no-extension');
+    link.setState('connected');
+    await until((l) => core.onEvent(l), () => sharedTabEvents() > before);
+    expect(receiptsOf('tab-shared', 1)).toHaveLength(1);
+    expect(receiptsOf('tab-shared', 4)).toHaveLength(1);
+    expect(receiptsOf('tab-unshared', 4)).toHaveLength(0);
+
+    // A console restart on the same data: the browser kept tab 1 shared, stopped sharing tab 4 meanwhile, and shared tab 6.
+    await core.stop();
+    link = new FakeLink();
+    link.tabs = [one, { ...sharedTab(6), sharedAt: 3_000 }];
+    core = createConsoleCore({ dataDir: dir, mcpPort: 0, link });
+    await core.start();
+    await until((l) => core.onEvent(l), () => receiptsOf('tab-shared', 6).length === 1);
+    expect(receiptsOf('tab-shared', 1)).toHaveLength(1);
+    expect(receiptsOf('tab-unshared', 1)).toHaveLength(0);
+    expect(receiptsOf('tab-unshared', 4)).toHaveLength(1);
+    expect(core.ledger.verify().ok).toBe(true);
+  });
+  it('before the extension gives a whole list, a share from the console does not count the other shares as ended', async () => {
+    await initialRefresh();
+    const one = link.tabs[0]!;
+    await core.stop();
+    link = new FakeLink();
+    link.state = 'no-extension';
+    link.tabs = [one];
+    core = createConsoleCore({ dataDir: dir, mcpPort: 0, link });
+    await core.start();
+    core.onEvent((e) => events.push(e));
+    link.state = 'connected'; // answers requests, but no status event yet: no list-tabs refresh
+    expect((await core.api.shareTab({ tabId: 6 })).ok).toBe(true);
+    expect(receiptsOf('tab-shared', 6)).toHaveLength(1);
+    expect(receiptsOf('tab-unshared', 1)).toHaveLength(0);
+    const before = sharedTabEvents();
+    link.setState('connected');
+    await until((l) => core.onEvent(l), () => sharedTabEvents() > before);
+    expect(core.broker.getSharedTabs().map((t) => t.tabId)).toEqual([1, 6]);
+    expect(receiptsOf('tab-shared', 1)).toHaveLength(1);
+    expect(receiptsOf('tab-shared', 6)).toHaveLength(1);
+    expect(receiptsOf('tab-unshared', 1)).toHaveLength(0);
+  });
+});
+
+describe("the console's own tab is never the agent's", () => {
+  const CONSOLE = 'http://127.0.0.1:45999';
+  const consoleTab = (tabId: number, origin = CONSOLE, sharedAt = 5_000): SharedTab => ({ ...sharedTab(tabId, 'doc-console'), title: 'Echo Console', url: `${origin}/`, origin, sharedAt });
+  const reader: AgentContext = { actor: { kind: 'agent', name: 'test-agent' }, kind: 'read' };
+  const writer: AgentContext = { actor: { kind: 'agent', name: 'test-agent' }, kind: 'mutate' };
+  const unshareRequests = (tabId: number) => link.requests.filter((r) => r.op === 'unshare-tab' && r.tabId === tabId).length;
+
+  it('"Share a tab…" does not offer it, and shareTab refuses it with a receipt', async () => {
+    core.setConsoleOrigins([CONSOLE, 'http://localhost:45999']);
+    link.shareable = [consoleTab(3, CONSOLE, 0), consoleTab(8, 'http://localhost:45999', 0), { ...sharedTab(6), sharedAt: 0 }];
+    const list = await core.api.listShareableTabs();
+    expect(list.ok && list.value.map((t) => t.tabId).sort()).toEqual([1, 6]);
+    const r = await core.api.shareTab({ tabId: 3 });
+    expect(!r.ok && r.error.code).toBe('console-tab');
+    expect(!r.ok && r.error.message).toMatch(/Echo Console itself/);
+    expect(link.requests.some((q) => q.op === 'share-tab')).toBe(false);
+    expect(core.ledger.query({ event: 'refused' }).receipts[0]).toMatchObject({ faculty: 'console', actor: { kind: 'person' }, detail: { method: 'shareTab', code: 'console-tab' } });
+    expect(receiptsOf('tab-shared', 3)).toHaveLength(0);
+    expect((await core.api.shareTab({ tabId: 6 })).ok).toBe(true);
+  });
+
+  it('shared from the popup: unshared at once with a refused receipt, and never listed, discovered or invoked for the agent', async () => {
+    core.setConsoleOrigins([CONSOLE]);
+    await initialRefresh();
+    const own = consoleTab(3);
+    const d = await makeDiscovery(3, [{ name: 'decide_approval' }], 'doc-console');
+    link.discoveries.set(3, { ...d, origin: CONSOLE, url: `${CONSOLE}/`, tools: d.tools.map((t) => ({ ...t, origin: CONSOLE })) });
+    link.tabs = [...link.tabs, own];
+    link.emit({ kind: 'tabs-changed', tabs: link.tabs });
+    expect(unshareRequests(3)).toBe(1);
+    expect(core.broker.getSharedTabs().map((t) => t.tabId)).toEqual([1]);
+    expect(receiptsOf('tab-shared', 3)).toHaveLength(0);
+    const refused = receiptsOf('refused', 3);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ faculty: 'console', actor: { kind: 'console' }, origin: CONSOLE, documentId: 'doc-console', detail: { code: 'console-tab' } });
+    expect((refused[0]!.detail as { message: string }).message).toMatch(/Echo Console itself.*stopped sharing it/);
+
+    // Reported again before the unshare landed: asked again, recorded once.
+    link.tabs = [...link.tabs.filter((t) => t.tabId !== 3), own];
+    link.emit({ kind: 'tabs-changed', tabs: link.tabs });
+    expect(unshareRequests(3)).toBe(2);
+    expect(receiptsOf('refused', 3)).toHaveLength(1);
+
+    // The agent never sees it, even while the extension still lists it.
+    const tabs = await core.broker.listTabs(reader);
+    expect(tabs.ok && tabs.value.map((t) => t.tabId)).toEqual([1]);
+    const disc = await core.broker.discover({ tabId: 3 }, reader);
+    expect(!disc.ok && disc.error.code).toBe('console-tab');
+    expect(link.requests.some((q) => q.op === 'discover')).toBe(false);
+    const inv = await core.broker.invoke({ tabId: 3, name: 'decide_approval', descriptorHash: d.tools[0]!.descriptorHash, arguments: {} }, writer);
+    expect(!inv.ok && inv.error.code).toBe('console-tab');
+    expect(core.broker.approvals.list()).toEqual([]);
+    expect(link.invokes()).toEqual([]);
+  });
+
+  it('a discovery that turns out to be the console (not yet reported shared) is refused and not kept', async () => {
+    core.setConsoleOrigins([CONSOLE]);
+    const d = await makeDiscovery(5, [{ name: 'x' }]);
+    link.discoveries.set(5, { ...d, origin: CONSOLE, url: `${CONSOLE}/#token=secret` });
+    const disc = await core.broker.discover({ tabId: 5 }, reader);
+    expect(!disc.ok && disc.error.code).toBe('console-tab');
+    expect(core.broker.latestDiscovery(5)).toBeUndefined();
+    expect(unshareRequests(5)).toBe(1);
+    const inv = await core.broker.invoke({ tabId: 5, name: 'x', descriptorHash: d.tools[0]!.descriptorHash, arguments: {} }, writer);
+    expect(!inv.ok && inv.error.code).toBe('descriptor-unknown');
+  });
+
+  it('a console tab already shared when the host learns its origin is unshared then; the MCP endpoint counts as the console too', async () => {
+    await initialRefresh();
+    const one = link.tabs[0]!;
+    link.emit({ kind: 'tabs-changed', tabs: [one, consoleTab(3)] });
+    expect(core.broker.getSharedTabs().map((t) => t.tabId)).toEqual([1, 3]);
+    core.setConsoleOrigins([CONSOLE]);
+    expect(core.broker.getSharedTabs().map((t) => t.tabId)).toEqual([1]);
+    expect(unshareRequests(3)).toBe(1);
+    expect(receiptsOf('tab-unshared', 3)).toHaveLength(1);
+    expect(receiptsOf('refused', 3)).toHaveLength(1);
+
+    const mcp = new URL(core.endpoint.url).origin;
+    link.emit({ kind: 'tabs-changed', tabs: [one, consoleTab(9, mcp)] });
+    expect(core.broker.getSharedTabs().map((t) => t.tabId)).toEqual([1]);
+    expect(unshareRequests(9)).toBe(1);
+    // Another page on the same host but another port is an ordinary page.
+    link.emit({ kind: 'tabs-changed', tabs: [one, consoleTab(10, 'http://127.0.0.1:45998')] });
+    expect(core.broker.getSharedTabs().map((t) => t.tabId)).toEqual([1, 10]);
   });
 });
 

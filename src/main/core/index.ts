@@ -58,6 +58,14 @@ export interface ConsoleCoreOptions {
    * Tests leave it out and write a manifest into their own browser profile instead.
    */
   nativeHost?: { hostScript: string; nodePath?: string | null; appExecutable?: string | null };
+  /**
+   * Origins of the console's own pages, e.g. the loopback web host's
+   * `http://127.0.0.1:<port>` and `http://localhost:<port>`. A browser tab showing one
+   * is never listed, shared, discovered or invoked for the agent (it shows the MCP
+   * token and the approvals). A host that learns its port after creating the core
+   * calls `setConsoleOrigins` instead. The MCP endpoint's own origin is added at start.
+   */
+  consoleOrigins?: readonly string[];
   /** UNIT TESTS ONLY: use this link instead of the real Bridge. */
   link?: ExtensionLink;
   /** Reported to the extension and to MCP clients. */
@@ -85,6 +93,12 @@ export interface ConsoleCore {
   readonly agentEndpoint: AgentEndpoint;
   /** What `start()` did with the native host manifests (null without `opts.nativeHost`, or before start). */
   readonly nativeHostReport: RepairReport | null;
+  /**
+   * The console's own page origins, for a host that binds after creating the core (the
+   * loopback web host). Replaces the origins set before (opts.consoleOrigins stays). A tab
+   * at one of them that is shared right now is unshared at once.
+   */
+  setConsoleOrigins(origins: readonly string[]): void;
 }
 
 // ---- payload schemas, one per ConsoleApi method ------------------------------------
@@ -174,10 +188,15 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
 
   const effectiveTimeout = () => opts.approvalTimeoutMs ?? settings.get().approvalTimeoutMs;
   const policy = new ToolRouter([...(opts.policyRules ?? []), ...settings.get().policyRules]);
+  // The console's own pages: from the options, from the host (setConsoleOrigins), and the MCP endpoint's origin.
+  let hostOrigins: readonly string[] = [];
+  let endpointOrigins: readonly string[] = [];
+  const consoleOrigins = () => [...(opts.consoleOrigins ?? []), ...hostOrigins, ...endpointOrigins];
   const broker = new Broker({
     link,
     receipts: ledger,
     policy,
+    consoleOrigins: consoleOrigins(),
     approvalTimeoutMs: effectiveTimeout,
     ...(opts.dispatchTimeoutMs !== undefined ? { dispatchTimeoutMs: opts.dispatchTimeoutMs } : {}),
   });
@@ -198,7 +217,12 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   const unsubs: Array<() => void> = [];
   unsubs.push(ledger.onAppend((r) => emit({ kind: 'receipt', receipt: r })));
   unsubs.push(broker.approvals.onChange((approvals) => emit({ kind: 'approvals', approvals })));
-  unsubs.push(broker.onSharedTabs((tabs) => emit({ kind: 'shared-tabs', tabs })));
+  unsubs.push(
+    broker.onSharedTabs((tabs, complete) => {
+      recordSharing(tabs, complete);
+      emit({ kind: 'shared-tabs', tabs });
+    }),
+  );
   let lastState: LinkStatus['state'] | null = null;
   unsubs.push(
     link.onStatus((s) => {
@@ -207,6 +231,77 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       lastState = s.state;
     }),
   );
+
+  // ---- sharing receipts ---------------------------------------------------------------
+  // The ONE place that writes tab-shared / tab-unshared: every new shared-tab list (the
+  // extension's tabs-changed events, list-tabs answers after a (re)connect or for the
+  // agent, the console's own share/unshare) is compared with the shares already
+  // recorded. A share is one (tabId, sharedAt): the extension keeps sharedAt across
+  // same-origin navigations and worker restarts, and a new share gets a new one. The
+  // shares still open in the ledger seed the comparison, so a restarted console does
+  // not record again the tabs the browser kept shared meanwhile.
+  interface KnownShare {
+    tabId: number;
+    origin: string | null;
+    documentId: string | null;
+    /** Absent for shares recorded before sharedAt was kept in the receipt. */
+    sharedAt?: number;
+  }
+  const known = openSharesFromLedger();
+  /** Tabs the person is sharing or unsharing from the console right now: their receipts say via 'console'. */
+  const consoleActions = new Set<number>();
+
+  function openSharesFromLedger(): Map<number, KnownShare> {
+    const open = new Map<number, KnownShare>();
+    try {
+      const rows = [...ledger.query({ event: 'tab-shared', limit: 500 }).receipts, ...ledger.query({ event: 'tab-unshared', limit: 500 }).receipts].sort((a, b) => a.seq - b.seq);
+      for (const r of rows) {
+        if (r.tabId === null) continue;
+        if (r.event === 'tab-unshared') {
+          open.delete(r.tabId);
+          continue;
+        }
+        const sharedAt = (r.detail as { sharedAt?: unknown } | null)?.sharedAt;
+        open.set(r.tabId, { tabId: r.tabId, origin: r.origin, documentId: r.documentId, ...(typeof sharedAt === 'number' ? { sharedAt } : {}) });
+      }
+    } catch (e) {
+      log.warn('could not read the open shares from the ledger', toErrorInfo(e));
+    }
+    return open;
+  }
+
+  function recordSharing(tabs: SharedTab[], complete: boolean): void {
+    const now = new Map(tabs.map((t) => [t.tabId, t]));
+    const via = (tabId: number) => (consoleActions.has(tabId) ? 'console' : 'extension');
+    for (const k of [...known.values()]) {
+      const t = now.get(k.tabId);
+      if (t && t.origin === k.origin && (k.sharedAt === undefined || k.sharedAt === t.sharedAt)) continue;
+      // Before the extension's first whole list, only the console's own unshare proves a share ended.
+      if (!t && !complete && !consoleActions.has(k.tabId)) continue;
+      known.delete(k.tabId);
+      receipt({ requestId: null, event: 'tab-unshared', faculty: 'console', actor: PERSON, tabId: k.tabId, origin: k.origin, documentId: k.documentId, detail: { via: via(k.tabId) } });
+    }
+    for (const t of tabs) {
+      const k = known.get(t.tabId);
+      if (k) {
+        // The same share; a same-origin navigation only moved it to a new document.
+        k.documentId = t.documentId || k.documentId;
+        k.sharedAt ??= t.sharedAt;
+        continue;
+      }
+      known.set(t.tabId, { tabId: t.tabId, origin: t.origin, documentId: t.documentId || null, sharedAt: t.sharedAt });
+      receipt({
+        requestId: null,
+        event: 'tab-shared',
+        faculty: 'console',
+        actor: PERSON,
+        tabId: t.tabId,
+        origin: t.origin,
+        documentId: t.documentId || null,
+        detail: { via: via(t.tabId), sharedAt: t.sharedAt },
+      });
+    }
+  }
 
   async function refreshSharedTabs(): Promise<Result<SharedTab[]>> {
     const r = await link.request({ op: 'list-tabs' }, { timeoutMs: 10_000 });
@@ -259,22 +354,41 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     verifyLedger: handler('verifyLedger', async () => ok(await ledger.verifyAsync())),
     confirmPairing: handler('confirmPairing', (p) => link.confirmPairing(p.accept)),
     unpair: handler('unpair', () => link.unpair()),
-    listShareableTabs: handler('listShareableTabs', () => link.request({ op: 'list-shareable-tabs' }, { timeoutMs: 10_000 })),
+    // The console's own page is never offered, nor shared (the person would hand the agent the MCP token and the approvals).
+    listShareableTabs: handler('listShareableTabs', async () => {
+      const r = await link.request({ op: 'list-shareable-tabs' }, { timeoutMs: 10_000 });
+      return r.ok ? ok(r.value.filter((t) => !broker.isConsoleTab(t))) : r;
+    }),
     shareTab: handler('shareTab', async (p) => {
-      const r = await link.request({ op: 'share-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
-      if (!r.ok) return r;
-      receipt({ requestId: null, event: 'tab-shared', faculty: 'console', actor: PERSON, tabId: r.value.tabId, origin: r.value.origin, documentId: r.value.documentId, detail: {} });
-      const tabs = broker.getSharedTabs().filter((t) => t.tabId !== r.value.tabId);
-      broker.setSharedTabs([...tabs, r.value]);
-      return r;
+      const consoleTab = () => err('console-tab', `Tab ${p.tabId} shows the Echo Console itself; the console is never shared with the agent.`);
+      const candidates = await link.request({ op: 'list-shareable-tabs' }, { timeoutMs: 10_000 });
+      if (candidates.ok && candidates.value.some((t) => t.tabId === p.tabId && broker.isConsoleTab(t))) return consoleTab();
+      consoleActions.add(p.tabId);
+      try {
+        const r = await link.request({ op: 'share-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
+        if (!r.ok) return r;
+        if (broker.isConsoleTab(r.value)) {
+          // It navigated to the console meanwhile: undo at once.
+          await link.request({ op: 'unshare-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
+          return consoleTab();
+        }
+        // The receipt is written by recordSharing (via 'console'), once, whichever list reports the share first.
+        broker.putSharedTab(r.value);
+        return r;
+      } finally {
+        consoleActions.delete(p.tabId);
+      }
     }),
     unshareTab: handler('unshareTab', async (p) => {
-      const r = await link.request({ op: 'unshare-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
-      if (!r.ok) return r;
-      const tab = broker.getSharedTabs().find((t) => t.tabId === p.tabId);
-      receipt({ requestId: null, event: 'tab-unshared', faculty: 'console', actor: PERSON, tabId: p.tabId, origin: tab?.origin ?? null, detail: {} });
-      broker.setSharedTabs(broker.getSharedTabs().filter((t) => t.tabId !== p.tabId));
-      return ok(null);
+      consoleActions.add(p.tabId);
+      try {
+        const r = await link.request({ op: 'unshare-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
+        if (!r.ok) return r;
+        broker.dropSharedTab(p.tabId);
+        return ok(null);
+      } finally {
+        consoleActions.delete(p.tabId);
+      }
     }),
     rotateToken: handler('rotateToken', async () => {
       settings.rotateToken();
@@ -317,6 +431,10 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    setConsoleOrigins(origins) {
+      hostOrigins = [...origins];
+      broker.setConsoleOrigins(consoleOrigins());
+    },
     async start() {
       if (started) return;
       if (stopped) throw new Error('this console core was stopped; create a new one');
@@ -328,6 +446,10 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       try {
         const { url } = await agentEndpoint.start();
         settings.update({ endpoint: { url, pid: process.pid, startedAt: Date.now() } });
+        // The endpoint answers nothing without the token, but a tab on it is still the console's, not a page for the agent.
+        const port = new URL(url).port;
+        endpointOrigins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
+        broker.setConsoleOrigins(consoleOrigins());
       } catch (e) {
         if (link instanceof Bridge) await link.stop();
         throw e;

@@ -33,8 +33,16 @@ async function main(): Promise<void> {
     // This process is Node: the launcher runs the host with the same binary.
     nativeHost: { hostScript: HOST_SCRIPT, nodePath: process.execPath },
   });
-  await core.start();
+  // The web host binds first, so the core knows the console's own origin before the
+  // extension can report any tab: a tab showing the console is never shared with the agent.
   const host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port });
+  core.setConsoleOrigins(host.origins);
+  try {
+    await core.start();
+  } catch (e) {
+    await host.close();
+    throw e;
+  }
 
   const snap = await core.api.getSnapshot();
   const endpoint = snap.ok ? snap.value.endpoint : null;

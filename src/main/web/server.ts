@@ -54,6 +54,12 @@ export interface WebHostOptions {
 export interface WebHost {
   /** `http://127.0.0.1:PORT` */
   origin: string;
+  /**
+   * Every origin a browser tab may show this console under (`http://127.0.0.1:PORT`,
+   * `http://localhost:PORT`): give them to the core (`setConsoleOrigins`) so the
+   * console's own tab is never shared with the agent.
+   */
+  origins: string[];
   port: number;
   token: string;
   /** The URL to open: origin + `/#token=...`. */
@@ -200,6 +206,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   let closed: Promise<void> | null = null;
   return {
     origin,
+    origins: [origin, `http://localhost:${port}`],
     port,
     token,
     consoleUrl: `${origin}/#${TOKEN_FRAGMENT_KEY}=${token}`,

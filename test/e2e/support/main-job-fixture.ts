@@ -192,6 +192,8 @@ export async function startMainJob(opts: MainJobOptions = {}): Promise<MainJob> 
     cleanup.push(() => core.stop());
     const host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir, port: 0 });
     cleanup.push(() => host.close());
+    // As src/main/web/index.ts does: the console's own tab is never shared with the agent.
+    core.setConsoleOrigins(host.origins);
     const servers = await startDemoServers();
     cleanup.push(() => servers.close());
 

@@ -108,6 +108,25 @@ export interface BrokerOptions {
   validator?: ArgumentValidator;
   /** At most this many approvals wait at once; more are refused so an agent cannot flood the person (default 16). */
   maxPendingApprovals?: number;
+  /**
+   * Origins of the console's own pages (the loopback web host, `http://127.0.0.1:<port>`).
+   * A tab showing one is never the agent's: see `setConsoleOrigins`.
+   */
+  consoleOrigins?: readonly string[];
+}
+
+/** What the agent is told about a tab that shows the console itself. */
+const CONSOLE_TAB_REFUSAL = 'shows the Echo Console itself, which is never shared with the agent';
+
+/** `new URL(s).origin`, or null for anything without a real origin. */
+function originOf(s: string | null | undefined): string | null {
+  if (typeof s !== 'string' || !s) return null;
+  try {
+    const o = new URL(s).origin;
+    return o === 'null' ? null : o;
+  } catch {
+    return null;
+  }
 }
 
 /** Error codes from the extension that by definition mean "refused before dispatch". */
@@ -158,7 +177,13 @@ export class Broker {
   /** `${tabId}|${documentId}|${toolName}` → requestId of the invocation whose outcome is unknown. */
   private readonly unknownOutcomes = new Map<string, string>();
   private sharedTabs: SharedTab[] = [];
-  private readonly sharedTabListeners = new Set<(tabs: SharedTab[]) => void>();
+  /** The console's own origins (normalised); tabs showing them never reach the agent. */
+  private consoleOrigins = new Set<string>();
+  /** Console tabs the extension reported shared: tabId → sharedAt of the share that was refused (one receipt per share). */
+  private readonly consoleTabs = new Map<number, number>();
+  private readonly sharedTabListeners = new Set<(tabs: SharedTab[], complete: boolean) => void>();
+  /** Whether the extension has given a whole list yet (until then the list holds only the console's own shares). */
+  private listed = false;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(opts: BrokerOptions) {
@@ -171,6 +196,7 @@ export class Broker {
     this.linkGraceMs = opts.linkGraceMs ?? 5_000;
     this.readTimeoutMs = opts.readTimeoutMs ?? 15_000;
     this.maxPendingApprovals = opts.maxPendingApprovals ?? 16;
+    this.consoleOrigins = new Set((opts.consoleOrigins ?? []).map(originOf).filter((o): o is string => o !== null));
     this.unsubscribe.push(this.link.onEvent((e) => this.onLinkEvent(e)));
   }
 
@@ -187,30 +213,107 @@ export class Broker {
     return this.sharedTabs.map((t) => ({ ...t }));
   }
 
-  /** Listen to the shared-tab list changing; returns the unsubscribe function. */
-  onSharedTabs(listener: (tabs: SharedTab[]) => void): () => void {
+  /**
+   * Listen to the shared-tab list changing; returns the unsubscribe function.
+   * `complete` is false until the extension has given a whole list: a tab missing
+   * from the list then proves nothing.
+   */
+  onSharedTabs(listener: (tabs: SharedTab[], complete: boolean) => void): () => void {
     this.sharedTabListeners.add(listener);
     return () => this.sharedTabListeners.delete(listener);
   }
 
   /**
-   * Replace the shared-tab list (from the extension's answers and events).
-   * Forgets discoveries of tabs no longer shared and cancels their pending approvals.
+   * Replace the shared-tab list with a whole list from the extension (its
+   * `tabs-changed` events and `list-tabs` answers). Forgets discoveries of tabs no
+   * longer shared and cancels their pending approvals.
    */
   setSharedTabs(tabs: SharedTab[]): void {
-    this.sharedTabs = tabs.map((t) => ({ ...t }));
-    const shared = new Set(tabs.map((t) => t.tabId));
+    this.listed = true;
+    this.applySharedTabs(tabs);
+  }
+
+  /** One tab shared, as the extension's `share-tab` answer says, without claiming to know the rest. */
+  putSharedTab(tab: SharedTab): void {
+    this.applySharedTabs([...this.sharedTabs.filter((t) => t.tabId !== tab.tabId), tab]);
+  }
+
+  /** One tab no longer shared (the extension's `unshare-tab` answered). */
+  dropSharedTab(tabId: number): void {
+    this.applySharedTabs(this.sharedTabs.filter((t) => t.tabId !== tabId));
+  }
+
+  private applySharedTabs(tabs: SharedTab[]): void {
+    // The console's own page is never shared with the agent, whoever shared it (the popup
+    // offers "Share this tab" on any http page): it is dropped here, refused and unshared.
+    const own = tabs.filter((t) => this.isConsoleTab(t));
+    const rest = tabs.filter((t) => !this.isConsoleTab(t));
+    for (const t of rest) this.consoleTabs.delete(t.tabId);
+    for (const t of own) this.refuseConsoleTab(t);
+    this.sharedTabs = rest.map((t) => ({ ...t }));
+    const shared = new Set(rest.map((t) => t.tabId));
     for (const tabId of [...this.discoveries.keys()]) if (!shared.has(tabId)) this.forgetTab(tabId);
     for (const v of this.approvals.list()) {
       if (!shared.has(v.tab.tabId)) this.approvals.cancel(v.requestId, 'person', `tab ${v.tab.tabId} is no longer shared`);
     }
     for (const l of this.sharedTabListeners) {
       try {
-        l(this.getSharedTabs());
+        l(this.getSharedTabs(), this.listed);
       } catch {
         /* listeners must not break the broker */
       }
     }
+  }
+
+  /**
+   * The console's own origins (the web host passes `http://127.0.0.1:<port>` and
+   * `http://localhost:<port>` once it has bound). A tab showing one is left out of
+   * the shared tabs, refused for discover and invoke, and unshared at once if the
+   * extension reports it shared. Applies to the tabs already listed too.
+   */
+  setConsoleOrigins(origins: readonly string[]): void {
+    this.consoleOrigins = new Set(origins.map(originOf).filter((o): o is string => o !== null));
+    // Only when a tab already listed turns out to be the console: re-announcing an
+    // unchanged list (or the empty one before the extension's first) would mean nothing.
+    if (this.sharedTabs.some((t) => this.isConsoleTab(t))) this.applySharedTabs(this.sharedTabs);
+  }
+
+  /** Whether this origin or URL is one of the console's own pages. */
+  isConsoleOrigin(originOrUrl: string | null | undefined): boolean {
+    const o = originOf(originOrUrl);
+    return o !== null && this.consoleOrigins.has(o);
+  }
+
+  /** Whether this tab shows the console itself (by its origin or its URL). */
+  isConsoleTab(tab: Pick<SharedTab, 'origin' | 'url'>): boolean {
+    return this.isConsoleOrigin(tab.origin) || this.isConsoleOrigin(tab.url);
+  }
+
+  /** A console tab reported shared: one `refused` receipt per share, and ask the extension to unshare it (every time it is seen). */
+  private refuseConsoleTab(t: SharedTab): void {
+    if (this.consoleTabs.get(t.tabId) !== t.sharedAt) {
+      this.consoleTabs.set(t.tabId, t.sharedAt);
+      this.discoveries.delete(t.tabId);
+      try {
+        this.receipts.append({
+          requestId: null,
+          event: 'refused',
+          faculty: 'console',
+          actor: { kind: 'console' },
+          tabId: t.tabId,
+          origin: originOf(t.origin) ?? originOf(t.url),
+          documentId: t.documentId || null,
+          detail: { code: 'console-tab', message: `Tab ${t.tabId} was shared but ${CONSOLE_TAB_REFUSAL}: the console stopped sharing it.` },
+        });
+      } catch {
+        /* the unshare below matters more than the record */
+      }
+    }
+    this.askUnshare(t.tabId);
+  }
+
+  private askUnshare(tabId: number): void {
+    void this.link.request({ op: 'unshare-tab', tabId }, { timeoutMs: this.readTimeoutMs }).catch(() => undefined);
   }
 
   /** Drop the latest discovery of a tab (outcome-unknown blocks stay until a new discovery). */
@@ -262,7 +365,7 @@ export class Broker {
       const res = await this.link.request({ op: 'list-tabs' }, { signal: ctx.signal, timeoutMs: this.readTimeoutMs });
       if (!res.ok) return this.readFailed(trail, ctx, res.error);
       this.setSharedTabs(res.value);
-      this.write(trail, 'succeeded', ctx.actor, { count: res.value.length });
+      this.write(trail, 'succeeded', ctx.actor, { count: this.sharedTabs.length });
       return this.answer(trail, { ok: true, value: this.getSharedTabs() });
     } catch (e) {
       return this.internal(trail, e);
@@ -278,6 +381,7 @@ export class Broker {
     const trail = this.trail('webmcp-discover', { tabId: p.tabId });
     try {
       this.write(trail, 'requested', ctx.actor, { agentTool: 'webmcp_discover' });
+      if (this.consoleTabs.has(p.tabId)) return this.refuse(trail, ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       const knownOrigin = this.sharedTabs.find((t) => t.tabId === p.tabId)?.origin ?? null;
       const before = this.policy.decide({ faculty: 'webmcp-discover', kind: ctx.kind, origin: knownOrigin });
       if (before.action !== 'allow') return this.refuse(trail, ctx.actor, 'policy-denied', `Denied by the console's policy: ${before.reason}.`);
@@ -287,6 +391,11 @@ export class Broker {
       trail.base.origin = d.origin;
       trail.base.documentId = d.documentId;
       trail.base.frameId = 0;
+      if (this.isConsoleOrigin(d.origin) || this.isConsoleOrigin(d.url)) {
+        // Shared behind our back and not yet reported (tabs-changed is debounced): never hand it over.
+        this.askUnshare(p.tabId);
+        return this.refuse(trail, ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
+      }
       const after = this.policy.decide({ faculty: 'webmcp-discover', kind: ctx.kind, origin: d.origin });
       if (after.action !== 'allow') return this.refuse(trail, ctx.actor, 'policy-denied', `Denied by the console's policy: ${after.reason}.`);
       this.discoveries.set(p.tabId, d);
@@ -358,9 +467,11 @@ export class Broker {
       }
 
       // 2. Resolve the descriptor from the latest discovery of that tab.
+      if (this.consoleTabs.has(req.tabId)) return this.refuse(trail, actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       const resolved = this.resolve(req);
       if (!resolved.ok) return this.refuse(trail, actor, resolved.error.code, resolved.error.message);
       const tool = resolved.value;
+      if (this.isConsoleOrigin(tool.origin)) return this.refuse(trail, actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       Object.assign(trail.base, { origin: tool.origin, frameId: tool.frameId, documentId: tool.documentId });
       if (tool.blocked) {
         return this.refuse(trail, actor, 'tool-blocked', `The tool ${JSON.stringify(tool.name)} is listed but may not be invoked (${tool.blocked}).`);
