@@ -121,6 +121,7 @@ const PAYLOAD_SCHEMAS: Record<keyof ConsoleApi, object> = {
     event: { enum: [...RECEIPT_EVENTS] },
     outcome: { enum: ['succeeded', 'failed', 'outcome-unknown', 'refused', 'denied', 'expired', 'cancelled'] },
     requestId: { type: 'string', maxLength: 2048 },
+    id: { type: 'string', maxLength: 128 },
     cursor: { type: 'string', maxLength: 256 },
     limit: { type: 'integer', minimum: 1, maximum: 500 },
   }),
