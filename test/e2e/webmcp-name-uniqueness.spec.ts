@@ -28,9 +28,13 @@ test('one document never lists two WebMCP tools with the same name (Chromium 156
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
     const got = await page.evaluate(async () => {
-      const w = window as unknown as { ready: Promise<void>; outcomes: string[] };
+      const w = globalThis as unknown as {
+        ready: Promise<void>;
+        outcomes: string[];
+        document: { modelContext: { getTools(): Promise<{ name: string; description: string }[]> } };
+      };
       await w.ready;
-      const mc = (document as unknown as { modelContext: { getTools(): Promise<{ name: string; description: string }[]> } }).modelContext;
+      const mc = w.document.modelContext;
       return { outcomes: w.outcomes, tools: (await mc.getTools()).map((t) => [t.name, t.description]) };
     });
     // A second imperative registration of a taken name is refused.
