@@ -45,6 +45,27 @@ describe('NonceStore', () => {
     expect(Object.keys(a.data.usedNonces as object)).toEqual(['n']);
   });
 
+  it('reads storage once per worker, writes on every use, and keeps a nonce unused when its write fails', async () => {
+    const a = area();
+    let reads = 0;
+    const get = a.get.bind(a);
+    a.get = async (key: string) => (reads++, get(key));
+    const s = new NonceStore(a, () => 0);
+    expect(await s.consume('n1', 1000)).toBe(true);
+    expect(await s.consume('n2', 1000)).toBe(true);
+    expect(await s.consume('n1', 1000)).toBe(false);
+    expect(reads).toBe(1);
+    expect(a.writes).toBe(2);
+    const set = a.set.bind(a);
+    a.set = async () => {
+      throw new Error('quota');
+    };
+    await expect(s.consume('n3', 1000)).rejects.toThrow('quota');
+    a.set = set;
+    expect(Object.keys(a.data.usedNonces as object)).toEqual(['n1', 'n2']);
+    expect(await s.consume('n3', 1000)).toBe(true);
+  });
+
   it('forgets nonces long after their grant expired', async () => {
     const a = area();
     let now = 0;

@@ -96,9 +96,15 @@ export class SharingStore {
  * Used grant nonces. `consume` records a nonce and awaits the storage write
  * before it answers, so the dispatch that follows can never happen with the
  * nonce unrecorded: a worker restart mid-dispatch cannot make it usable again.
+ *
+ * The record is read from storage once per worker and then mirrored in memory
+ * (this store is its only writer; a restarted worker reads it afresh): the
+ * storage read cost ~0.5 ms on every invocation. The mirror changes only after
+ * the write succeeded, so memory never holds what storage does not.
  */
 export class NonceStore {
   private readonly queue = new Queue();
+  private used: Record<string, number> | null = null;
 
   constructor(
     private readonly area: KeyValueArea,
@@ -111,14 +117,18 @@ export class NonceStore {
    */
   consume(nonce: string, expiresAt: number): Promise<boolean> {
     return this.queue.run(async () => {
-      const got = await this.area.get(NONCE_KEY);
-      const stored = got[NONCE_KEY];
-      const used: Record<string, number> = stored && typeof stored === 'object' ? { ...(stored as Record<string, number>) } : {};
-      if (Object.prototype.hasOwnProperty.call(used, nonce)) return false;
+      if (this.used === null) {
+        const got = await this.area.get(NONCE_KEY);
+        const stored = got[NONCE_KEY];
+        this.used = stored && typeof stored === 'object' ? { ...(stored as Record<string, number>) } : {};
+      }
+      if (Object.prototype.hasOwnProperty.call(this.used, nonce)) return false;
+      const used = { ...this.used };
       const t = this.now();
       for (const [n, exp] of Object.entries(used)) if (!(exp + NONCE_GRACE_MS > t)) delete used[n];
       used[nonce] = expiresAt;
       await this.area.set({ [NONCE_KEY]: used });
+      this.used = used;
       return true;
     });
   }
