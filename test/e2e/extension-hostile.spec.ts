@@ -4,14 +4,13 @@
  * test/support/demo-servers.ts on three loopback origins). One paired browser
  * for the file; each test uses its own tab.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { test, expect, launchPairedExtension, type ExtensionHandle } from './support/extension-fixture';
 import { openShared, request } from './support/extension-helpers';
+import { grantFields, invokeRequestFor } from './support/invocation';
 import { startDemoServers, type DemoServers } from '../support/demo-servers';
-import { argumentsHash } from '../../src/shared/canonical';
 import { signGrant } from '../../src/shared/grant';
 import { LIMITS, utf8Bytes } from '../../src/shared/limits';
-import type { ConsoleRequest } from '../../src/shared/protocol';
 import type { DiscoveryResult, InvocationResult, ToolDescriptor } from '../../src/shared/types';
 
 const KEY = new Uint8Array(randomBytes(32));
@@ -42,18 +41,7 @@ async function discover(tabId: number): Promise<DiscoveryResult> {
 }
 
 async function invoke(tool: ToolDescriptor, args: Record<string, unknown>, timeoutMs = 10_000): Promise<InvocationResult> {
-  const grant = await signGrant(
-    {
-      requestId: randomUUID(), tabId: tool.tabId, frameId: tool.frameId, documentId: tool.documentId, origin: tool.origin,
-      toolName: tool.name, descriptorHash: tool.descriptorHash, argumentsHash: await argumentsHash(args),
-      nonce: randomBytes(16).toString('hex'), expiresAt: Date.now() + 30_000,
-    },
-    KEY,
-  );
-  const req: Extract<ConsoleRequest, { op: 'invoke' }> = {
-    op: 'invoke', tabId: tool.tabId, frameId: tool.frameId, documentId: tool.documentId, toolName: tool.name,
-    descriptorHash: tool.descriptorHash, arguments: args, grant, timeoutMs,
-  };
+  const req = invokeRequestFor(tool, args, await signGrant(await grantFields(tool, args), KEY), timeoutMs);
   const r = await request(ext.worker, req);
   if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
   return r.value;

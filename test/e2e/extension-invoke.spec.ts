@@ -7,11 +7,11 @@
  * produced here (tool-ambiguous cannot be: Chromium 156 keeps tool names
  * unique per document; it is proven in test/unit/extension-grant-checks.test.ts).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { test as base, expect, launchPairedExtension, type ExtensionHandle } from './support/extension-fixture';
 import { startTestPages, toolScript, type TestPages } from './support/extension-pages';
 import { openShared, recordEvents, request } from './support/extension-helpers';
-import { argumentsHash } from '../../src/shared/canonical';
+import { grantFields, invokeRequestFor } from './support/invocation';
 import { signGrant } from '../../src/shared/grant';
 import { LIMITS, utf8Bytes } from '../../src/shared/limits';
 import type { ConsoleRequest } from '../../src/shared/protocol';
@@ -69,23 +69,7 @@ async function discovered(ext: ExtensionHandle, tabId: number): Promise<Record<s
 }
 
 async function invokeReq(tool: ToolDescriptor, args: Record<string, unknown>, over: Partial<Omit<Grant, 'mac'>> = {}, key = KEY, timeoutMs = 10_000): Promise<Invoke> {
-  const grant = await signGrant(
-    {
-      requestId: randomUUID(),
-      tabId: tool.tabId,
-      frameId: tool.frameId,
-      documentId: tool.documentId,
-      origin: tool.origin,
-      toolName: tool.name,
-      descriptorHash: tool.descriptorHash,
-      argumentsHash: await argumentsHash(args),
-      nonce: randomBytes(16).toString('hex'),
-      expiresAt: Date.now() + 30_000,
-      ...over,
-    },
-    key,
-  );
-  return { op: 'invoke', tabId: tool.tabId, frameId: tool.frameId, documentId: tool.documentId, toolName: tool.name, descriptorHash: tool.descriptorHash, arguments: args, grant, timeoutMs };
+  return invokeRequestFor(tool, args, await signGrant(await grantFields(tool, args, over), key), timeoutMs);
 }
 
 async function setup(ext: ExtensionHandle) {

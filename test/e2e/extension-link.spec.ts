@@ -11,12 +11,11 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { test, expect, launchExtension, type ExtensionHandle } from './support/extension-fixture';
+import { grantFields, invokeRequestFor } from './support/invocation';
 import { startTestPages, toolScript, type TestPages } from './support/extension-pages';
 import { Bridge, MemorySecretStore } from '../../src/main/core/bridge/index';
 import { writeHostManifestForProfile } from '../../src/main/core/bridge/host-manifest';
-import { argumentsHash } from '../../src/shared/canonical';
 import { EXTENSION_ID } from '../../src/shared/extension-id';
 import type { ExtensionEvent } from '../../src/shared/protocol';
 import type { LinkStatus } from '../../src/shared/ipc';
@@ -103,12 +102,9 @@ test('share → discover → grant → invoke over real native messaging', async
   if (!d.ok) throw new Error(d.error.message);
   const add = d.value.tools.find((t) => t.name === 'add')!;
   const args = { a: 40, b: 2 };
-  const grant = await bridge.signGrant({
-    requestId: randomUUID(), tabId: add.tabId, frameId: add.frameId, documentId: add.documentId, origin: add.origin, toolName: add.name,
-    descriptorHash: add.descriptorHash, argumentsHash: await argumentsHash(args), nonce: randomBytes(16).toString('hex'), expiresAt: Date.now() + 30_000,
-  });
+  const grant = await bridge.signGrant(await grantFields(add, args));
   if (!grant.ok) throw new Error(grant.error.message);
-  const req = { op: 'invoke' as const, tabId: add.tabId, frameId: add.frameId, documentId: add.documentId, toolName: add.name, descriptorHash: add.descriptorHash, arguments: args, grant: grant.value, timeoutMs: 10_000 };
+  const req = invokeRequestFor(add, args, grant.value, 10_000);
   const r = await bridge.request(req);
   expect(r).toMatchObject({ ok: true, value: { outcome: 'succeeded', result: '{"sum":42}' } });
   const again = await bridge.request(req);

@@ -39,14 +39,12 @@
  * `globalThis`, not `window`: test files type-check under tsconfig.node.json,
  * which has no DOM lib.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test as base, expect, type BrowserContext, type Page, type Worker } from '@playwright/test';
 import { createConsoleCore, type ConsoleCore, type ConsoleCoreOptions } from '../../../src/main/core/index';
 import { writeHostManifestForProfile } from '../../../src/main/core/bridge/host-manifest';
-import { argumentsHash } from '../../../src/shared/canonical';
 import { EXTENSION_ID } from '../../../src/shared/extension-id';
 import type { LinkStatus } from '../../../src/shared/ipc';
 import type { ConsoleRequest, ConsoleRequestValue, ExtensionEvent } from '../../../src/shared/protocol';
@@ -55,6 +53,7 @@ import type { Result } from '../../../src/shared/result';
 import type { DiscoveryResult, Grant, InvocationResult, ToolDescriptor } from '../../../src/shared/types';
 import { startDemoServers, type DemoServers } from '../../support/demo-servers';
 import { launchExtension, type ExtensionHandle } from './extension-fixture';
+import { EXEC_COUNTER, execCount, grantFields, invokeRequestFor } from './invocation';
 
 /** The bundled native host that `npm run build:tools` writes. */
 export const HOST_SCRIPT = resolve(import.meta.dirname, '../../../out/tools/native-host.mjs');
@@ -154,25 +153,6 @@ export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs
   }
 }
 
-/** Counts page tool executions per name in the MAIN world, without changing any descriptor. */
-const EXEC_COUNTER = `(() => {
-  const mc = document.modelContext;
-  if (!mc) return;
-  const proto = Object.getPrototypeOf(mc);
-  const register = proto.registerTool;
-  if (typeof register !== 'function' || register.__echoCounted) return;
-  const counts = (window.__echoExecCount = window.__echoExecCount || {});
-  const wrapped = function (tool, options) {
-    if (tool && typeof tool === 'object' && typeof tool.execute === 'function') {
-      const execute = tool.execute;
-      const name = String(tool.name);
-      tool = Object.assign({}, tool, { execute: function (...args) { counts[name] = (counts[name] || 0) + 1; return execute.apply(this, args); } });
-    }
-    return register.call(this, tool, options);
-  };
-  wrapped.__echoCounted = true;
-  proto.registerTool = wrapped;
-})();`;
 
 /** Pids whose command line mentions `needle` (Linux /proc). */
 function pidsWith(needle: string): number[] {
@@ -320,40 +300,16 @@ export async function startLinkWorld(opts: LinkWorldOptions = {}): Promise<LinkW
       return world.core.link.request(req, o);
     },
     async invokeRequest(tool, args, over = {}, timeoutMs = 10_000) {
-      const signed = await world.core.link.signGrant({
-        requestId: randomUUID(),
-        tabId: tool.tabId,
-        frameId: tool.frameId,
-        documentId: tool.documentId,
-        origin: tool.origin,
-        toolName: tool.name,
-        descriptorHash: tool.descriptorHash,
-        argumentsHash: await argumentsHash(args),
-        nonce: randomBytes(16).toString('hex'),
-        expiresAt: Date.now() + 30_000,
-        ...over,
-      });
+      const signed = await world.core.link.signGrant(await grantFields(tool, args, over));
       if (!signed.ok) throw new Error(`signGrant: ${signed.error.code} ${signed.error.message}`);
-      return {
-        op: 'invoke',
-        tabId: tool.tabId,
-        frameId: tool.frameId,
-        documentId: tool.documentId,
-        toolName: tool.name,
-        descriptorHash: tool.descriptorHash,
-        arguments: args,
-        grant: signed.value,
-        timeoutMs,
-      };
+      return invokeRequestFor(tool, args, signed.value, timeoutMs);
     },
     invoke(req, o) {
       return world.core.link.request(req, o);
     },
     hostPids: () => pidsWith(socketPath),
     receipts: (q = {}) => world.core.ledger.query({ limit: 500, ...q }).receipts,
-    async execCount(page, name) {
-      return page.evaluate((n) => ((globalThis as unknown as { __echoExecCount?: Record<string, number> }).__echoExecCount ?? {})[n] ?? 0, name);
-    },
+    execCount,
     async close() {
       await ext.context.close().catch(() => undefined);
       await stopCore().catch(() => undefined);

@@ -30,6 +30,7 @@ import { EXTENSION_ID } from '../../../src/shared/extension-id';
 import type { ApprovalView, ConsoleEvent, LinkStatus } from '../../../src/shared/ipc';
 import { startDemoServers, type DemoServers } from '../../support/demo-servers';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
+import { EXEC_COUNTER, execCount } from './invocation';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 /** What the builds write; copied per run (see the header). */
@@ -44,34 +45,10 @@ export interface MainJobOptions {
   ui?: boolean;
   /** Approval timeout for this core (ms); default: settings.json's (so the UI/API can change it). */
   approvalTimeoutMs?: number;
-  /** Count each page tool execution (see EXEC_COUNTER). Default true; the benchmark turns it off. */
+  /** Count each page tool execution (EXEC_COUNTER in ./invocation.ts). Default true; the benchmark turns it off. */
   countExecutions?: boolean;
 }
 
-/**
- * Counts page tool executions per name in `window.__echoExecCount`, from an init script in
- * the page's main world that wraps `registerTool`'s `execute` (the descriptor, hence its
- * hash, is unchanged). The same approach as test/e2e/support/link-fixture.ts, which landed
- * after this fixture; it is the proof that a refused request never ran the page's tool.
- */
-const EXEC_COUNTER = `(() => {
-  const mc = document.modelContext;
-  if (!mc) return;
-  const proto = Object.getPrototypeOf(mc);
-  const register = proto.registerTool;
-  if (typeof register !== 'function' || register.__echoCounted) return;
-  const counts = (window.__echoExecCount = window.__echoExecCount || {});
-  const wrapped = function (tool, options) {
-    if (tool && typeof tool === 'object' && typeof tool.execute === 'function') {
-      const execute = tool.execute;
-      const name = String(tool.name);
-      tool = Object.assign({}, tool, { execute: function (...args) { counts[name] = (counts[name] || 0) + 1; return execute.apply(this, args); } });
-    }
-    return register.call(this, tool, options);
-  };
-  wrapped.__echoCounted = true;
-  proto.registerTool = wrapped;
-})();`;
 
 export interface MainJob {
   /** The run's temporary folder (data, socket, profile, copies of the builds). */
@@ -251,9 +228,7 @@ export async function startMainJob(opts: MainJobOptions = {}): Promise<MainJob> 
         if (!id) throw new Error(`no top frame for tab ${tabId}`);
         return id;
       },
-      execCount(page, name) {
-        return page.evaluate((n) => ((globalThis as unknown as { __echoExecCount?: Record<string, number> }).__echoExecCount ?? {})[n] ?? 0, name);
-      },
+      execCount,
       async shareThroughApi(page) {
         const tabId = await tabIdOf(page);
         const r = await core.api.shareTab({ tabId });
