@@ -180,6 +180,18 @@ export async function argumentsHash(args: unknown, sha256: Sha256 = webCryptoSha
   return sha256Hex(canonicalJson(args), sha256);
 }
 
+/**
+ * `urlHash` = SHA-256 of the RFC 8785 canonical JSON of `{tab, frame}`, the EXACT
+ * URLs (fragment included, nothing stripped) of the tab's top document and of the
+ * frame that acts. The grant binds it (docs/design.md, "Trust rules"): a page whose
+ * URL changed since review, even without a new document (`pushState`,
+ * `replaceState`, a fragment), is refused before dispatch.
+ * @returns 64 lowercase hex characters.
+ */
+export async function urlHash(tabUrl: string, frameUrl: string, sha256: Sha256 = webCryptoSha256): Promise<string> {
+  return sha256Hex(canonicalJson({ tab: String(tabUrl), frame: String(frameUrl) }), sha256);
+}
+
 /** A short fingerprint for people: the first 12 hex characters, grouped in threes ("3f9a·c2e0·1b7d"). */
 export function fingerprint(hash: string): string {
   return hash.slice(0, 12).replace(/(.{4})(?=.)/g, '$1·');
