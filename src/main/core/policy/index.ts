@@ -20,7 +20,7 @@ import type { ToolAnnotations } from '../../../shared/types';
 export type PolicyAction = 'allow' | 'review' | 'deny';
 
 /** Whether an agent-facing tool reads or mutates (declared once in the agent tool table). */
-export type ToolKind = 'read' | 'mutate';
+export type ToolKind = 'read' | 'low-impact-mutation' | 'mutation';
 
 /**
  * One local rule. Every present matcher must match; absent matchers match all.
@@ -120,7 +120,7 @@ export class ToolRouter {
 
   /** The minimum level for a query, independent of rules and of page annotations. */
   static floor(q: Pick<PolicyQuery, 'faculty' | 'kind'>): PolicyAction {
-    return q.kind === 'mutate' || q.faculty === 'webmcp-invoke' ? 'review' : 'allow';
+    return q.kind !== 'read' || q.faculty === 'webmcp-invoke' ? 'review' : 'allow';
   }
 }
 
