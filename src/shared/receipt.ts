@@ -1,7 +1,7 @@
 /**
  * The receipt: one row of the append-only, hash-chained ledger
  * (src/main/core/ledger). Every step of every request produces one, including
- * refusals, denials, expiries and cancellations (DESIGN.md, "Request lifecycle").
+ * refusals, denials, expiries and cancellations (docs/design.md, "Request lifecycle").
  */
 
 /** Lifecycle and console events a receipt can record. */
@@ -34,7 +34,7 @@ export const RECEIPT_EVENTS = [
 ] as const;
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 
-/** Which capability of the ladder (DESIGN.md) a request used. `console` for the console's own events. */
+/** Which capability of the ladder (docs/design.md) a request used. `console` for the console's own events. */
 export type Faculty = 'webmcp-discover' | 'webmcp-invoke' | 'list-tabs' | 'semantic' | 'live-patch' | 'raw-js' | 'link' | 'console';
 
 /** Who caused a receipt: the agent (MCP client name/version), the person, the extension, or the console itself. */

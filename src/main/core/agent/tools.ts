@@ -1,11 +1,11 @@
 /**
- * The agent-facing tools, each declared ONCE here (CONVENTIONS.md §7): name,
+ * The agent-facing tools, each declared ONCE here (docs/design.md, "Conventions" §7): name,
  * title, description, input schema (JSON Schema, validated with ajv before the
  * handler runs) and `kind`. The `kind` — never the page's or the tool's own
  * claims — drives the approval policy (src/main/core/policy). `tools/list`
  * (MCP spec 2025-06-18, "Tools") is generated from this table.
  *
- * Page tools never enter this registry (DESIGN.md, "Trust rules"): they are
+ * Page tools never enter this registry (docs/design.md, "Trust rules"): they are
  * reached only through `webmcp_invoke` with an exact descriptor.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -19,7 +19,7 @@ export interface AgentToolSpec {
   /** JSON Schema of the MCP `arguments` (type object). */
   inputSchema: Record<string, unknown>;
   kind: ToolKind;
-  /** The capability of DESIGN.md's ladder it uses (receipts). */
+  /** The capability it uses, on the ladder of docs/design.md, "The capability ladder" (receipts). */
   faculty: Faculty;
 }
 

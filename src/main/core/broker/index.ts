@@ -1,5 +1,5 @@
 /**
- * The broker: the request lifecycle of DESIGN.md for agent calls —
+ * The broker: the request lifecycle of docs/design.md for agent calls —
  *
  *   agent call → validate (schema, limits) → policy → approval request →
  *   grant (one use) → dispatch (ExtensionLink 'invoke') → result → receipt
