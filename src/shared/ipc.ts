@@ -1,6 +1,6 @@
 /**
  * The console API: the one contract between the renderer and the host
- * (CONVENTIONS.md §1, §3). The Electron host carries it over IPC (one channel
+ * (docs/design.md, "Conventions" §1, §3). The Electron host carries it over IPC (one channel
  * per method, `CHANNELS`), the loopback web host over a WebSocket; the preload
  * exposes exactly one object of this shape as `window.echo`. Every method
  * answers a Result and never throws across the boundary.

@@ -1,5 +1,5 @@
 /**
- * The contract of the link between the console and the extension (CONVENTIONS.md §1).
+ * The contract of the link between the console and the extension (docs/design.md, "Conventions" §1).
  *
  * Path: extension service worker ⇄ Chrome native messaging (stdio, 4-byte
  * little-endian length + UTF-8 JSON, src/shared/framing.ts) ⇄ native host

@@ -1,7 +1,7 @@
 /**
  * The receipt: one row of the append-only, hash-chained ledger
  * (src/main/core/ledger). Every step of every request produces one, including
- * refusals, denials, expiries and cancellations (DESIGN.md, "Request lifecycle").
+ * refusals, denials, expiries and cancellations (docs/design.md, "Request lifecycle").
  */
 
 /** Lifecycle and console events a receipt can record. */

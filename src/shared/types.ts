@@ -1,11 +1,11 @@
 /**
  * Domain types shared by the console and the extension. Names follow WebMCP
  * (tool, descriptor, `inputSchema`, annotations), Chrome (tab, frame,
- * `documentId`) and the glossary of DESIGN.md (request, approval, grant,
+ * `documentId`) and the glossary of docs/design.md (request, approval, grant,
  * dispatch, readback, receipt, outcome, faculty).
  */
 
-/** The four annotation booleans Chromium reports for imperative tools (FACTS.md). Page claims: hints only. */
+/** The four annotation booleans Chromium reports for imperative tools (docs/browser-facts.md, "WebMCP: listing tools"). Page claims: hints only. */
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
   untrustedContentHint?: boolean;

@@ -1,5 +1,5 @@
 /**
- * Policy floors (DESIGN.md, "Trust rules"): invocations and mutations are always
+ * Policy floors (docs/design.md, "Trust rules"): invocations and mutations are always
  * reviewed, annotations never lower the level, rules may deny.
  */
 import { describe, expect, it } from 'vitest';

@@ -5,7 +5,7 @@
  * endpoint, wires their events, and exposes the `ConsoleApi` (src/shared/ipc.ts)
  * that both hosts (Electron IPC, loopback web host) carry to the renderer.
  *
- * Every api method follows CONVENTIONS.md §2: validate the payload (ajv, one
+ * Every api method follows docs/design.md, "Conventions" §2: validate the payload (ajv, one
  * schema per method, no extra properties), do the work, answer a Result, never
  * throw. Bad input gets a clear error and a `refused` receipt (faculty
  * `console`, actor person); the console stays up.

@@ -1,5 +1,5 @@
 /**
- * The console's end of the link to the extension (DESIGN.md, "The link between
+ * The console's end of the link to the extension (docs/design.md, "The link between
  * console and extension"; docs/link.md). Implements `ExtensionLink`
  * (src/main/core/ports.ts) for the broker.
  *

@@ -1,6 +1,6 @@
 /**
  * Policy: the console's local decision for every agent call, before anything
- * reaches the person or the page (DESIGN.md, "Trust rules").
+ * reaches the person or the page (docs/design.md, "Trust rules").
  *
  * A `ToolRouter` holds local rules (by faculty, origin and page tool name) that
  * answer 'allow' | 'review' | 'deny'. Two floors no rule can lower:
