@@ -98,8 +98,8 @@ describe('pairing', () => {
 
     // The grant MAC made by the console verifies in the extension with the same key.
     const signed = await r.bridge.signGrant({
-      requestId: 'q1', tabId: 1, frameId: 0, documentId: 'D', origin: 'https://a', toolName: 't',
-      descriptorHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: randomHex(), expiresAt: Date.now() + 1000,
+      requestId: 'q1', faculty: 'webmcp-invoke', operation: 'invoke', tabId: 1, frameId: 0, documentId: 'D', origin: 'https://a',
+      urlHash: 'c'.repeat(64), subjectHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: randomHex(), expiresAt: Date.now() + 1000,
     });
     expect(signed.ok).toBe(true);
     if (signed.ok) {

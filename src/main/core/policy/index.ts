@@ -5,7 +5,7 @@
  * A `ToolRouter` holds local rules (by faculty, origin and page tool name) that
  * answer 'allow' | 'review' | 'deny'. Two floors no rule can lower:
  *  - every WebMCP invocation (`faculty: 'webmcp-invoke'`) and every call whose
- *    agent-tool `kind` is 'mutate' is at least 'review' (a one-use approval);
+ *    agent-tool `kind` is a mutation (low-impact or not) is at least 'review' (a one-use approval);
  *    a rule may deny it, never skip review;
  *  - page annotations (readOnlyHint, ...) are claims made by the page: they are
  *    recorded and shown, and NEVER lower the level. (They are not used to raise
