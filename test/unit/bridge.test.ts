@@ -12,6 +12,7 @@ import { FileSecretStore, PAIRING_SECRET_NAME } from '../../src/main/core/bridge
 import { PAIRING_STORAGE_KEY } from '../../extension/src/background/link';
 import { encodeFrame, FrameDecoder } from '../../src/shared/framing';
 import { randomHex, toBase64 } from '../../src/shared/pairing-crypto';
+import { PROTOCOL_VERSION } from '../../src/shared/protocol';
 import { EXT, OTHER_EXT, buildHost, MapStorage, Rig, tempDir } from './bridge-harness';
 
 let dir: string;
@@ -203,7 +204,7 @@ describe('authentication', () => {
     const { r, pairingId } = await seeded(key, key);
     const c = await rawClient(r.socketPath);
     c.send({ type: 'host-hello', callerOrigin: `chrome-extension://${EXT}/`, hostVersion: '0.1.0', pid: 1 });
-    c.send({ type: 'hello', protocolVersion: 1, extensionId: EXT, extensionVersion: '0.1.0', pairingId });
+    c.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, extensionId: EXT, extensionVersion: '0.1.0', pairingId });
     expect(await c.next('hello-ack')).toMatchObject({ paired: true });
     c.send({ type: 'auth-begin', pairingId, nonce: randomHex() });
     const ch = await c.next('auth-challenge');
@@ -248,7 +249,7 @@ describe('authentication', () => {
         for (const f of dec.push(c)) {
           const m = f.ok ? (f.value as { type: string }) : { type: 'bad' };
           got.push(m.type);
-          if (m.type === 'hello') s.write(encodeFrame({ type: 'hello-ack', protocolVersion: 1, consoleVersion: '6.6.6', paired: true }));
+          if (m.type === 'hello') s.write(encodeFrame({ type: 'hello-ack', protocolVersion: PROTOCOL_VERSION, consoleVersion: '6.6.6', paired: true }));
           if (m.type === 'auth-begin') s.write(encodeFrame({ type: 'auth-challenge', nonce: randomHex(), proof: randomHex(32) }));
         }
       });
@@ -271,14 +272,30 @@ describe('authentication', () => {
 });
 
 describe('handshake checks', () => {
-  it('version mismatch is explained on both sides', async () => {
+  it('an older extension (protocol 1) is told plainly, on both sides, to update the extension', async () => {
     const r = await rig();
     await r.startConsole();
     await r.installHost();
-    r.startExtension({ protocolVersion: 2 });
+    r.startExtension({ protocolVersion: PROTOCOL_VERSION - 1 });
     await r.until(() => r.bridge.status().state === 'version-mismatch' && r.link?.state().state === 'version-mismatch', 'both mismatch');
-    expect(r.bridge.status().error?.message).toMatch(/extension speaks link protocol v2, this console speaks v1/);
-    expect(r.link?.state().error?.message).toMatch(/protocol v2.*v1/);
+    expect(r.bridge.status().error?.message).toMatch(new RegExp(`extension speaks link protocol v${PROTOCOL_VERSION - 1}, this console speaks v${PROTOCOL_VERSION}`));
+    expect(r.bridge.status().problem).toMatchObject({ code: 'extension-outdated', message: expect.stringMatching(/^Update the Echo Console extension/) });
+    // The extension (as a v2 one pretending to be v1 reads it): the console's error names the console's version.
+    expect(r.link?.state().problem).toMatchObject({ code: 'extension-outdated' });
+    expect(r.link?.state().error?.message).toMatch(/Update the Echo Console extension/);
+    expect(r.link?.state().retryAt).toBeUndefined();
+  });
+
+  it('a newer extension is told, on both sides, that the console needs the update', async () => {
+    const r = await rig();
+    await r.startConsole();
+    await r.installHost();
+    r.startExtension({ protocolVersion: PROTOCOL_VERSION + 1 });
+    await r.until(() => r.bridge.status().state === 'version-mismatch' && r.link?.state().state === 'version-mismatch', 'both mismatch');
+    expect(r.bridge.status().error?.message).toMatch(new RegExp(`extension speaks link protocol v${PROTOCOL_VERSION + 1}, this console speaks v${PROTOCOL_VERSION}`));
+    expect(r.bridge.status().problem?.code).toBe('console-outdated');
+    expect(r.link?.state().problem?.code).toBe('console-outdated');
+    expect(r.link?.state().error?.message).toMatch(new RegExp(`protocol v${PROTOCOL_VERSION + 1}.*v${PROTOCOL_VERSION}`));
     expect(r.link?.state().retryAt).toBeUndefined();
   });
 
@@ -317,7 +334,7 @@ describe('handshake checks', () => {
     await r.startConsole();
     const c = await rawClient(r.socketPath);
     c.send({ type: 'host-hello', callerOrigin: `chrome-extension://${EXT}/`, hostVersion: '0.1.0', pid: 1 });
-    c.send({ type: 'hello', protocolVersion: 1, extensionId: OTHER_EXT, extensionVersion: '0.1.0', pairingId: null });
+    c.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, extensionId: OTHER_EXT, extensionVersion: '0.1.0', pairingId: null });
     expect(await c.next('error')).toMatchObject({ code: 'origin-not-allowed' });
     await c.closedNow();
   });
@@ -327,7 +344,7 @@ describe('handshake checks', () => {
     await r.startConsole();
     const c = await rawClient(r.socketPath);
     c.send({ type: 'host-hello', callerOrigin: `chrome-extension://${EXT}/`, hostVersion: '0.1.0', pid: 1 });
-    c.send({ type: 'hello', protocolVersion: 1, extensionId: 'nope' });
+    c.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, extensionId: 'nope' });
     expect(await c.next('error')).toMatchObject({ code: 'bad-message' });
     await c.closedNow();
     const c2 = await rawClient(r.socketPath);
