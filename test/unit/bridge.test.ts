@@ -195,6 +195,9 @@ describe('authentication', () => {
     await r.until(() => r.link?.state().state === 'refused' && r.bridge.status().state === 'refused', 'both refused');
     expect(r.link?.state().error?.code).toBe('auth-failed');
     expect(r.bridge.status().error?.code).toBe('auth-failed');
+    // Both UIs say what to do about it.
+    expect(r.link?.state().problem?.code).toBe('pair-again');
+    expect(r.bridge.status().problem?.code).toBe('pair-again');
     expect(r.audits.map((a) => a.kind)).toEqual(['link-refused']);
     expect((r.extStorage.map.get(PAIRING_STORAGE_KEY) as { pairingId: string }).pairingId).toBe(pairingId);
   });
@@ -225,9 +228,14 @@ describe('authentication', () => {
     r.startExtension();
     // The extension still holds a key, so replacing it needs the popup's word too (test/unit/trust-link.test.ts).
     await r.until(() => r.bridge.status().state === 'awaiting-pairing' && r.link?.state().awaitingLocalConfirmation === true, 'codes on both sides');
+    // Not a silent re-pairing: both sides say the old pairing no longer works.
+    expect(r.bridge.status().problem?.code).toBe('pair-again');
+    expect(r.link?.state().problem).toMatchObject({ code: 'pair-again', message: expect.stringMatching(/does not know this extension’s pairing/) });
     expect((await r.bridge.confirmPairing(true)).ok).toBe(true);
     r.link?.confirmPairing(true);
     await r.connected();
+    expect(r.bridge.status().problem).toBeUndefined();
+    expect(r.link?.state().problem).toBeUndefined();
   });
 
   it('a program that grabbed the socket cannot pose as the console: the extension detects it', async () => {
