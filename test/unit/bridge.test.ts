@@ -307,6 +307,33 @@ describe('handshake checks', () => {
     expect(r.link?.state().retryAt).toBeUndefined();
   });
 
+  it('a console of protocol 1 (its version-mismatch names no version): the extension says "update Echo Console"', async () => {
+    const r = await rig();
+    await r.installHost();
+    // Answers exactly as the v1 bridge did: error{code, message}, no protocolVersion.
+    const fake = net.createServer((s) => {
+      const dec = new FrameDecoder();
+      s.on('error', () => {});
+      s.on('data', (c: Buffer) => {
+        for (const f of dec.push(c)) {
+          const m = f.ok ? (f.value as { type: string; protocolVersion?: number }) : { type: 'bad' };
+          if (m.type === 'hello') {
+            s.end(encodeFrame({ type: 'error', code: 'version-mismatch', message: `Version mismatch: the extension speaks link protocol v${m.protocolVersion}, this console speaks v1. Update Echo Console and its extension to the same release.` }));
+          }
+        }
+      });
+    });
+    await new Promise<void>((res) => fake.listen(r.socketPath, () => res()));
+    try {
+      r.startExtension();
+      await r.until(() => r.link?.state().state === 'version-mismatch', 'the extension sees the mismatch');
+      expect(r.link?.state().problem).toMatchObject({ code: 'console-outdated', message: expect.stringMatching(/^Update Echo Console/) });
+      expect(r.link?.state().retryAt).toBeUndefined();
+    } finally {
+      await new Promise<void>((res) => fake.close(() => res()));
+    }
+  });
+
   it('an origin the console does not expect is refused', async () => {
     const r = await rig();
     await r.startConsole();
