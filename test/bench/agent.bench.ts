@@ -45,6 +45,7 @@ import { nodeSha256 } from '../../src/shared/digest-node';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { headerJson, pairThroughApi, startMainJob, texts, untrustedBody, type MainJob } from '../e2e/support/main-job-fixture';
 import { FLOOR_SERIES, loadAverage, startFloor, stats, type FloorSeries } from './floor';
+import { judgeValidity, type CheckCounters, type Validity } from './validity';
 
 const N = Number(process.env.BENCH_AGENT_N ?? 200);
 const WARMUP = Number(process.env.BENCH_AGENT_WARMUP ?? 8);
@@ -52,11 +53,7 @@ const ROUND = Number(process.env.BENCH_AGENT_ROUND ?? 10);
 const TARGET_ADDED_P50_MS = 15;
 /** Issue 7 item 10: the agent call outside the approval wait, at most 1.5 × the sum of its hops' floors. */
 const TARGET_RATIO = 1.5;
-/** The receipts every approved, successful invoke must have in the ledger (src/shared/receipt.ts). */
-const RECEIPTS_PER_CALL = ['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'succeeded'] as const;
-
-/** The extension's check counters (extension/src/background/stats.ts), read in its service worker. */
-type CheckCounters = { rediscoveries: number; macChecks: number; nonceChecks: number };
+/** The extension's check counters (extension/src/background/stats.ts), read in its service worker; null without `stats()`. */
 async function checkCounters(job: MainJob): Promise<CheckCounters | null> {
   return job.worker.evaluate(() => {
     const ec = (globalThis as unknown as { echoConsole?: { stats?: () => CheckCounters } }).echoConsole;
@@ -133,34 +130,15 @@ async function agentCall(job: MainJob, client: Client, tabId: number, name: stri
   };
 }
 
-/**
- * Whether every agent call ran every check and left durable receipts: the counter
- * deltas (after − before) are each ≥ the number of calls, every request has all of
- * RECEIPTS_PER_CALL in the ledger, and the ledger's connection has synchronous = FULL (2).
- * `valid` is false when any of them is short or could not be read.
- */
-function checkValidity(job: MainJob, requestIds: Array<string | null>, before: CheckCounters | null, after: CheckCounters | null) {
-  const calls = requestIds.length;
-  const delta = (k: keyof CheckCounters) => (before && after ? after[k] - before[k] : null);
-  const counters = { rediscoveries: delta('rediscoveries'), macChecks: delta('macChecks'), nonceChecks: delta('nonceChecks') };
-  let withAllReceipts = 0;
-  const incomplete: Array<{ requestId: string | null; missing: string[] }> = [];
-  for (const id of requestIds) {
-    const have = new Set(id === null ? [] : job.core.ledger.query({ requestId: id, limit: 50 }).receipts.map((r) => r.event as string));
-    const missing = RECEIPTS_PER_CALL.filter((e) => !have.has(e));
-    if (missing.length === 0) withAllReceipts++;
-    else if (incomplete.length < 5) incomplete.push({ requestId: id, missing });
-  }
-  const synchronous = ledgerSynchronous(job);
-  const countersOk = Object.values(counters).every((v) => v !== null && v >= calls);
-  return {
-    calls,
-    counters,
-    requestsWithAllReceipts: withAllReceipts,
-    incomplete,
-    ledgerSynchronous: synchronous,
-    valid: calls > 0 && countersOk && withAllReceipts === calls && synchronous === 2,
-  };
+/** The run's validity (validity.ts), from the counters read around the calls and the core's ledger. */
+function checkValidity(job: MainJob, requestIds: Array<string | null>, before: CheckCounters | null, after: CheckCounters | null): Validity {
+  return judgeValidity({
+    requestIds,
+    before,
+    after,
+    eventsOf: (id) => job.core.ledger.query({ requestId: id, limit: 50 }).receipts.map((r) => r.event),
+    synchronous: ledgerSynchronous(job),
+  });
 }
 
 /** Time every call of `obj[key]` (sync or async) into `into`; answers the undo function. */
@@ -177,21 +155,25 @@ function timeMethod(obj: object, key: string, into: number[]): () => void {
   return () => delete o[key];
 }
 
-/** The same tool run by the page's own executeTool: timed in the page, and as a round trip from Node. */
-async function directCall(page: Page, quantity: number): Promise<{ inPage: number; viaEvaluate: number; getTools: number }> {
+/**
+ * The same tool run by the page's own executeTool: timed in the page, and as a round trip from Node.
+ * `form`: how this Chromium takes the arguments (the floor detects it: Floor.argumentForm).
+ */
+async function directCall(page: Page, quantity: number, form: 'object' | 'json-string'): Promise<{ inPage: number; viaEvaluate: number; getTools: number }> {
   const t0 = performance.now();
-  const inPage = await page.evaluate(async (q) => {
+  const inPage = await page.evaluate(async ([q, f]) => {
     const mc = (globalThis as unknown as {
       document: { modelContext: { getTools(): Promise<Array<{ name: string }>>; executeTool(t: unknown, a: unknown): Promise<string | null> } };
     }).document.modelContext;
     const g = performance.now();
     const tool = (await mc.getTools()).find((t) => t.name === 'set_cart_quantity');
     const s = performance.now();
-    const out = await mc.executeTool(tool, { productId: 'mug', quantity: q });
+    const args = { productId: 'mug', quantity: q };
+    const out = await mc.executeTool(tool, f === 'object' ? args : JSON.stringify(args));
     const d = performance.now() - s;
     if (!out || !(JSON.parse(out) as { ok?: boolean }).ok) throw new Error(`executeTool answered ${String(out)}`);
     return [d, s - g];
-  }, quantity);
+  }, [quantity, form] as const);
   return { inPage: inPage[0] as number, getTools: inPage[1] as number, viaEvaluate: performance.now() - t0 };
 }
 
@@ -237,7 +219,7 @@ export async function run(): Promise<Record<string, unknown>> {
       const k = round === 0 ? WARMUP : Math.min(ROUND, WARMUP + N - i);
       for (let j = 0; j < k; j++, i++) {
         const a = await agentCall(job, client, tabId, tool.name, tool.descriptorHash, 1 + (i % 40));
-        const b = await directCall(page, 41 + (i % 40));
+        const b = await directCall(page, 41 + (i % 40), floor.argumentForm);
         requestIds.push(a.requestId);
         if (round > 0) {
           samples.push(a);
