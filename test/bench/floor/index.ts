@@ -40,7 +40,7 @@ export const FLOOR_HOST_SCRIPT = path.join(HERE, 'native-host.mjs');
 /** The native host's name (its manifest is `<profile>/NativeMessagingHosts/<name>.json`). */
 export const FLOOR_HOST_NAME = 'echo_console_floor';
 
-/** Chromium path ($CHROMIUM_PATH, else Debian's) and flags (FACTS.md: verified headless as root; copied from test/e2e/chromium.ts). */
+/** Chromium path ($CHROMIUM_PATH, else Debian's) and flags (docs/browser-facts.md, "Running Chromium here"; copied from test/e2e/chromium.ts). */
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -89,7 +89,7 @@ export interface Floor {
   inPageExecuteTool(k: number): Promise<number[]>;
   /**
    * The form `executeTool` takes its arguments in on this Chromium: `object` (the
-   * current draft, FACTS.md's Chromium 156) or `json-string` (older builds; Debian's
+   * current draft, docs/browser-facts.md, "WebMCP: running tools") or `json-string` (older builds; Debian's
    * Chromium 150 rejects an object with "UnknownError: Failed to parse input arguments").
    */
   argumentForm: 'object' | 'json-string';

@@ -5,7 +5,7 @@
 // same framing on the socket. Frames are relayed as they are, never parsed.
 import net from 'node:net';
 
-/** Chrome's limit for a message to the host (developer.chrome.com/docs/extensions/develop/concepts/native-messaging). */
+/** Chrome's limit for a message to the host (1 MiB the other way; developer.chrome.com/docs/extensions/develop/concepts/native-messaging): a longer length is a broken stream. */
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
 /** A chunk handler that calls `onFrame(bytes)` with every complete frame (length prefix included). */
