@@ -141,6 +141,17 @@ describe('Dispatcher outcomes', () => {
     }
   });
 
+  it('a grant that is not even an object is refused grant-invalid by the one shape check, and nothing runs', async () => {
+    for (const grant of [null, 'x', { requestId: 'r' }]) {
+      let ran = false;
+      const r = await req();
+      (r as unknown as { grant: unknown }).grant = grant;
+      const out = await run(async () => ((ran = true), ok({ result: null, truncated: false, elapsedMs: 0 })), r);
+      expect(out).toMatchObject({ ok: true, value: { outcome: 'refused', refusal: 'grant-invalid' } });
+      expect(ran).toBe(false);
+    }
+  });
+
   it("a malformed request, or a subject the faculty's request check refuses, is bad-request, not a throw", async () => {
     const f = faculty(async () => ok({ result: null, truncated: false, elapsedMs: 0 })) as DispatchFaculty<unknown>;
     expect(await dispatcher().dispatch({} as DispatchRequest, f)).toMatchObject({ ok: false, error: { code: 'bad-request' } });

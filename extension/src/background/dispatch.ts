@@ -35,7 +35,7 @@ function isDispatchShaped(r: DispatchRequest): boolean {
   const t = r.target as Partial<DispatchTarget> | undefined;
   return (
     isObj(t) && Number.isInteger(t.tabId) && Number.isInteger(t.frameId) && typeof t.documentId === 'string' &&
-    isObj(r.subject) && isObj(r.arguments) && isObj(r.grant)
+    isObj(r.subject) && isObj(r.arguments)
   );
 }
 
@@ -66,7 +66,9 @@ export class Dispatcher {
     if (!req || !isDispatchShaped(req)) return err('bad-request', 'malformed dispatch request');
     const problem = faculty.checkRequest(req.operation, req.subject, req.arguments);
     if (problem !== null) return err('bad-request', problem);
-    const requestId = typeof (req.grant as Grant).requestId === 'string' ? (req.grant as Grant).requestId : '';
+    // The grant's shape is checked once, by the generic checks (validateGrantShape): a malformed one is refused there.
+    const grant = req.grant as Partial<Grant> | null | undefined;
+    const requestId = isObj(grant) && typeof grant.requestId === 'string' ? grant.requestId : '';
     const state: Running = { phase: 'checking', cancelled: false };
     // A second request with the same requestId carries the same nonce and is refused by the checks;
     // `cancel` keeps addressing the first.
