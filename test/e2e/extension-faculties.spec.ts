@@ -7,8 +7,10 @@
  *    `pushState`, `replaceState` or fragment change between grant and dispatch
  *    is refused `navigated` and the page's tool never runs (exec counter of
  *    support/invocation.ts), also for a tool of a same-origin iframe when only
- *    the TOP's URL changed; URLs that differ only in a parameter stripUrl
- *    strips show the same `frameUrl` and different `urlHash`;
+ *    the TOP's URL changed; the content module compares the exact URLs again
+ *    in the task that calls executeTool (a move after the worker's check);
+ *    URLs that differ only in a parameter stripUrl strips show the same
+ *    `frameUrl` and different `urlHash`;
  *  - the `page-info` read faculty: stripped URLs and documentIds of same-origin
  *    frames, only the origin of a cross-origin one, the title as the page has it,
  *    `tab-not-shared` for a tab that is not shared;
@@ -19,6 +21,7 @@ import { test as base, expect, launchPairedExtension, type ExtensionHandle } fro
 import { startTestPages, toolScript, type TestPages } from './support/extension-pages';
 import { openShared, request, tabIdOf } from './support/extension-helpers';
 import { EXEC_COUNTER, execCount, grantFields, invokeRequestFor, type DispatchRequest } from './support/invocation';
+import { canonicalJson, descriptorHashInput } from '../../src/shared/canonical';
 import { signGrant } from '../../src/shared/grant';
 import type { Grant, PageInfo, ToolDescriptor } from '../../src/shared/types';
 
@@ -66,10 +69,11 @@ async function outcome(ext: ExtensionHandle, req: DispatchRequest): Promise<stri
 
 test('a same-document URL change (pushState, fragment, replaceState) between grant and dispatch is refused navigated; the tool never ran', async ({ paired: ext }) => {
   const { page, tabId } = await openShared(ext.worker, () => ext.context.newPage(), `${pages.a}/spa?view=1`);
-  const changes: Array<[string, () => void]> = [
-    ['pushState', () => history.pushState({}, '', '/spa?view=2')],
-    ['fragment', () => (location.hash = '#details')],
-    ['replaceState', () => history.replaceState({}, '', '/spa?view=3#details')],
+  // Page-side scripts as strings: this file's tsconfig has no DOM lib.
+  const changes: Array<[string, string]> = [
+    ['pushState', "history.pushState({}, '', '/spa?view=2')"],
+    ['fragment', "location.hash = '#details'"],
+    ['replaceState', "history.replaceState({}, '', '/spa?view=3#details')"],
   ];
   for (const [what, change] of changes) {
     const before = await tools(ext, tabId);
@@ -87,13 +91,33 @@ test('a same-document URL change (pushState, fragment, replaceState) between gra
   expect(await execCount(page, 'add')).toBe(1);
 });
 
+test('the content module compares the exact URLs again in the task that acts: URLs that no longer match (a pushState after the check) never run the tool', async ({ paired: ext }) => {
+  const { page, tabId } = await openShared(ext.worker, () => ext.context.newPage(), `${pages.a}/spa?step=1`);
+  const add = (await tools(ext, tabId)).add!;
+  const expected = canonicalJson(descriptorHashInput(add));
+  // What the worker hands the page after its checks passed, as if the page moved right after them.
+  const execute = (urls: { tab: string; frame: string }, requestId: string) =>
+    ext.worker.evaluate(
+      ([t, m, where]) => chrome.tabs.sendMessage(t as number, m, where as { frameId: number; documentId: string }),
+      [tabId, { type: 'echo:webmcp:execute', requestId, toolName: 'add', expected, urls, args: { a: 1, b: 2 } }, { frameId: 0, documentId: add.documentId }] as const,
+    ) as Promise<{ ok: boolean; error?: { code: string } }>;
+  const checked = `${pages.a}/spa?step=1`;
+  await page.evaluate("history.pushState({}, '', '/spa?step=2')");
+  expect(await execute({ tab: checked, frame: checked }, 'r-moved')).toMatchObject({ ok: false, error: { code: 'navigated' } });
+  expect(await execCount(page, 'add')).toBe(0);
+  // The control: the URLs as they are now pass the same comparison.
+  const now = `${pages.a}/spa?step=2`;
+  expect(await execute({ tab: now, frame: now }, 'r-now')).toMatchObject({ ok: true });
+  expect(await execCount(page, 'add')).toBe(1);
+});
+
 test("a tool in a same-origin iframe is bound to the TOP's URL too: the top's pushState refuses it", async ({ paired: ext }) => {
   const { page, tabId } = await openShared(ext.worker, () => ext.context.newPage(), `${pages.a}/spa`);
   await expect.poll(async () => (await tools(ext, tabId)).inner?.frameId ?? 0).toBeGreaterThan(0);
   const inner = (await tools(ext, tabId)).inner!;
   expect(inner.frameUrl).toBe(`${pages.a}/child`);
   const req = await dispatchReq(inner, { a: 1, b: 2 });
-  await page.evaluate(() => history.pushState({}, '', '/spa?moved=1'));
+  await page.evaluate("history.pushState({}, '', '/spa?moved=1')");
   expect(await outcome(ext, req)).toBe('navigated');
   const frame = page.frames().find((f) => f.url().endsWith('/child'))!;
   expect(await frame.evaluate(() => ((globalThis as unknown as { __echoExecCount?: Record<string, number> }).__echoExecCount ?? {}).inner ?? 0)).toBe(0);
@@ -111,7 +135,7 @@ test('URLs that differ only in a stripped parameter: the same frameUrl, differen
   expect(JSON.stringify([a, b])).not.toMatch(/AAA|BBB/);
   // The same tab moving between the two: the stripped URL would not show it, the hash does.
   const req = await dispatchReq(a, { a: 1, b: 2 });
-  await one.page.evaluate(() => history.replaceState({}, '', '/spa?item=1&token=BBB'));
+  await one.page.evaluate("history.replaceState({}, '', '/spa?item=1&token=BBB')");
   expect(await outcome(ext, req)).toBe('navigated');
   expect(await execCount(one.page, 'add')).toBe(0);
 });
