@@ -35,7 +35,10 @@ export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 500;
 
 export interface LedgerOptions extends Pick<OpenDatabaseOptions, 'electronAbiDir' | 'timeoutMs'> {
-  /** Open read-only (CLI verify/export/tail): no schema changes, `append` throws. The file must exist. */
+  /**
+   * Open read-only (CLI verify/export/tail): no schema changes (a format-1 file
+   * is read as it is, not migrated), `append` throws. The file must exist.
+   */
   readonly?: boolean;
   /** Clock, ms since the epoch (tests inject one). Default Date.now. */
   now?: () => number;
@@ -268,8 +271,9 @@ export class Ledger {
   private readonly appendTx: Database.Transaction<(items: NormalisedInput[]) => Receipt[]>;
 
   /**
-   * Open (creating if needed, unless `readonly`) the ledger at `file`.
-   * @throws LedgerFormatError for a file that is not a ledger or is from a newer format;
+   * Open (creating if needed, unless `readonly`) the ledger at `file`; a
+   * read-write open migrates a format-1 file to format 2 (schema.ts).
+   * @throws LedgerFormatError for a file that is not a ledger, is from a newer format, or failed to migrate;
    *   NativeBindingMissingError inside Electron without the Electron-ABI binary;
    *   better-sqlite3's SqliteError for I/O errors.
    */
