@@ -58,7 +58,7 @@ test('the whole lifecycle: agent request → approval in the console → grant �
   const d = await world.core.broker.discover({ tabId }, agent);
   if (!d.ok) throw new Error(d.error.message);
   const add = tool(d.value, 'add_to_cart');
-  const pending = world.core.broker.invoke({ tabId, name: 'add_to_cart', descriptorHash: add.descriptorHash, arguments: { productId: 'tee', quantity: 1 } }, { ...agent, kind: 'mutate' });
+  const pending = world.core.broker.invoke({ tabId, name: 'add_to_cart', descriptorHash: add.descriptorHash, arguments: { productId: 'tee', quantity: 1 } }, { ...agent, kind: 'mutation' });
   const view = await until(() => world.core.broker.approvals.list().find((v) => v.toolName === 'add_to_cart'), 'the approval to be shown');
   expect(view).toMatchObject({ origin: world.demo.demoOrigin, documentId: add.documentId, descriptorHash: add.descriptorHash, arguments: { productId: 'tee', quantity: 1 } });
   expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });

@@ -14,7 +14,7 @@ import type { AgentContext } from '../../src/main/core/broker/index';
 import { test, expect, until } from './support/link-fixture';
 
 const AGENT: AgentContext = { actor: { kind: 'agent', name: 'trust-e2e' }, kind: 'read' };
-const MUTATE: AgentContext = { ...AGENT, kind: 'mutate' };
+const MUTATE: AgentContext = { ...AGENT, kind: 'mutation' };
 const own = (o: unknown, k: string) => !!o && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
 
 test('prototype-named keys from a real page: validated as own keys, shown and dispatched as data, nothing polluted', async ({ world }) => {

@@ -68,7 +68,7 @@ afterEach(async () => {
 });
 
 describe('MCP endpoint: tools', () => {
-  it('lists exactly the three tools, marked read or mutate', async () => {
+  it('lists exactly the three tools, marked read or mutation', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke']);

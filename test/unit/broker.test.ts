@@ -20,7 +20,7 @@ const ADD_SCHEMA = {
   additionalProperties: false,
 };
 
-const agent = (signal?: AbortSignal): AgentContext => ({ actor: { kind: 'agent', name: 'test-agent', version: '1.0' }, kind: 'mutate', signal });
+const agent = (signal?: AbortSignal): AgentContext => ({ actor: { kind: 'agent', name: 'test-agent', version: '1.0' }, kind: 'mutation', signal });
 const reader: AgentContext = { actor: { kind: 'agent', name: 'test-agent', version: '1.0' }, kind: 'read' };
 
 let link: FakeLink;

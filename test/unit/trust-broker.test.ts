@@ -15,7 +15,7 @@ import { ToolRouter } from '../../src/main/core/policy';
 import type { Ledger } from '../../src/main/core/ledger';
 import { FakeLink, makeDiscovery, sharedTab, tempLedger, trailOf, until, type ToolSpec } from './broker.fixtures';
 
-const agent = (kind: 'read' | 'mutate' = 'mutate'): AgentContext => ({ actor: { kind: 'agent', name: 'trust-broker' }, kind });
+const agent = (kind: 'read' | 'mutation' = 'mutation'): AgentContext => ({ actor: { kind: 'agent', name: 'trust-broker' }, kind });
 const reader = agent('read');
 
 let link: FakeLink;

@@ -84,7 +84,7 @@ describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing a
     const agent = { actor: { kind: 'agent' as const, name: 'a' }, kind: 'read' as const };
     await core.broker.discover({ tabId: 7 }, agent);
     const hash = link.discoveries.get(7)!.tools[0]!.descriptorHash;
-    const pending = core.broker.invoke({ tabId: 7, name: 'pay', descriptorHash: hash, arguments: {} }, { ...agent, kind: 'mutate' });
+    const pending = core.broker.invoke({ tabId: 7, name: 'pay', descriptorHash: hash, arguments: {} }, { ...agent, kind: 'mutation' });
     await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
     const requestId = core.broker.approvals.list()[0]!.requestId;
     const settingsBefore = structuredClone(core.settings.get());

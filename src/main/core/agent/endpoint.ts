@@ -246,7 +246,7 @@ export class AgentEndpoint {
         title: t.title,
         description: t.description,
         inputSchema: t.inputSchema as { type: 'object'; [k: string]: unknown },
-        annotations: { title: t.title, readOnlyHint: t.kind === 'read', destructiveHint: t.kind === 'mutate', openWorldHint: true },
+        annotations: { title: t.title, readOnlyHint: t.kind === 'read', destructiveHint: t.kind === 'mutation', openWorldHint: true },
       })),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {

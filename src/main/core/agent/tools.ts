@@ -51,7 +51,7 @@ export const AGENT_TOOLS = [
   {
     name: 'webmcp_invoke',
     title: 'Invoke a page tool (WebMCP, needs approval)',
-    kind: 'mutate',
+    kind: 'mutation',
     faculty: 'webmcp-invoke',
     description:
       'Run one page tool exactly as discovered, after the person approves this one call in the Echo Console. ' +

@@ -360,7 +360,7 @@ export class Broker {
     const trail = this.trail('list-tabs', {});
     try {
       this.write(trail, 'requested', ctx.actor, { agentTool: 'list_tabs' });
-      const decision = this.policy.decide({ faculty: 'list-tabs', kind: ctx.kind });
+      const decision = this.policy.decide({ faculty: 'list-tabs', operation: 'list', kind: ctx.kind });
       if (decision.action !== 'allow') return this.refuse(trail, ctx.actor, 'policy-denied', `Denied by the console's policy: ${decision.reason}.`);
       const res = await this.link.request({ op: 'list-tabs' }, { signal: ctx.signal, timeoutMs: this.readTimeoutMs });
       if (!res.ok) return this.readFailed(trail, ctx, res.error);
@@ -383,7 +383,7 @@ export class Broker {
       this.write(trail, 'requested', ctx.actor, { agentTool: 'webmcp_discover' });
       if (this.consoleTabs.has(p.tabId)) return this.refuse(trail, ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       const knownOrigin = this.sharedTabs.find((t) => t.tabId === p.tabId)?.origin ?? null;
-      const before = this.policy.decide({ faculty: 'webmcp-discover', kind: ctx.kind, origin: knownOrigin });
+      const before = this.policy.decide({ faculty: 'webmcp-discover', operation: 'discover', kind: ctx.kind, origin: knownOrigin, tabId: p.tabId });
       if (before.action !== 'allow') return this.refuse(trail, ctx.actor, 'policy-denied', `Denied by the console's policy: ${before.reason}.`);
       const res = await this.link.request({ op: 'discover', tabId: p.tabId }, { signal: ctx.signal, timeoutMs: this.readTimeoutMs });
       if (!res.ok) return this.readFailed(trail, ctx, res.error);
@@ -396,7 +396,7 @@ export class Broker {
         this.askUnshare(p.tabId);
         return this.refuse(trail, ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       }
-      const after = this.policy.decide({ faculty: 'webmcp-discover', kind: ctx.kind, origin: d.origin });
+      const after = this.policy.decide({ faculty: 'webmcp-discover', operation: 'discover', kind: ctx.kind, origin: d.origin, tabId: p.tabId });
       if (after.action !== 'allow') return this.refuse(trail, ctx.actor, 'policy-denied', `Denied by the console's policy: ${after.reason}.`);
       this.discoveries.set(p.tabId, d);
       for (const key of [...this.unknownOutcomes.keys()]) if (key.startsWith(`${p.tabId}|`)) this.unknownOutcomes.delete(key);
@@ -497,7 +497,7 @@ export class Broker {
       this.write(trail, 'validated', actor, { dialect: v.dialect });
 
       // 4. Policy: invocations are reviewed at least; a rule may deny. Annotations are recorded, never obeyed.
-      const decision = this.policy.decide({ faculty: 'webmcp-invoke', kind: ctx.kind, origin: tool.origin, toolName: tool.name, annotations: tool.annotations });
+      const decision = this.policy.decide({ faculty: 'webmcp-invoke', operation: 'invoke', kind: ctx.kind, origin: tool.origin, tabId: tool.tabId, toolName: tool.name, annotations: tool.annotations });
       if (decision.action === 'deny') return this.refuse(trail, actor, 'policy-denied', `Denied by the console's policy: ${decision.reason}.`);
 
       if (this.link.status().state !== 'connected') {
