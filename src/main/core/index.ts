@@ -20,6 +20,7 @@ import { RECEIPT_EVENTS, type Actor, type Receipt, type ReceiptInput } from '../
 import { err, ok, toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import { AgentEndpoint } from './agent';
+import { POLICY_PAYLOAD_SCHEMAS, createPolicyApi } from './api/policy';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
 import { Broker } from './broker';
@@ -136,6 +137,7 @@ const PAYLOAD_SCHEMAS: Record<keyof ConsoleApi, object> = {
     approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
     developerMode: { type: 'boolean' },
   }),
+  ...POLICY_PAYLOAD_SCHEMAS,
 };
 const VALIDATORS = Object.fromEntries(Object.entries(PAYLOAD_SCHEMAS).map(([k, s]) => [k, ajv.compile(s)])) as Record<keyof ConsoleApi, ValidateFunction>;
 
@@ -189,6 +191,11 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
 
   const effectiveTimeout = () => opts.approvalTimeoutMs ?? settings.get().approvalTimeoutMs;
   const policy = new ToolRouter([...(opts.policyRules ?? []), ...settings.get().policyRules]);
+  // The person's rules: listed, added and removed from the console (src/main/core/api/policy.ts).
+  const policyApi = createPolicyApi(
+    { settings, router: policy, extraRules: opts.policyRules ?? [], sharedTabs: () => broker.getSharedTabs(), receipt, emit },
+    (m, e) => log.warn(m, toErrorInfo(e)),
+  );
   // The console's own pages: from the options, from the host (setConsoleOrigins), and the MCP endpoint's origin.
   let hostOrigins: readonly string[] = [];
   let endpointOrigins: readonly string[] = [];
@@ -281,6 +288,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       if (!t && !complete && !consoleActions.has(k.tabId)) continue;
       known.delete(k.tabId);
       receipt({ requestId: null, event: 'tab-unshared', faculty: 'console', actor: PERSON, tabId: k.tabId, origin: k.origin, documentId: k.documentId, detail: { via: via(k.tabId) } });
+      // A tab rule belongs to one share at one origin: it ends with it.
+      policyApi.dropTabRules(k.tabId, t ? (t.origin !== k.origin ? 'the tab moved to another origin' : 'the tab was shared anew') : 'the tab is no longer shared');
     }
     for (const t of tabs) {
       const k = known.get(t.tabId);
@@ -410,6 +419,9 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       emit({ kind: 'settings', settings: s });
       return ok(s);
     }),
+    listPolicyRules: handler('listPolicyRules', () => policyApi.list()),
+    addPolicyRule: handler('addPolicyRule', (p) => policyApi.add(p)),
+    removePolicyRule: handler('removePolicyRule', (p) => policyApi.remove(p)),
   };
 
   let started = false;
