@@ -164,6 +164,22 @@ describe('tab rules', () => {
   });
 });
 
+describe('tab rules across a restart', () => {
+  it('a tab rule whose tab was not shared when the console started is dropped; one for a tab still shared stays', async () => {
+    await core.api.addPolicyRule({ rule: { tabId: 1, kind: 'low-impact-mutation', action: 'allow' } });
+    await core.stop();
+    const file = join(dir, 'settings.json');
+    const s = JSON.parse(readFileSync(file, 'utf8'));
+    const stale: PolicyRule = { tabId: 5, origin: ORIGIN, kind: 'low-impact-mutation', action: 'allow' };
+    writeFileSync(file, JSON.stringify({ ...s, policyRules: [...s.policyRules, stale] }));
+    await open();
+    expect(onDisk()).toEqual([{ tabId: 1, origin: ORIGIN, kind: 'low-impact-mutation', action: 'allow' }]);
+    expect(changes()[0]).toMatchObject({ actor: { kind: 'console' }, tabId: 5, detail: { change: 'dropped', rules: [stale], reason: 'the tab was not shared when the console started' } });
+    expect(scrollOn(5).action).toBe('review');
+    expect(scrollOn(1).action).toBe('allow');
+  });
+});
+
 describe('malformed rules are refused with a receipt, and change nothing', () => {
   it('each payload is refused', async () => {
     const api = core.api as unknown as Record<string, (p?: unknown) => Promise<{ ok: boolean; error?: { code: string } }>>;

@@ -256,6 +256,10 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     sharedAt?: number;
   }
   const known = openSharesFromLedger();
+  // A tab rule whose share is not open (or is at another origin) by the ledger's account ended while the console was away.
+  for (const r of settings.get().policyRules) {
+    if (r.tabId !== undefined && known.get(r.tabId)?.origin !== r.origin) policyApi.dropTabRules(r.tabId, 'the tab was not shared when the console started');
+  }
   /** Tabs the person is sharing or unsharing from the console right now: their receipts say via 'console'. */
   const consoleActions = new Set<number>();
 
