@@ -1,5 +1,5 @@
 // ESLint flat config. Its main job here is a trust boundary: src/main/core and
-// src/shared must never import 'electron' (DESIGN.md: the core is plain Node so
+// src/shared must never import 'electron' (docs/design.md, "Shape of the code": the core is plain Node so
 // it can run, and be tested, without the Electron binary).
 import tseslint from 'typescript-eslint';
 
@@ -15,7 +15,7 @@ export default tseslint.config(
     files: ['src/main/core/**/*.ts', 'src/shared/**/*.ts', 'extension/**/*.ts', 'src/renderer/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': ['error', {
-        paths: [{ name: 'electron', message: "src/main/core, src/shared, the renderer and the extension must not import 'electron' (DESIGN.md, 'Shape of the code')." }],
+        paths: [{ name: 'electron', message: "src/main/core, src/shared, the renderer and the extension must not import 'electron' (docs/design.md, 'Shape of the code')." }],
         patterns: [{ group: ['electron/*'], message: "no 'electron' imports here" }],
       }],
     },

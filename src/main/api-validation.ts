@@ -4,7 +4,7 @@
  * (src/main/web/server.ts). One JSON Schema per `ConsoleApi` method (ajv,
  * strict, no coercion, no defaults, no extra properties), and one dispatcher
  * that runs the four steps after the sender check: validate, call the core,
- * answer a Result, never throw (CONVENTIONS.md §1–2).
+ * answer a Result, never throw (docs/design.md, "Conventions" §1–2).
  *
  * Plain Node, no 'electron' import.
  */

@@ -1,7 +1,7 @@
 /**
  * The Electron host's IPC: one `ipcMain.handle` per ConsoleApi method
  * (`CHANNELS`, src/shared/ipc.ts), each with the same four steps
- * (CONVENTIONS.md §2): check the sender, validate the payload (the schema of
+ * (docs/design.md, "Conventions" §2): check the sender, validate the payload (the schema of
  * src/main/api-validation.ts, shared with the web host), call the core, answer a
  * Result. Nothing throws raw across the boundary. Core events are pushed to the
  * main window's top frame on `CHANNELS.events`.

@@ -5,10 +5,10 @@
  * checks a rule must pass beyond the schema. Pure TypeScript, no Node API.
  *
  * The kind of a call always comes from the console's own agent tool table
- * (src/main/core/agent/tools.ts), never from the page or a rule (DESIGN.md,
+ * (src/main/core/agent/tools/), never from the page or a rule (docs/design.md,
  * "Trust rules": "Agent tools are of three kinds ...").
  */
-import type { Faculty } from './receipt';
+import { FACULTIES, type Faculty } from './receipt';
 
 /**
  * The kinds of agent tool, least to most consequential:
@@ -25,8 +25,8 @@ export const POLICY_ACTIONS = ['allow', 'review', 'deny'] as const;
 export type PolicyAction = (typeof POLICY_ACTIONS)[number];
 
 /** The faculties a rule may name: the agent-facing capabilities of the ladder ('link' and 'console' are the console's own events). */
-export const POLICY_FACULTIES = ['list-tabs', 'webmcp-discover', 'webmcp-invoke', 'semantic', 'live-patch', 'raw-js'] as const satisfies readonly Faculty[];
-export type PolicyFaculty = (typeof POLICY_FACULTIES)[number];
+export type PolicyFaculty = Exclude<Faculty, 'link' | 'console'>;
+export const POLICY_FACULTIES: readonly PolicyFaculty[] = FACULTIES.filter((f): f is PolicyFaculty => f !== 'link' && f !== 'console');
 
 /**
  * One local rule. Every present matcher must match; an absent matcher (or `*`)
@@ -94,7 +94,7 @@ export function isExactOrigin(s: string): boolean {
  * What is wrong with a schema-valid rule, in a sentence, or null when nothing is:
  * `origin` must be `*` or an exact origin; a tab rule must name the tab's exact
  * origin (never `*`); `tool` must be `*` or a name WebMCP accepts
- * (`[A-Za-z0-9_.-]{1,128}`, FACTS.md).
+ * (`[A-Za-z0-9_.-]{1,128}`, docs/browser-facts.md, "WebMCP: names and handles").
  */
 export function policyRuleProblem(r: PolicyRule): string | null {
   if (r.origin !== undefined && r.origin !== '*' && !isExactOrigin(r.origin)) return `origin ${JSON.stringify(r.origin.slice(0, 100))} is not "*" or an exact http(s) origin such as https://shop.example`;

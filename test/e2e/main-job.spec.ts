@@ -211,7 +211,7 @@ test('main job: list_tabs, discover, and an approved set_cart_quantity change th
   const claims = Object.keys(labels)
     .filter((k) => pageTool.annotations?.[k] !== undefined)
     .map((k) => `The page says: ${labels[k]} — ${pageTool.annotations?.[k] ? 'yes' : 'no'}`);
-  expect(claims.length).toBe(4); // Chromium reports all four booleans for an imperative tool (FACTS.md)
+  expect(claims.length).toBe(4); // Chromium reports all four booleans for an imperative tool (docs/browser-facts.md, "WebMCP: listing tools")
   await expect(field('field-annotations').locator('li')).toHaveText(claims);
   // Shown as pretty JSON, equal in value to what the agent sent (the console may order the keys).
   const shownArgs = (await field('field-arguments').textContent()) ?? '';

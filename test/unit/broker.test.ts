@@ -1,5 +1,5 @@
 /**
- * Broker lifecycle (DESIGN.md, "Request lifecycle" and "Trust rules") against an
+ * Broker lifecycle (docs/design.md, "Request lifecycle" and "Trust rules") against an
  * in-test ExtensionLink and a real Ledger in a temp dir.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -31,7 +31,7 @@ function invoker(execute: DispatchDeps['execute'], aborted: string[] = []): Invo
   );
 }
 
-/** An execute that settles only when aborted, like a page tool that never returns (FACTS.md: AbortError). */
+/** An execute that settles only when aborted, like a page tool that never returns (docs/browser-facts.md, "WebMCP: running tools": AbortError). */
 function hanging(aborted: string[]): DispatchDeps['execute'] {
   return (_t, msg) =>
     new Promise<Result<ExecuteValue>>((resolve) => {

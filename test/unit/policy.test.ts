@@ -1,5 +1,5 @@
 /**
- * Policy floors (DESIGN.md, "Trust rules"): three kinds of agent tool; reads
+ * Policy floors (docs/design.md, "Trust rules"): three kinds of agent tool; reads
  * allowed, low-impact mutations reviewed unless allowed for one shared tab,
  * mutations and invocations always reviewed; page annotations never lower the
  * level; rules may deny. Each floor is attacked with the rule that would break it.

@@ -1,5 +1,5 @@
 /**
- * Trust rules attacked from the agent's side (DESIGN.md, "Trust rules"; the
+ * Trust rules attacked from the agent's side (docs/design.md, "Trust rules"; the
  * MCP endpoint of "The link"): a hostile or broken MCP client against the
  * real core (createConsoleCore, real Ledger, real AgentEndpoint over HTTP,
  * the official SDK client) with an in-test ExtensionLink that plays a hostile

@@ -1,5 +1,5 @@
 /**
- * Trust rules attacked at the broker (DESIGN.md, "Trust rules" and "Request
+ * Trust rules attacked at the broker (docs/design.md, "Trust rules" and "Request
  * lifecycle"): hostile page schemas, a retry racing an outcome-unknown, a
  * caller that marks an invocation as a read, and consumers that mutate what
  * the console hands out. Real Broker, real Ledger, real ArgumentValidator; the

@@ -1,5 +1,5 @@
 /**
- * CONVENTIONS.md §2 and §5 attacked through a host: a renderer (or anything
+ * docs/design.md, "Conventions" §2 and §5 attacked through a host: a renderer (or anything
  * that got hold of the web host's socket) sending malformed, oversized,
  * prototype-polluting or out-of-order messages to the REAL core behind the
  * REAL loopback web host (src/main/web/server.ts). Each must get a clear error

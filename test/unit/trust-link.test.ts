@@ -1,5 +1,5 @@
 /**
- * Trust rules of "The link between console and extension" (DESIGN.md) attacked
+ * Trust rules of "The link between console and extension" (docs/design.md) attacked
  * with the real parts: the console's Bridge on a real Unix socket, the real
  * bundled native host started through its manifest, the real extension link
  * core (extension/src/background/link.ts) in Node, plus raw socket clients

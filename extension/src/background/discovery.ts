@@ -1,5 +1,5 @@
 /**
- * Discovery of a shared tab's page tools (DESIGN.md, capability 1). Same-origin
+ * Discovery of a shared tab's page tools (docs/design.md, "The capability ladder", 1). Same-origin
  * with the top-level document only, decided twice for each frame: the frame's
  * URL origin from chrome.webNavigation must equal the top document's origin
  * (else the frame is not even injected), and the content script's `self.origin`

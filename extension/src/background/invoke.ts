@@ -1,11 +1,11 @@
 /**
- * Invocation of one page tool under a one-use grant (DESIGN.md, capability 2),
+ * Invocation of one page tool under a one-use grant (docs/design.md, "The capability ladder", 2),
  * and its cancellation. The checks before dispatch are lib/grant-checks.ts;
  * this module supplies their effects, dispatches to the content script of the
  * exact document (`chrome.tabs.sendMessage` with `documentId`), bounds and
  * redacts the result, and maps every ending to an InvocationResult outcome:
  * `succeeded`, `failed` (the page's tool threw), `cancelled` (AbortError
- * through the signal, FACTS.md), `refused` (a check failed; nothing ran),
+ * through the signal, docs/browser-facts.md, "WebMCP: running tools"), `refused` (a check failed; nothing ran),
  * `outcome-unknown` (dispatch began and then the timeout passed or the
  * document went away: the agent must look at the page before retrying).
  */

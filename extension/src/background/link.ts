@@ -1,5 +1,5 @@
 /**
- * The extension's end of the link to the console (DESIGN.md, "The link between
+ * The extension's end of the link to the console (docs/design.md, "The link between
  * console and extension"; docs/link.md). Platform-neutral on purpose: the port
  * and the storage are injected, so the same code runs in the MV3 service
  * worker (link-chrome.ts wires `chrome.runtime.connectNative` and

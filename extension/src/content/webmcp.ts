@@ -3,7 +3,7 @@
  * document. Injected by the service worker (chrome.scripting.executeScript)
  * only into same-origin frames of shared tabs, in the default ISOLATED world:
  * Chromium 156's isolated world sees the page's tools and can run them
- * (FACTS.md), and a page script cannot reach this world's objects, so a page
+ * (docs/browser-facts.md, "Extensions: the isolated world"), and a page script cannot reach this world's objects, so a page
  * cannot fake `document.modelContext` for us (its polyfills live in the MAIN
  * world and are invisible here).
  *
@@ -20,7 +20,7 @@ import type { ToolAnnotations, WebMcpSupport } from '../../../src/shared/types';
 import { boundMessage, inspectTool, reportName, type RawTool } from '../lib/inspect';
 import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToContent } from '../lib/messages';
 
-/** The slice of a tool object `getTools()` returns (WebMCP draft; FACTS.md). Read property by property. */
+/** The slice of a tool object `getTools()` returns (WebMCP draft; docs/browser-facts.md, "WebMCP: listing tools"). Read property by property. */
 interface PageTool {
   name?: unknown;
   window?: unknown;
@@ -46,7 +46,8 @@ interface ModelContextLike extends EventTarget {
  * way round; cross-origin ones do not), each with `window` = the registering
  * document's window (`source` from Chrome 160, developer.chrome.com/docs/ai/webmcp/updates).
  * Each frame reports only its own, so a tool is listed once, with its own
- * frameId and documentId. A build without either property lists per document (FACTS.md).
+ * frameId and documentId. A build without either property lists per document
+ * (docs/browser-facts.md, "WebMCP: listing tools").
  */
 function registeredHere(t: PageTool): boolean {
   const x = t as { source?: unknown; window?: unknown };
@@ -74,7 +75,8 @@ function modelContext(): ModelContextLike | null {
  * Feature detection, never by trying an execution:
  * - `document.modelContext` with `executeTool` is the current draft, whose IDL
  *   declares `executeTool(tool, object input, options)`: argument form `object`
- *   (Chromium 156 rejects a JSON string there, FACTS.md);
+ *   (Chromium 156 rejects a JSON string there, docs/browser-facts.md,
+ *   "WebMCP: running tools");
  * - `navigator.modelContextTesting.executeTool` is the older testing API that
  *   took a JSON string: form `json-string`, reported and never used.
  */
@@ -286,7 +288,8 @@ function attach(): void {
   attached = true;
   const mc = modelContext();
   mc?.addEventListener('toolchange', scheduleCheck);
-  // Declarative tools change with the DOM; Chromium's toolchange is documented for registerTool (FACTS.md).
+  // Declarative tools change with the DOM; Chromium's toolchange is documented for registerTool
+  // (docs/browser-facts.md, "WebMCP: registering tools").
   observer = new MutationObserver((records) => {
     if (records.some(touchesToolForm)) scheduleCheck();
   });

@@ -1,6 +1,6 @@
 /**
  * The checks an `invoke` request passes right before dispatch, in their fixed
- * order (DESIGN.md, "Trust rules"; docs/extension.md, "Refusal order"). Pure:
+ * order (docs/design.md, "Trust rules"; docs/extension.md, "Refusal order"). Pure:
  * every effect (MAC check, clock, nonce store, tabs, frames, rediscovery,
  * hashing) is an injected dependency, so the order is unit-tested
  * (test/unit/extension-grant-checks.test.ts) and the same code runs in the

@@ -1,5 +1,5 @@
 /**
- * The contract of the extension's internal messages (CONVENTIONS.md §1):
+ * The contract of the extension's internal messages (docs/design.md, "Conventions" §1):
  * service worker ⇄ content script (chrome.tabs.sendMessage, addressed to one
  * document with `{frameId, documentId}`) and popup/content script → service
  * worker (chrome.runtime.sendMessage, classified by lib/sender.ts). Every

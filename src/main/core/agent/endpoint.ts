@@ -18,8 +18,10 @@
  *
  * Why the SDK's low-level `Server` rather than `McpServer`: McpServer validates
  * tool arguments with zod before our handler runs, so a malformed call would
- * leave no receipt; the trust rules want a receipt for every refusal. The tool
- * table (./tools.ts) holds JSON Schemas and is validated with ajv here.
+ * leave no receipt; the trust rules want a receipt for every refusal. The tools
+ * come from the registry (./registry.ts, seeded by ./tools/index.ts); each
+ * validates its own arguments with ajv (./tool.ts). When the registry changes,
+ * every session gets `notifications/tools/list_changed`.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -28,9 +30,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../../../shared/receipt';
-import type { Broker, InvokeRequest } from '../broker';
-import { discoveryResult, errorResult, invokeResult, tabsResult } from './answers';
-import { AGENT_TOOLS, agentTool, checkToolArguments } from './tools';
+import type { Broker } from '../broker';
+import { errorResult } from './answers';
+import { AgentToolRegistry } from './registry';
+import { AGENT_TOOLS } from './tools';
 
 export const MCP_PATH = '/mcp';
 
@@ -45,6 +48,8 @@ export interface AgentEndpointOptions {
   token: () => string;
   /** At most this many MCP sessions; the least recently used is closed beyond it (default 32). */
   maxSessions?: number;
+  /** The agent tools (default: a registry of AGENT_TOOLS). Read at every request. */
+  tools?: AgentToolRegistry;
   serverInfo?: { name: string; version: string };
 }
 
@@ -65,9 +70,19 @@ export class AgentEndpoint {
   private http: HttpServer | null = null;
   private boundPort = 0;
   private readonly sessions = new Map<string, Session>();
+  /** The agent tools, as `tools/list` shows them now. */
+  readonly tools: AgentToolRegistry;
+  private readonly unsubscribeTools: () => void;
 
   constructor(opts: AgentEndpointOptions) {
     this.opts = opts;
+    this.tools = opts.tools ?? new AgentToolRegistry(AGENT_TOOLS);
+    this.unsubscribeTools = this.tools.onChange(() => this.announceToolsChanged());
+  }
+
+  /** Tell every session that `tools/list` changed (sessions that cannot be reached are skipped). */
+  private announceToolsChanged(): void {
+    for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => undefined);
   }
 
   /** `http://127.0.0.1:<port>/mcp` once started, else ''. */
@@ -121,6 +136,7 @@ export class AgentEndpoint {
 
   /** Close every session and the listener. */
   async stop(): Promise<void> {
+    this.unsubscribeTools();
     await this.closeSessions();
     const http = this.http;
     this.http = null;
@@ -185,7 +201,7 @@ export class AgentEndpoint {
       const name = (m as { params?: { name?: unknown } }).params?.name;
       const agentToolName = typeof name === 'string' ? name : '(no name)';
       this.opts.broker.rejectCall({
-        faculty: agentTool(agentToolName)?.faculty ?? 'console',
+        faculty: this.tools.get(agentToolName)?.faculty ?? 'console',
         agentTool: agentToolName,
         actor: actorOf(server),
         code: 'invalid-params',
@@ -239,13 +255,13 @@ export class AgentEndpoint {
 
   private makeServer(): Server {
     const info = this.opts.serverInfo ?? { name: 'echo-console', version: '0.1.0' };
-    const server = new Server(info, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(info, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: AGENT_TOOLS.map((t) => ({
+      tools: this.tools.list().map((t) => ({
         name: t.name,
         title: t.title,
         description: t.description,
-        inputSchema: t.inputSchema as { type: 'object'; [k: string]: unknown },
+        inputSchema: t.inputSchema,
         annotations: { title: t.title, readOnlyHint: t.kind === 'read', destructiveHint: t.kind === 'mutation', openWorldHint: true },
       })),
     }));
@@ -263,38 +279,22 @@ export class AgentEndpoint {
 
   private async callTool(name: string, args: Record<string, unknown>, actor: Actor, signal: AbortSignal): Promise<CallToolResult> {
     const broker = this.opts.broker;
-    const tool = agentTool(name);
+    const tool = this.tools.get(name);
     if (!tool) {
       const a = broker.rejectCall({
         faculty: 'console',
         agentTool: name,
         actor,
         code: 'unknown-tool',
-        message: `Unknown tool ${JSON.stringify(name.slice(0, 64))}. The tools are: ${AGENT_TOOLS.map((t) => t.name).join(', ')}.`,
+        message: `Unknown tool ${JSON.stringify(name.slice(0, 64))}. The tools are: ${this.tools.list().map((t) => t.name).join(', ')}.`,
       });
       return errorResult(a, 'console');
     }
-    const issues = checkToolArguments(tool.name, args);
-    if (issues) {
-      const listed = issues.map((i) => `${i.instancePath || '(root)'}: ${i.message}`).join('; ');
-      const a = broker.rejectCall({ faculty: tool.faculty, agentTool: tool.name, actor, code: 'invalid-params', message: `Invalid arguments for ${tool.name}: ${listed}.`, issues });
-      return errorResult(a, tool.name);
-    }
-    const ctx = { actor, kind: tool.kind, signal };
-    switch (tool.name) {
-      case 'list_tabs': {
-        const a = await broker.listTabs(ctx);
-        return a.ok ? tabsResult(a) : errorResult(a, 'list_tabs');
-      }
-      case 'webmcp_discover': {
-        const a = await broker.discover({ tabId: args.tabId as number }, ctx);
-        return a.ok ? discoveryResult(a) : errorResult(a, `webmcp_discover tab ${String(args.tabId)}`);
-      }
-      case 'webmcp_invoke': {
-        const a = await broker.invoke(args as unknown as InvokeRequest, ctx);
-        return a.ok ? invokeResult(a) : errorResult(a, `webmcp_invoke tab ${String(args.tabId)}`);
-      }
-    }
+    const r = await tool.call(args, { broker, agent: { actor, kind: tool.kind, signal } });
+    if (r.ok) return r.result;
+    const listed = r.issues.map((i) => `${i.instancePath || '(root)'}: ${i.message}`).join('; ');
+    const a = broker.rejectCall({ faculty: tool.faculty, agentTool: tool.name, actor, code: 'invalid-params', message: `Invalid arguments for ${tool.name}: ${listed}.`, issues: r.issues });
+    return errorResult(a, tool.name);
   }
 }
 

@@ -1,9 +1,9 @@
 /**
  * The console API's policy methods (listPolicyRules, addPolicyRule,
  * removePolicyRule) and the tab-rule cleanup the sharing code calls
- * (`dropTabRules`). Kept apart from createConsoleCore, which wraps each `work`
- * function in its handler (payload validation against POLICY_PAYLOAD_SCHEMAS,
- * a `refused` receipt for bad input or a failed call; CONVENTIONS.md §2).
+ * (`dropTabRules`, on Sharing's `onShareEnded`). createConsoleApi (./index.ts)
+ * wraps each `work` function in its handler (payload validation against POLICY_PAYLOAD_SCHEMAS,
+ * a `refused` receipt for bad input or a failed call; docs/design.md, "Conventions" §2).
  *
  * The person's rules live in settings.json (`policyRules`). Every change is
  * persisted first, then handed to the core's ToolRouter (the very next decision

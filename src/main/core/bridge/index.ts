@@ -1,5 +1,5 @@
 /**
- * The console's end of the link to the extension (DESIGN.md, "The link between
+ * The console's end of the link to the extension (docs/design.md, "The link between
  * console and extension"; docs/link.md). Implements `ExtensionLink`
  * (src/main/core/ports.ts) for the broker.
  *
@@ -241,7 +241,7 @@ export class Bridge implements ExtensionLink {
     const check = validateConsoleToExtension(msg);
     if (!check.ok) return Promise.resolve(err('bad-request', check.error.message));
     const r = req as ConsoleRequest;
-    const defaultTimeout = r.op === 'invoke' ? Math.max(this.t.requestTimeoutMs, r.timeoutMs + 5_000) : this.t.requestTimeoutMs;
+    const defaultTimeout = r.op === 'dispatch' ? Math.max(this.t.requestTimeoutMs, r.timeoutMs + 5_000) : this.t.requestTimeoutMs;
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
 
     return new Promise((resolve) => {

@@ -1,12 +1,12 @@
 /**
  * Policy: the console's local decision for every agent call, before anything
- * reaches the person or the page (DESIGN.md, "Trust rules": "Agent tools are of
+ * reaches the person or the page (docs/design.md, "Trust rules": "Agent tools are of
  * three kinds ... No rule lowers a mutation's review.").
  *
  * A `ToolRouter` holds local rules (src/shared/policy.ts: by faculty, kind,
  * origin, tab and page tool name) that answer 'allow' | 'review' | 'deny'; the
  * first matching rule wins, then the floors apply. The kind is the agent tool's
- * declared kind (src/main/core/agent/tools.ts), never a claim of the page.
+ * declared kind (src/main/core/agent/tools/), never a claim of the page.
  *
  *  - `read`: allowed by default (with receipts). A 'review' on a read is
  *    answered 'deny': the console has no approval dialog for reads, and failing
