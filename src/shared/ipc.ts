@@ -20,6 +20,20 @@ export interface LinkStatus {
   /** While `awaiting-pairing`: the short code the person compares with the popup. */
   pairingCode?: string;
   error?: ErrorInfo;
+  /** Something only the person can fix, in plain words (version skew, a pairing that stopped working). */
+  problem?: LinkProblem;
+}
+
+/**
+ * A link problem that needs the person, shown in the console and the popup alike
+ * (src/shared/link-core/problems.ts makes them):
+ * - `extension-outdated`: the extension speaks an older link protocol: update the extension;
+ * - `console-outdated`: the console speaks an older one: update Echo Console;
+ * - `pair-again`: the pairing no longer works (unknown to the other side, or a key that does not verify).
+ */
+export interface LinkProblem {
+  code: 'extension-outdated' | 'console-outdated' | 'pair-again';
+  message: string;
 }
 
 /**

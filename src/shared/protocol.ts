@@ -33,7 +33,11 @@ import { LIMITS, utf8Bytes } from './limits';
 import type { Result } from './result';
 import type { DiscoveryResult, Grant, InvocationResult, SharedTab } from './types';
 
-/** Bumped on any incompatible change; both ends refuse a different version at the handshake. */
+/**
+ * Bumped on any incompatible change; both ends refuse a different version at the handshake.
+ * v2: the grant changes shape (src/shared/grant.ts), and a `version-mismatch` error names
+ * the sender's version (`protocolVersion`) so the other side can say which one to update.
+ */
 export const PROTOCOL_VERSION = 2;
 
 /** The native messaging host name (Chrome: lowercase letters, digits, underscores and dots). */
@@ -124,8 +128,11 @@ export type ExtensionToConsole =
   | { type: 'unpair' }
   | { type: 'ping'; seq: number }
   | { type: 'pong'; seq: number }
-  /** The extension refused a console message (`bad-message`, `auth-failed`). */
-  | { type: 'error'; code: string; message: string };
+  /**
+   * The extension refused a console message (`bad-message`, `auth-failed`, `version-mismatch`).
+   * `protocolVersion`: the sender's version, on `version-mismatch` (since v2).
+   */
+  | { type: 'error'; code: string; message: string; protocolVersion?: number };
 
 export type ConsoleToExtension =
   | { type: 'hello-ack'; protocolVersion: number; consoleVersion: string; paired: boolean }
@@ -141,8 +148,10 @@ export type ConsoleToExtension =
   /**
    * A fatal or protocol error. Codes: 'version-mismatch', 'bad-message', 'auth-failed',
    * 'not-paired', 'already-connected', 'origin-not-allowed', 'pairing-timeout', 'handshake-timeout'.
+   * `protocolVersion`: the console's version, on `version-mismatch` (since v2; a v1 console never
+   * sends it, which is how the extension knows that console is the older one).
    */
-  | { type: 'error'; code: string; message: string };
+  | { type: 'error'; code: string; message: string; protocolVersion?: number };
 
 /** Messages the native host itself writes to the extension (not relayed from the console). */
 export type HostToExtension = { type: 'host-error'; code: 'console-not-running' | 'socket-error' | 'frame-too-large'; message: string };
@@ -367,7 +376,7 @@ const extensionToConsole: Check = tagged('type', {
   unpair: obj({ type: oneOf('unpair') }),
   ping: obj({ type: oneOf('ping'), seq }),
   pong: obj({ type: oneOf('pong'), seq }),
-  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage }),
+  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage, protocolVersion: opt(int(0, 1_000_000)) }),
 });
 
 const consoleToExtension: Check = tagged('type', {
@@ -382,7 +391,7 @@ const consoleToExtension: Check = tagged('type', {
   unpaired: obj({ type: oneOf('unpaired') }),
   ping: obj({ type: oneOf('ping'), seq }),
   pong: obj({ type: oneOf('pong'), seq }),
-  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage }),
+  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage, protocolVersion: opt(int(0, 1_000_000)) }),
 });
 
 const hostToExtension: Check = tagged('type', {

@@ -24,7 +24,7 @@ async function onlyHostPid(w: LinkWorld): Promise<number> {
 
 /** Approve the next approval the console shows for `toolName`. */
 async function approveNext(w: LinkWorld, toolName: string): Promise<void> {
-  const view = await until(() => w.core.broker.approvals.list().find((v) => v.toolName === toolName), `an approval for ${toolName}`);
+  const view = await until(() => w.core.broker.approvals.list().find((v) => v.subject.toolName === toolName), `an approval for ${toolName}`);
   const r = await w.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' });
   if (!r.ok) throw new Error(r.error.message);
 }

@@ -59,8 +59,8 @@ test('the whole lifecycle: agent request → approval in the console → grant �
   if (!d.ok) throw new Error(d.error.message);
   const add = tool(d.value, 'add_to_cart');
   const pending = world.core.broker.invoke({ tabId, name: 'add_to_cart', descriptorHash: add.descriptorHash, arguments: { productId: 'tee', quantity: 1 } }, { ...agent, kind: 'mutation' });
-  const view = await until(() => world.core.broker.approvals.list().find((v) => v.toolName === 'add_to_cart'), 'the approval to be shown');
-  expect(view).toMatchObject({ origin: world.demo.demoOrigin, documentId: add.documentId, descriptorHash: add.descriptorHash, arguments: { productId: 'tee', quantity: 1 } });
+  const view = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === 'add_to_cart'), 'the approval to be shown');
+  expect(view).toMatchObject({ origin: world.demo.demoOrigin, documentId: add.documentId, subjectHash: add.descriptorHash, subject: { descriptorHash: add.descriptorHash }, arguments: { productId: 'tee', quantity: 1 } });
   expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
   const r = await pending;
   expect(r).toMatchObject({ ok: true, value: { outcome: 'succeeded', toolName: 'add_to_cart', documentId: add.documentId } });

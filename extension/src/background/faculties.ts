@@ -12,6 +12,7 @@ import { discoverTab, toolsNamedIn } from './discovery';
 import { Invoker, chromeDispatch, type InvokeRequest } from './invoke';
 import { NonceStore, SharingStore, type KeyValueArea } from './store';
 import { Sharing, frameDocument } from './tabs';
+import { count } from './stats';
 
 export interface FacultiesOptions {
   /** chrome.storage.session (or a stand-in). */
@@ -40,12 +41,19 @@ export function createFaculties(opts: FacultiesOptions): Faculties {
   const sharedOrigin = async (tabId: number) => (await sharing.store.get(tabId))?.origin ?? null;
   const invoker = new Invoker(
     {
-      verifyGrant: (g) => opts.verifyGrant(g).catch(() => false),
+      verifyGrant: (g) => {
+        count('macChecks');
+        return opts.verifyGrant(g).catch(() => false);
+      },
       now,
-      consumeNonce: (n, exp) => nonces.consume(n, exp),
+      consumeNonce: (n, exp) => {
+        count('nonceChecks');
+        return nonces.consume(n, exp);
+      },
       sharedOrigin,
       frameDocument: (tabId, frameId) => frameDocument(tabId, frameId),
       toolsNamed: async (target, name) => {
+        count('rediscoveries');
         const origin = await sharedOrigin(target.tabId);
         return origin === null ? null : toolsNamedIn(target, name, origin);
       },

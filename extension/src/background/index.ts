@@ -17,6 +17,7 @@ import { startChromeLink } from './link-chrome';
 import type { ExtLink } from './link';
 import { handlePopup } from './popup';
 import { popupLinkState } from '../lib/link-state';
+import { stats } from './stats';
 
 /** Where the popup lives inside the extension (manifest `action.default_popup`). */
 const POPUP_PATH = '/popup/popup.html';
@@ -127,5 +128,6 @@ void faculties.sharing.reconcile();
     return () => listeners.delete(listener);
   },
   linkState,
+  stats, // the check counters (stats.ts), for the agent benchmark's validity check
 };
 

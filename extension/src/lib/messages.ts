@@ -71,6 +71,8 @@ export interface PopupLinkState {
   /** ms since the epoch of the last answered heartbeat. */
   lastHeartbeatAt?: number;
   message?: string;
+  /** Something only the person can fix (src/shared/ipc.ts LinkProblem): update a side, or pair again. */
+  problem?: { code: 'extension-outdated' | 'console-outdated' | 'pair-again'; message: string };
 }
 
 /** What `popup:state` answers. */

@@ -57,6 +57,10 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
   lastUsed: number;
+  /** The client's standalone SSE stream (its GET) is open: server notifications can reach it. */
+  streamOpen: boolean;
+  /** A tools/list change happened while no stream was open: sent when the client opens one. */
+  listChangedPending: boolean;
 }
 
 const INSTRUCTIONS =
@@ -80,9 +84,17 @@ export class AgentEndpoint {
     this.unsubscribeTools = this.tools.onChange(() => this.announceToolsChanged());
   }
 
-  /** Tell every session that `tools/list` changed (sessions that cannot be reached are skipped). */
+  /**
+   * Tell every session that `tools/list` changed. A server notification reaches a
+   * Streamable HTTP client only over its standalone SSE stream (its GET; MCP spec
+   * 2025-06-18, "Listening for Messages from the Server"); a session without one
+   * open yet (the client opens it right after `initialized`) is told when it opens.
+   */
   private announceToolsChanged(): void {
-    for (const s of this.sessions.values()) void s.server.sendToolListChanged().catch(() => undefined);
+    for (const s of this.sessions.values()) {
+      if (s.streamOpen) void s.server.sendToolListChanged().catch(() => undefined);
+      else s.listChangedPending = true;
+    }
   }
 
   /** `http://127.0.0.1:<port>/mcp` once started, else ''. */
@@ -183,6 +195,7 @@ export class AgentEndpoint {
       if (!s) return this.reject(res, 404, 'Session not found: initialize a new session.');
       s.lastUsed = Date.now();
       this.recordMalformedCalls(body, s.server);
+      if (req.method === 'GET') return this.openStream(s, req, res);
       return s.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) return this.newSession(req, res, body);
@@ -210,6 +223,28 @@ export class AgentEndpoint {
     }
   }
 
+  /**
+   * The client's standalone SSE stream. The SDK keeps the response open for the
+   * stream's life, so "open" is when its head is written (the SDK has registered
+   * the stream by then): a tools/list change that came before is sent at that moment.
+   */
+  private async openStream(s: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      const r = writeHead(...args);
+      if (res.statusCode === 200) {
+        s.streamOpen = true;
+        if (s.listChangedPending) {
+          s.listChangedPending = false;
+          queueMicrotask(() => void s.server.sendToolListChanged().catch(() => undefined));
+        }
+      }
+      return r;
+    }) as typeof res.writeHead;
+    res.once('close', () => (s.streamOpen = false));
+    await s.transport.handleRequest(req, res);
+  }
+
   private authorised(header: string | undefined): boolean {
     const m = /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/i.exec(header ?? '');
     const given = createHash('sha256').update(m?.[1] ?? '').digest();
@@ -235,7 +270,7 @@ export class AgentEndpoint {
       await oldest[1].server.close().catch(() => undefined);
     }
     const server = this.makeServer();
-    const session: Session = { server, lastUsed: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport };
+    const session: Session = { server, lastUsed: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport, streamOpen: false, listChangedPending: false };
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

@@ -1,7 +1,7 @@
 /**
  * An agent tool: something the agent can call on the console's MCP endpoint
  * (MCP spec 2025-06-18, "Tools"). Each is declared ONCE, in its own file under
- * ./tools/ (docs/design.md, "Trust rules"; CONVENTIONS: one declaration drives
+ * ./tools/ (docs/design.md, "Trust rules" and "Conventions" §7: one declaration drives
  * `tools/list`, the argument check and the policy): name, title, description,
  * input schema, kind and faculty, with its handler and the presentation of its
  * answer. The declared `kind` — never the page's or the tool's own claims —

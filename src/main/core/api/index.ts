@@ -1,7 +1,7 @@
 /**
  * The console API (src/shared/ipc.ts `ConsoleApi`) that both hosts carry to
  * the renderer: one handler per method, each in the four steps of
- * CONVENTIONS §2 — the host has checked the sender; here the payload is
+ * docs/design.md "Conventions" §2 — the host has checked the sender; here the payload is
  * validated against its schema (ajv, one per method, no extra properties),
  * the work is done, and the answer is a Result; nothing throws. Bad input gets
  * a clear error and a `refused` receipt (faculty `console`, actor person); the
