@@ -83,7 +83,7 @@ test('forged, expired, replayed grants and changed arguments are refused before 
   tampered.grant = { ...tampered.grant, expiresAt: tampered.grant.expiresAt + 3_600_000 };
   expect(await outcome(world, tampered)).toBe('grant-invalid');
   const otherFrame = await world.invokeRequest(add, args);
-  otherFrame.frameId = 3;
+  otherFrame.target.frameId = 3;
   expect(await outcome(world, otherFrame)).toBe('grant-invalid');
 
   // grant-expired: a correctly signed grant whose expiry has passed.
@@ -177,8 +177,8 @@ test('same-name frames: no tool-ambiguous in Chromium 156; each frame runs its o
   expect(frame.ok && JSON.parse(frame.value.result as string)).toMatchObject({ frame: 'same-origin', query: 'b' });
   // A grant for the top's search presented with the iframe's address is not a way around the binding.
   const crossed = await world.invokeRequest(tool(d, 'search', 0), { query: 'c' });
-  crossed.frameId = frameId;
-  crossed.documentId = tool(d, 'search', frameId).documentId;
+  crossed.target.frameId = frameId;
+  crossed.target.documentId = tool(d, 'search', frameId).documentId;
   expect(await outcome(world, crossed)).toBe('grant-invalid');
 });
 
