@@ -97,12 +97,12 @@ describe('policy rules from the console', () => {
     const buy = d.value.tools.find((t) => t.name === 'buy')!;
     const pending = core.broker.invoke({ tabId: 1, name: 'buy', descriptorHash: buy.descriptorHash, arguments: {} }, writer);
     await until((l) => core.broker.approvals.onChange(l), () => core.broker.approvals.list().length === 1);
-    expect(link.requests.some((r) => r.op === 'invoke')).toBe(false);
+    expect(link.requests.some((r) => r.op === 'dispatch')).toBe(false);
     const [view] = core.broker.approvals.list();
     expect((await core.api.decideApproval({ requestId: view!.requestId, decision: 'deny' })).ok).toBe(true);
     const r = await pending;
     expect(!r.ok && r.error.code).toBe('denied');
-    expect(link.requests.some((q) => q.op === 'invoke')).toBe(false);
+    expect(link.requests.some((q) => q.op === 'dispatch')).toBe(false);
   });
 
   it('removing a rule that is no longer at that index is refused and removes nothing', async () => {
