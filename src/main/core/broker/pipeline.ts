@@ -65,7 +65,11 @@ export interface ResolvedAction {
   target: ActionTarget;
   /** What the grant binds as the subject (WebMCP: the descriptorHash). */
   subjectHash: string;
-  /** Key of outcome-unknown blocks inside the document (WebMCP: the tool name). */
+  /**
+   * Key of outcome-unknown blocks inside the document: the receipt's tool name
+   * when the faculty has one (WebMCP), else the subject hash — the same key
+   * restart recovery (./recovery.ts) rebuilds from the receipts.
+   */
   subjectKey: string;
   /** What the approval dialog shows of the subject. */
   subject: ApprovalSubject;
@@ -186,12 +190,12 @@ export class Pipeline {
    * after the read (`console-tab`). Never throws.
    */
   async read<V>(
-    p: { faculty: Faculty; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered' },
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered' },
     work: (trail: Trail) => Promise<Result<V>>,
     after: (v: V, trail: Trail) => { origin?: string | null; url?: string | null; detail: Record<string, unknown> },
   ): Promise<BrokerAnswer<V>> {
     const { ctx } = p;
-    const trail = this.trail(p.faculty, p.tabId !== undefined ? { tabId: p.tabId } : {});
+    const trail = this.trail(p.faculty, { operation: p.operation, ...(p.tabId !== undefined ? { tabId: p.tabId } : {}) });
     try {
       trail.write('requested', ctx.actor, { agentTool: p.agentTool });
       if (p.tabId !== undefined && this.o.sharing.isRefusedConsoleTab(p.tabId)) return trail.refuse(ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
@@ -232,7 +236,7 @@ export class Pipeline {
    */
   async action<R extends ActionRequestBase>(f: ActionFaculty<R>, req: R, ctx: AgentContext): Promise<BrokerAnswer<ActionValue>> {
     const shaped = await shapeArguments(req.arguments);
-    const trail = this.trail(f.faculty, { ...f.initialFields(req), argumentsHash: shaped.hash });
+    const trail = this.trail(f.faculty, { ...f.initialFields(req), operation: f.operation, argumentsHash: shaped.hash });
     const actor = ctx.actor;
     const operationId = typeof req.operationId === 'string' ? req.operationId.slice(0, 128) : undefined;
     try {
@@ -249,7 +253,7 @@ export class Pipeline {
       if (!resolved.ok) return trail.refuse(actor, resolved.error.code, resolved.error.message);
       const r = resolved.value;
       if (this.o.sharing.isConsoleOrigin(r.target.origin)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
-      trail.set({ origin: r.target.origin, frameId: r.target.frameId, documentId: r.target.documentId, ...r.receiptFields });
+      trail.set({ origin: r.target.origin, frameId: r.target.frameId, documentId: r.target.documentId, ...r.receiptFields, subjectHash: r.subjectHash });
       const blocked = this.o.discoveries.blockedBy(r.target.tabId, r.target.documentId, r.subjectKey);
       if (blocked) {
         return trail.refuse(
