@@ -12,6 +12,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ConsoleApi } from '../shared/ipc';
 import { RECEIPT_EVENTS } from '../shared/receipt';
 import { err, toErrorInfo, type Result } from '../shared/result';
+import { POLICY_PAYLOAD_SCHEMAS } from './core/api/policy';
 import { APPROVAL_TIMEOUT_RANGE } from './core/settings';
 
 /** Every ConsoleApi method name, in CHANNELS order. */
@@ -27,6 +28,9 @@ export const API_METHODS = [
   'unshareTab',
   'rotateToken',
   'updateSettings',
+  'listPolicyRules',
+  'addPolicyRule',
+  'removePolicyRule',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -95,6 +99,10 @@ export const PARAM_SCHEMAS: Record<ApiMethod, object> = {
       developerMode: { type: 'boolean' },
     },
   },
+  listPolicyRules: NO_PARAMS,
+  // The core's own schemas (src/main/core/api/policy.ts): one rule shape, checked in both places.
+  addPolicyRule: POLICY_PAYLOAD_SCHEMAS.addPolicyRule,
+  removePolicyRule: POLICY_PAYLOAD_SCHEMAS.removePolicyRule,
 };
 
 const ajv = new Ajv({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });

@@ -13,6 +13,7 @@ import { RECEIPT_EVENTS, type Actor, type Receipt, type ReceiptInput } from '../
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
 import type { AgentEndpoint } from '../agent';
 import type { Broker } from '../broker';
+import { POLICY_PAYLOAD_SCHEMAS, type PolicyApi } from './policy';
 import type { Ledger } from '../ledger';
 import type { ExtensionLink } from '../ports';
 import { APPROVAL_TIMEOUT_RANGE, type SettingsStore } from '../settings';
@@ -52,6 +53,7 @@ const PAYLOAD_SCHEMAS: Record<keyof ConsoleApi, object> = {
     approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
     developerMode: { type: 'boolean' },
   }),
+  ...POLICY_PAYLOAD_SCHEMAS,
 };
 const VALIDATORS = Object.fromEntries(Object.entries(PAYLOAD_SCHEMAS).map(([k, s]) => [k, ajv.compile(s)])) as Record<keyof ConsoleApi, ValidateFunction>;
 
@@ -69,6 +71,8 @@ export interface ConsoleApiParts {
   endpoint(): EndpointInfo;
   consoleSettings(): ConsoleSettings;
   emit(e: ConsoleEvent): void;
+  /** The policy methods' work (src/main/core/api/policy.ts). */
+  policy: PolicyApi;
 }
 
 /** Build the ConsoleApi over the core's parts. Never throws; every method answers a Result. */
@@ -141,5 +145,8 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
       p.emit({ kind: 'settings', settings: s });
       return ok(s);
     }),
+    listPolicyRules: handler('listPolicyRules', () => p.policy.list()),
+    addPolicyRule: handler('addPolicyRule', (x) => p.policy.add(x)),
+    removePolicyRule: handler('removePolicyRule', (x) => p.policy.remove(x)),
   };
 }

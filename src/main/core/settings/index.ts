@@ -16,7 +16,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { LIMITS } from '../../../shared/limits';
-import { POLICY_RULES_SCHEMA, type PolicyRule } from '../policy';
+import { POLICY_RULES_SCHEMA, policyRuleProblem, type PolicyRule } from '../policy';
 
 /** The port the MCP endpoint listens on unless configured (127.0.0.1 only). */
 export const DEFAULT_MCP_PORT = 47_821;
@@ -36,7 +36,10 @@ export interface Settings {
   /** How long an approval request waits for the person (ms). */
   approvalTimeoutMs: number;
   developerMode: boolean;
-  /** Local policy rules (src/main/core/policy); edited by hand for now. */
+  /**
+   * The person's policy rules (src/shared/policy.ts), edited in the console's
+   * policy editor (src/main/core/api/policy.ts) or by hand while the console is stopped.
+   */
   policyRules: PolicyRule[];
   /** Set while the console runs; the stdio command connects here. */
   endpoint: { url: string; pid: number; startedAt: number } | null;
@@ -135,6 +138,9 @@ export class SettingsStore {
       throw new SettingsError(`${file} is not valid settings: ${why}`);
     }
     const p = parsed as Partial<Settings> & Omit<Settings, 'policyRules' | 'endpoint'>;
+    // A rule that can never match (an origin spelt otherwise than URL.origin) would be a silent hole for a deny rule.
+    const bad = (p.policyRules ?? []).map((r, i) => [i, policyRuleProblem(r)] as const).find(([, why]) => why !== null);
+    if (bad) throw new SettingsError(`${file} is not valid settings: /policyRules/${bad[0]} ${bad[1]}`);
     const store = new SettingsStore(file, { ...p, policyRules: p.policyRules ?? [], endpoint: p.endpoint ?? null });
     // Tighten the mode if someone loosened it: the file holds the bearer token.
     try {
