@@ -137,7 +137,7 @@ describe('Electron entry', () => {
     // One handler per ConsoleApi method, however many there are.
     expect(h.ipc.size).toBe((await import('../../src/main/api-validation')).API_METHODS.length);
 
-    h.coreListener!({ kind: 'approvals', approvals: [{ requestId: 'r1', agent: { name: 'A' }, origin: 'https://x.example' }] });
+    h.coreListener!({ kind: 'approvals', approvals: [{ requestId: 'r1', agent: { name: 'A' }, verb: 'run a page tool', origin: 'https://x.example' }] });
     expect(h.sent).toHaveLength(1);
     expect(h.notifications).toBe(1);
   });
