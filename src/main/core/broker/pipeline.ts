@@ -160,9 +160,19 @@ export class Pipeline {
       const decision = this.o.policy.decide({ faculty: f.faculty, operation: f.operation, kind: ctx.kind, origin: r.target.origin, tabId: r.target.tabId, ...r.policy });
       if (decision.action === 'deny') return trail.refuse(actor, 'policy-denied', `Denied by the console's policy: ${decision.reason}.`);
 
-      // 5. requestApproval.
-      const approval = await this.requestApproval(f, trail, ctx, r, args, argsHash, decision.reason, operationId);
-      if (approval) return approval;
+      // 5. requestApproval — unless the person's own rule allows this low-impact
+      // mutation in this one tab (src/main/core/policy: only a tab rule at the tab's
+      // origin can, and never for a mutation). A read-kind tool that reaches here is
+      // treated as a mutation: an action is never skipped on a declared 'read'.
+      if (decision.action === 'allow' && ctx.kind === 'low-impact-mutation') {
+        if (this.o.link.status().state !== 'connected') {
+          return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was done. Try again once it is connected.');
+        }
+        trail.write('approved', { kind: 'console' }, { byRule: decision.ruleIndex, policy: decision.reason });
+      } else {
+        const approval = await this.requestApproval(f, trail, ctx, r, args, argsHash, decision.reason, operationId);
+        if (approval) return approval;
+      }
 
       // 6. issueGrant: fresh nonce, short expiry, bound to exactly what was approved.
       const signed = await this.o.link.signGrant({

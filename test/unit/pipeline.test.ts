@@ -1,0 +1,108 @@
+/**
+ * The one pipeline with a faculty other than WebMCP: a low-impact mutation
+ * defined here as a constant (`semantic` / `hover`), as issue 8's semantic
+ * controls will be. What the pipeline itself guarantees, whatever the faculty:
+ * every step receipted with faculty, operation and subject hash; the grant
+ * bound to the operation; the person's tab rule lets a low-impact mutation go
+ * without a dialog only in that tab, never a mutation, never a tool that
+ * declared 'read'.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ok, err } from '../../src/shared/result';
+import { Broker, type ActionFaculty, type ActionRequestBase, type AgentContext } from '../../src/main/core/broker';
+import { ToolRouter } from '../../src/main/core/policy';
+import type { Ledger } from '../../src/main/core/ledger';
+import { FakeLink, ORIGIN, sharedTab, tempLedger, trailOf, until } from './broker.fixtures';
+
+const H = (c: string) => c.repeat(64);
+interface HoverRequest extends ActionRequestBase {
+  ref: string;
+}
+
+/** A stand-in low-impact faculty: its subject is a target fingerprint (what issue 8's hover will bind). */
+const hover: ActionFaculty<HoverRequest> = {
+  faculty: 'semantic',
+  operation: 'hover',
+  agentTool: 'page_hover',
+  verb: 'hover over an element',
+  initialFields: (r) => ({ tabId: r.tabId }),
+  resolveSubject: (r, env) => {
+    const tab = env.sharing.get(r.tabId);
+    if (!tab) return err('tab-not-shared', 'not shared');
+    return ok({
+      target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), frameUrl: tab.url },
+      subjectHash: H('a'),
+      subjectKey: H('a'),
+      subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },
+      linkSubject: { ref: r.ref },
+      receiptFields: {},
+      policy: {},
+    });
+  },
+  validate: () => ok({}),
+  lookAgain: (tabId) => `call page_snapshot {"tabId": ${tabId}} again`,
+};
+
+const ctx = (kind: AgentContext['kind']): AgentContext => ({ actor: { kind: 'agent', name: 'pipeline-test' }, kind });
+
+let link: FakeLink;
+let ledger: Ledger;
+let cleanup: () => void;
+let broker: Broker;
+let policy: ToolRouter;
+
+beforeEach(async () => {
+  link = new FakeLink();
+  link.tabs = [sharedTab(7), sharedTab(8)];
+  ({ ledger, cleanup } = tempLedger());
+  policy = new ToolRouter();
+  broker = new Broker({ link, receipts: ledger, policy, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
+  await broker.listTabs(ctx('read'));
+});
+afterEach(() => {
+  broker.dispose();
+  cleanup();
+});
+
+const pending = (n: number) => until((l) => broker.approvals.onChange(l), () => broker.approvals.list().length === n);
+
+describe('the pipeline with another faculty', () => {
+  it('reviewed by default: the dialog names faculty and operation; the grant binds operation and subject; receipts carry both', async () => {
+    const p = broker.action(hover, { tabId: 7, ref: 'e12', arguments: {} }, ctx('low-impact-mutation'));
+    await pending(1);
+    const view = broker.approvals.list()[0]!;
+    expect(view).toMatchObject({ faculty: 'semantic', operation: 'hover', kind: 'low-impact-mutation', verb: 'hover over an element', subjectHash: H('a'), frame: { frameId: 0 } });
+    broker.decide(view.requestId, 'approve');
+    const a = await p;
+    expect(a.ok).toBe(true);
+    expect(link.invokes()[0]).toMatchObject({ op: 'dispatch', faculty: 'semantic', operation: 'hover', subject: { ref: 'e12' }, grant: { faculty: 'semantic', operation: 'hover', subjectHash: H('a'), urlHash: H('1') } });
+    const trail = trailOf(ledger, a.requestId);
+    expect(trail.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'succeeded']);
+    for (const r of trail) expect(r).toMatchObject({ faculty: 'semantic', operation: 'hover' });
+    expect(trail.slice(1).every((r) => r.subjectHash === H('a'))).toBe(true);
+    expect(trail.find((r) => r.event === 'approved')!.actor).toEqual({ kind: 'person' });
+  });
+
+  it("the person's rule for one shared tab lets a low-impact mutation run without a dialog there, receipted as approved by that rule", async () => {
+    policy.setRules([{ tabId: 7, origin: ORIGIN, kind: 'low-impact-mutation', action: 'allow', reason: 'hovering on tab 7 is fine' }]);
+    const a = await broker.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, ctx('low-impact-mutation'));
+    expect(a.ok).toBe(true);
+    const trail = trailOf(ledger, a.requestId);
+    expect(trail.map((r) => r.event)).toEqual(['requested', 'validated', 'approved', 'dispatched', 'succeeded']);
+    expect(trail[2]).toMatchObject({ actor: { kind: 'console' }, detail: { byRule: 0 } });
+    expect(link.invokes()[0]!.grant.operation).toBe('hover');
+  });
+
+  it('that rule does nothing in another tab, for a mutation, or for an action whose tool declared read', async () => {
+    policy.setRules([{ tabId: 7, origin: ORIGIN, kind: '*', action: 'allow' }]);
+    const other = broker.action(hover, { tabId: 8, ref: 'e1', arguments: {} }, ctx('low-impact-mutation'));
+    await pending(1);
+    const mutation = broker.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, ctx('mutation'));
+    await pending(2);
+    const misdeclared = broker.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, ctx('read'));
+    await pending(3);
+    expect(link.invokes()).toHaveLength(0);
+    for (const v of broker.approvals.list()) broker.decide(v.requestId, 'deny');
+    for (const a of await Promise.all([other, mutation, misdeclared])) expect(!a.ok && a.error.code).toBe('denied');
+  });
+});
