@@ -16,7 +16,7 @@ import type { ConsoleRequest } from '../../../src/shared/protocol';
 import type { Grant, InvocationResult, RefusalCode } from '../../../src/shared/types';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../lib/grant-checks';
 import type { ExecuteValue } from '../lib/messages';
-import { boundResult, truncateUtf8 } from '../lib/result-bounds';
+import { boundResult, truncateUtf8 } from '../../../src/shared/bounds';
 
 
 export type InvokeRequest = Extract<ConsoleRequest, { op: 'invoke' }>;

@@ -26,7 +26,7 @@ import type { DiscoveryResult, Grant, InvocationResult, RefusalCode, SharedTab, 
 import type { ExtensionLink } from '../ports';
 import { ToolRouter, type ToolKind } from '../policy';
 import { ApprovalQueue, type ApprovalDecision } from './approvals';
-import { shapeResult } from './result';
+import { boundText } from '../../../shared/bounds';
 import { ArgumentValidator, type ArgumentIssue } from './validator';
 
 export { ApprovalQueue } from './approvals';
@@ -675,7 +675,7 @@ export class Broker {
     switch (r.outcome) {
       case 'succeeded': {
         const raw = typeof r.result === 'string' ? r.result : null;
-        const shaped = raw === null ? null : shapeResult(raw);
+        const shaped = raw === null ? null : boundText(raw);
         const value: InvokeValue = {
           outcome: 'succeeded',
           tabId: tool.tabId,
