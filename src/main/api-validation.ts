@@ -10,7 +10,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ConsoleApi } from '../shared/ipc';
-import { RECEIPT_EVENTS } from '../shared/receipt';
+import { OUTCOME_EVENTS, RECEIPT_EVENTS } from '../shared/receipt';
 import { err, toErrorInfo, type Result } from '../shared/result';
 import { APPROVAL_TIMEOUT_RANGE } from './core/settings';
 
@@ -43,7 +43,6 @@ const ID = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9
 const TAB_ID = { type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 };
 const MS = { type: 'integer', minimum: 0, maximum: 8.64e15 };
 const NO_PARAMS = { type: 'object', additionalProperties: false, maxProperties: 0 };
-const OUTCOME_EVENTS = ['succeeded', 'failed', 'outcome-unknown', 'refused', 'denied', 'expired', 'cancelled'];
 
 /** The JSON Schema of each method's single argument (methods without one take none, or `{}`). */
 export const PARAM_SCHEMAS: Record<ApiMethod, object> = {
@@ -67,7 +66,7 @@ export const PARAM_SCHEMAS: Record<ApiMethod, object> = {
       origin: { type: 'string', minLength: 1, maxLength: 2048 },
       toolName: { type: 'string', minLength: 1, maxLength: 128 },
       event: { enum: [...RECEIPT_EVENTS] },
-      outcome: { enum: OUTCOME_EVENTS },
+      outcome: { enum: [...OUTCOME_EVENTS] },
       requestId: ID,
       id: ID,
       cursor: { type: 'string', minLength: 1, maxLength: 1024 },

@@ -4,6 +4,7 @@
  * `documentId`) and the glossary of DESIGN.md (request, approval, grant,
  * dispatch, readback, receipt, outcome, faculty).
  */
+import type { InvocationOutcome } from './receipt';
 
 /** The four annotation booleans Chromium reports for imperative tools (FACTS.md). Page claims: hints only. */
 export interface ToolAnnotations {
@@ -132,7 +133,7 @@ export type RefusalCode =
   | 'tool-blocked';
 
 /** The outcome of one dispatched invocation. */
-export type Outcome = 'succeeded' | 'failed' | 'outcome-unknown' | 'refused' | 'cancelled';
+export type Outcome = InvocationOutcome;
 
 /** A bounded, redacted tool result, always labelled untrusted when handed to the agent. */
 export interface InvocationResult {

@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { INVOCATION_OUTCOMES, OUTCOME_EVENTS, RECEIPT_EVENTS, isOutcomeEvent } from '../../src/shared/receipt';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SOURCE_DIRS = ['src', 'extension/src', 'bin'];
@@ -51,5 +52,32 @@ describe('one UTF-8 truncation and one result bounding (src/shared/bounds.ts)', 
   it('has no second byte-wise cut (TextDecoder over a sliced encoding) elsewhere', () => {
     const cut = /encode\([^)]*\)\s*\.(slice|subarray)\(/;
     expect(filesMatching(cut)).toEqual([]);
+  });
+});
+
+describe('one outcome list (src/shared/receipt.ts)', () => {
+  // A run of three or more quoted strings separated only by `,` or `|` (an array
+  // literal, a union type, the arguments of oneOf(...)) made of outcome names alone
+  // is a second outcome list. Lists of other things that happen to contain
+  // outcomes (REASON_EVENTS, RECEIPT_EVENTS) hold non-outcome names too.
+  const RUN = /(?:(['"])[a-z-]+\1\s*[,|]\s*(?:\/\/[^\n]*\n\s*)?){2,}(['"])[a-z-]+\2/g;
+  const outcomeLists = (text: string): string[] =>
+    [...text.matchAll(RUN)].map((m) => m[0]).filter((run) => {
+      const names = [...run.matchAll(/['"]([a-z-]+)['"]/g)].map((n) => n[1]!);
+      return names.every((n) => isOutcomeEvent(n));
+    });
+
+  it('finds a list written the old ways (so the scan can fail)', () => {
+    expect(outcomeLists("type Outcome = 'succeeded' | 'failed' | 'outcome-unknown' | 'refused' | 'cancelled';")).toHaveLength(1);
+    expect(outcomeLists("oneOf('succeeded', 'failed', 'outcome-unknown')")).toHaveLength(1);
+    expect(outcomeLists("const REASONS = ['refused', 'denied', 'pairing-rejected'];")).toHaveLength(0);
+  });
+  it('has INVOCATION_OUTCOMES and OUTCOME_EVENTS as its only lists', () => {
+    const found = ALL.flatMap(([f, text]) => outcomeLists(text).map((run) => `${f}: ${run.replace(/\s+/g, ' ')}`));
+    expect(found).toEqual([`src/shared/receipt.ts: 'succeeded', 'failed', 'outcome-unknown', 'refused', 'cancelled'`]);
+  });
+  it('derives the ending events from the invocation outcomes, and both are receipt events', () => {
+    expect(OUTCOME_EVENTS.slice(0, INVOCATION_OUTCOMES.length)).toEqual([...INVOCATION_OUTCOMES]);
+    for (const o of OUTCOME_EVENTS) expect(RECEIPT_EVENTS).toContain(o);
   });
 });

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { EXTENSION_ID } from '../../shared/extension-id';
 import type { ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo, LinkStatus } from '../../shared/ipc';
-import { RECEIPT_EVENTS, type Actor, type Receipt, type ReceiptInput } from '../../shared/receipt';
+import { OUTCOME_EVENTS, RECEIPT_EVENTS, type Actor, type Receipt, type ReceiptInput } from '../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import { AgentEndpoint } from './agent';
@@ -119,7 +119,7 @@ const PAYLOAD_SCHEMAS: Record<keyof ConsoleApi, object> = {
     origin: { type: 'string', maxLength: 2048 },
     toolName: { type: 'string', maxLength: 2048 },
     event: { enum: [...RECEIPT_EVENTS] },
-    outcome: { enum: ['succeeded', 'failed', 'outcome-unknown', 'refused', 'denied', 'expired', 'cancelled'] },
+    outcome: { enum: [...OUTCOME_EVENTS] },
     requestId: { type: 'string', maxLength: 2048 },
     id: { type: 'string', maxLength: 128 },
     cursor: { type: 'string', maxLength: 256 },

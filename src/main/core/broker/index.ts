@@ -19,7 +19,7 @@ import { argumentsHash as hashArguments, canonicalJson } from '../../../shared/c
 import { nodeSha256, sha256HexSync } from '../../../shared/digest-node';
 import type { ApprovalView } from '../../../shared/ipc';
 import { LIMITS, jsonDepth, utf8Bytes } from '../../../shared/limits';
-import type { Actor, Faculty, Receipt, ReceiptEvent, ReceiptInput } from '../../../shared/receipt';
+import { INVOCATION_OUTCOMES, type Actor, type Faculty, type Receipt, type ReceiptEvent, type ReceiptInput } from '../../../shared/receipt';
 import { redactText } from '../../../shared/redact';
 import { toErrorInfo, type Err, type ErrorInfo, type Result } from '../../../shared/result';
 import type { DiscoveryResult, Grant, InvocationResult, RefusalCode, SharedTab, ToolDescriptor } from '../../../shared/types';
@@ -149,7 +149,7 @@ const STALE_DESCRIPTOR_CODES = new Set<string>(['navigated', 'tool-missing', 'to
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-const OUTCOMES = new Set(['succeeded', 'failed', 'outcome-unknown', 'refused', 'cancelled']);
+const OUTCOMES = new Set<string>(INVOCATION_OUTCOMES);
 
 interface Trail {
   base: Omit<ReceiptInput, 'event' | 'actor' | 'detail'>;
