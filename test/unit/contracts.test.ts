@@ -18,7 +18,8 @@ function sources(): Array<[string, string]> {
       const rel = `${dir}/${e.name}`;
       if (e.isDirectory()) {
         if (e.name !== 'node_modules' && e.name !== 'dist') walk(rel);
-      } else if (SOURCE_EXT.test(e.name)) {
+      } else if (SOURCE_EXT.test(e.name) && !/\.d\.m?ts$/.test(e.name)) {
+        // Declarations (.d.ts, .d.mts) define types, not a second implementation.
         out.push([rel, readFileSync(path.join(ROOT, rel), 'utf8')]);
       }
     }
@@ -79,5 +80,26 @@ describe('one outcome list (src/shared/receipt.ts)', () => {
   it('derives the ending events from the invocation outcomes, and both are receipt events', () => {
     expect(OUTCOME_EVENTS.slice(0, INVOCATION_OUTCOMES.length)).toEqual([...INVOCATION_OUTCOMES]);
     for (const o of OUTCOME_EVENTS) expect(RECEIPT_EVENTS).toContain(o);
+  });
+});
+
+describe('one data-dir rule (src/main/data-dir.mjs)', () => {
+  const OWNER = 'src/main/data-dir.mjs';
+  it('is the only source that reads ECHO_CONSOLE_DATA_DIR or joins a folder ending in echo-console', () => {
+    const reads = /env\s*(\.\s*ECHO_CONSOLE_DATA_DIR|\[\s*['"]ECHO_CONSOLE_DATA_DIR['"]\s*\])/;
+    const joins = /join\([^()]*(\([^()]*\)[^()]*)*['"]echo-console['"]\s*\)/;
+    const rule = /Application Support['"]\s*,\s*['"]echo-console['"]|env\.APPDATA|XDG_CONFIG_HOME\s*(\|\||\?\?)/;
+    expect(filesMatching(reads)).toEqual([OWNER]);
+    expect(filesMatching(joins)).toEqual([]); // the owner joins DATA_DIR_NAME, nobody joins the literal
+    expect(filesMatching(rule).filter((f) => f !== OWNER)).toEqual([]);
+    expect(filesMatching(/function\s+(resolveDataDir|defaultDataDir)\b/)).toEqual([OWNER]);
+  });
+  it('finds the old copies written the old ways (so the scan can fail)', () => {
+    expect("return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'echo-console');").toMatch(/join\([^()]*(\([^()]*\)[^()]*)*['"]echo-console['"]\s*\)/);
+    expect('if (env.ECHO_CONSOLE_DATA_DIR) return').toMatch(/env\s*(\.\s*ECHO_CONSOLE_DATA_DIR)/);
+  });
+  it('is imported by both hosts and the stdio command', () => {
+    const importers = filesMatching(/import\s*\{[^}]*\bresolveDataDir\b[^}]*\}\s*from\s*['"][./]+(main\/)?(src\/main\/)?data-dir\.mjs['"]/);
+    expect(importers).toEqual(['bin/echo-console-mcp.mjs', 'src/main/index.ts', 'src/main/web/index.ts']);
   });
 });
