@@ -103,3 +103,28 @@ describe('one data-dir rule (src/main/data-dir.mjs)', () => {
     expect(importers).toEqual(['bin/echo-console-mcp.mjs', 'src/main/index.ts', 'src/main/web/index.ts']);
   });
 });
+
+describe('one console-API payload table (src/shared/api-schemas.ts), validated once in the core', () => {
+  // A schema table names ConsoleApi methods as keys whose values are schemas
+  // (`shareTab: {`, `shareTab: obj(`), or spells the decision enum; CHANNELS
+  // (`shareTab: 'tabs:share'`) and api objects (`shareTab: handler(`, `shareTab: (p) =>`) do not.
+  const TABLE = /\b(shareTab|decideApproval|updateSettings|confirmPairing)\s*:\s*(\{|obj\(|schema\()|enum\s*:\s*\[\s*['"]approve['"]\s*,\s*['"]deny['"]/;
+  it('finds a table written the old ways (so the scan can fail)', () => {
+    expect("shareTab: obj({ tabId: tabIdSchema }, ['tabId']),").toMatch(TABLE);
+    expect("  decideApproval: {\n    type: 'object',").toMatch(TABLE);
+    expect("shareTab: 'tabs:share',").not.toMatch(TABLE);
+    expect("shareTab: handler('shareTab', async (p) => {").not.toMatch(TABLE);
+  });
+  it('has exactly one table', () => {
+    expect(filesMatching(TABLE)).toEqual(['src/shared/api-schemas.ts']);
+  });
+  it('compiles and runs it in one place, the core, and the hosts do not validate', () => {
+    expect(filesMatching(/\bAPI_PAYLOAD_SCHEMAS\s*[[:=]|import[^;]*\bAPI_PAYLOAD_SCHEMAS\b/)).toEqual(['src/main/core/api-payloads.ts', 'src/shared/api-schemas.ts']);
+    expect(filesMatching(/\bvalidateApiPayload\s*\(/)).toEqual(['src/main/core/api-payloads.ts', 'src/main/core/index.ts']);
+    for (const host of ['src/main/ipc.ts', 'src/main/web/server.ts', 'src/main/api-dispatch.ts']) {
+      const text = ALL.find(([f]) => f === host)?.[1];
+      expect(text, host).toBeDefined();
+      expect(text, host).not.toMatch(/from\s+['"]ajv['"]|\.compile\(/);
+    }
+  });
+});

@@ -13,20 +13,20 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ValidateFunction } from 'ajv';
 import { EXTENSION_ID } from '../../shared/extension-id';
 import type { ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo, LinkStatus } from '../../shared/ipc';
-import { OUTCOME_EVENTS, RECEIPT_EVENTS, type Actor, type Receipt, type ReceiptInput } from '../../shared/receipt';
+import type { Actor, Receipt, ReceiptInput } from '../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import { AgentEndpoint } from './agent';
+import { validateApiPayload } from './api-payloads';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
 import { Broker } from './broker';
 import { Ledger } from './ledger';
 import { ToolRouter, type PolicyRule } from './policy';
 import type { ExtensionLink } from './ports';
-import { APPROVAL_TIMEOUT_RANGE, SettingsStore } from './settings';
+import { SettingsStore } from './settings';
 
 export type { ExtensionLink } from './ports';
 
@@ -100,44 +100,6 @@ export interface ConsoleCore {
    */
   setConsoleOrigins(origins: readonly string[]): void;
 }
-
-// ---- payload schemas, one per ConsoleApi method ------------------------------------
-
-const ajv = new Ajv({ strict: true, allErrors: true });
-const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', additionalProperties: false, properties, required });
-const tabIdSchema = { type: 'integer', minimum: 0, maximum: 2_147_483_647 };
-const noArgs = { anyOf: [{ type: 'null' }, obj({})] };
-const PAYLOAD_SCHEMAS: Record<keyof ConsoleApi, object> = {
-  getSnapshot: noArgs,
-  decideApproval: obj(
-    { requestId: { type: 'string', minLength: 1, maxLength: 64 }, decision: { enum: ['approve', 'deny'] }, reason: { type: 'string', maxLength: 2000 } },
-    ['requestId', 'decision'],
-  ),
-  queryReceipts: obj({
-    from: { type: 'integer', minimum: 0 },
-    to: { type: 'integer', minimum: 0 },
-    origin: { type: 'string', maxLength: 2048 },
-    toolName: { type: 'string', maxLength: 2048 },
-    event: { enum: [...RECEIPT_EVENTS] },
-    outcome: { enum: [...OUTCOME_EVENTS] },
-    requestId: { type: 'string', maxLength: 2048 },
-    id: { type: 'string', maxLength: 128 },
-    cursor: { type: 'string', maxLength: 256 },
-    limit: { type: 'integer', minimum: 1, maximum: 500 },
-  }),
-  verifyLedger: noArgs,
-  confirmPairing: obj({ accept: { type: 'boolean' } }, ['accept']),
-  unpair: noArgs,
-  listShareableTabs: noArgs,
-  shareTab: obj({ tabId: tabIdSchema }, ['tabId']),
-  unshareTab: obj({ tabId: tabIdSchema }, ['tabId']),
-  rotateToken: noArgs,
-  updateSettings: obj({
-    approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
-    developerMode: { type: 'boolean' },
-  }),
-};
-const VALIDATORS = Object.fromEntries(Object.entries(PAYLOAD_SCHEMAS).map(([k, s]) => [k, ajv.compile(s)])) as Record<keyof ConsoleApi, ValidateFunction>;
 
 const PERSON: Actor = { kind: 'person' };
 
@@ -312,21 +274,22 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
 
   // ---- the api ------------------------------------------------------------------
 
-  /** Validate, run, answer; bad input and thrown errors become a Result and a receipt. */
+  /**
+   * Validate (validateApiPayload: API_PAYLOAD_SCHEMAS of src/shared/api-schemas.ts, the
+   * only place a payload is checked), run, answer; bad input and thrown errors become a
+   * Result and a receipt.
+   */
   function handler<K extends keyof ConsoleApi>(method: K, work: (p: Parameters<ConsoleApi[K]>[0]) => Promise<Result<unknown>> | Result<unknown>): ConsoleApi[K] {
-    const validate = VALIDATORS[method];
     const refusedReceipt = (code: string, message: string) =>
       receipt({ requestId: null, event: 'refused', faculty: 'console', actor: PERSON, detail: { method, code, message: message.slice(0, 500) } });
     const fn = async (payload?: unknown) => {
-      const p = payload === undefined ? null : payload;
-      if (!validate(p)) {
-        const why = (validate.errors ?? []).map((e) => `${e.instancePath || '(payload)'} ${e.message ?? ''}`.trim()).join('; ');
-        const message = `Invalid payload for ${method}: ${why}`;
-        refusedReceipt('invalid-payload', message);
-        return err('invalid-payload', message);
+      const checked = validateApiPayload(method, payload);
+      if (!checked.ok) {
+        refusedReceipt(checked.error.code, checked.error.message);
+        return checked;
       }
       try {
-        const r = await work(p as Parameters<ConsoleApi[K]>[0]);
+        const r = await work(checked.value as Parameters<ConsoleApi[K]>[0]);
         if (!r.ok) refusedReceipt(r.error.code, r.error.message);
         return r;
       } catch (e) {

@@ -14,14 +14,14 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { LIMITS } from '../../../shared/limits';
+import { APPROVAL_TIMEOUT_RANGE, LIMITS } from '../../../shared/limits';
 import { POLICY_RULES_SCHEMA, type PolicyRule } from '../policy';
 
 /** The port the MCP endpoint listens on unless configured (127.0.0.1 only). */
 export const DEFAULT_MCP_PORT = 47_821;
 
-/** Bounds on the approval timeout (ms): 10 s to 1 h (same as the hosts' API validation). */
-export const APPROVAL_TIMEOUT_RANGE = { min: 10_000, max: 3_600_000 } as const;
+/** Bounds on the approval timeout (ms), from src/shared/limits.ts. */
+export { APPROVAL_TIMEOUT_RANGE };
 
 export const SETTINGS_FILE = 'settings.json';
 
