@@ -28,7 +28,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { argumentsHash } from '../../src/shared/canonical';
-import { nodeSha256 } from '../../src/shared/digest-node';
+import { nodeSha256 } from '../../src/main/core/digest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { headerJson, pairThroughApi, startMainJob, texts, untrustedBody, type MainJob } from '../e2e/support/main-job-fixture';
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/shared/canonical';
-import { sha256HexSync } from '../../src/shared/digest-node';
+import { sha256HexSync } from '../../src/main/core/digest';
 import { LIMITS, utf8Bytes } from '../../src/shared/limits';
 import type { Receipt, ReceiptInput } from '../../src/shared/receipt';
 import {

@@ -16,7 +16,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { argumentsHash as hashArguments, canonicalJson } from '../../../shared/canonical';
-import { nodeSha256, sha256HexSync } from '../../../shared/digest-node';
+import { nodeSha256, sha256HexSync } from '../digest';
 import type { ApprovalView } from '../../../shared/ipc';
 import { LIMITS, jsonDepth, utf8Bytes } from '../../../shared/limits';
 import { INVOCATION_OUTCOMES, type Actor, type Faculty, type Receipt, type ReceiptEvent, type ReceiptInput } from '../../../shared/receipt';
