@@ -92,6 +92,16 @@ export interface ConsoleApi {
   updateSettings(p: Partial<ConsoleSettings>): Promise<Result<ConsoleSettings>>;
 }
 
+/**
+ * `window.echo`, the object the Electron preload exposes (src/preload/index.ts),
+ * and what the renderer's transport hands the UI whichever host serves it: one
+ * method per ConsoleApi method, plus a subscription to pushed events.
+ */
+export interface EchoApi extends ConsoleApi {
+  /** Subscribe to ConsoleEvents pushed by the host; returns the unsubscribe function. */
+  onEvent(listener: (e: ConsoleEvent) => void): () => void;
+}
+
 /** IPC channel names, one per ConsoleApi method, plus the push channel. */
 export const CHANNELS = {
   getSnapshot: 'console:get-snapshot',

@@ -30,7 +30,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { ConsoleApi, ConsoleEvent } from '../../shared/ipc';
 import { LIMITS } from '../../shared/limits';
 import { err } from '../../shared/result';
-import { TOKEN_FRAGMENT_KEY, WS_CLOSE, WS_PATH, type WsServerMessage } from '../../preload/api';
+import { TOKEN_FRAGMENT_KEY, WS_CLOSE, WS_PATH, type WsServerMessage } from '../../shared/web-wire';
 import { dispatchCall } from '../api-dispatch';
 import { buildCsp, SECURITY_HEADERS } from '../csp';
 import { contentTypeOf, resolveStatic } from '../static-files';
