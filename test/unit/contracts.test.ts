@@ -128,3 +128,13 @@ describe('one console-API payload table (src/shared/api-schemas.ts), validated o
     }
   });
 });
+
+describe('the web host wire contract lives in src/shared/web-wire.ts', () => {
+  it('defines the WebSocket messages, path, close codes and token key only there', () => {
+    const defs = /export\s+(const|type|interface)\s+(WS_CLOSE|WS_PATH|WsClientMessage|WsServerMessage|TOKEN_FRAGMENT_KEY)\b/;
+    expect(filesMatching(defs)).toEqual(['src/shared/web-wire.ts']);
+  });
+  it('defines window.echo (EchoApi) once, beside ConsoleApi', () => {
+    expect(filesMatching(/interface\s+EchoApi\b|type\s+EchoApi\s*=/)).toEqual(['src/shared/ipc.ts']);
+  });
+});
