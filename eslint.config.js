@@ -1,5 +1,5 @@
 // ESLint flat config. Its main job here is the trust and layering boundaries
-// (DESIGN.md, "Shape of the code"; docs/architecture.md, "The parts"), each an
+// (docs/design.md, "Shape of the code"; docs/architecture.md, "The parts"), each an
 // ESLint `no-restricted-imports` rule, proven to fire by test/unit/lint-boundaries.test.ts:
 // - src/main/core and src/shared never import 'electron' (the core is plain Node so it
 //   can run, and be tested, without the Electron binary); nor do the renderer and the extension;
@@ -15,7 +15,7 @@ import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
 const NO_ELECTRON = {
-  paths: [{ name: 'electron', message: "src/main/core, src/shared, the renderer and the extension must not import 'electron' (DESIGN.md, 'Shape of the code')." }],
+  paths: [{ name: 'electron', message: "src/main/core, src/shared, the renderer and the extension must not import 'electron' (docs/design.md, 'Shape of the code')." }],
   patterns: [{ group: ['electron/*'], message: "no 'electron' imports here" }],
 };
 

@@ -1,5 +1,6 @@
 // End-to-end tests only: real Debian Chromium (WebMCP on) with the real built
-// extension loaded. Browsers are never downloaded (FACTS.md); CHROMIUM_PATH
+// extension loaded. Browsers are never downloaded (docs/browser-facts.md,
+// "Running Chromium here"); CHROMIUM_PATH
 // overrides /usr/bin/chromium. Workers stay at 1: the machine has 2 cores and
 // each test launches its own browser.
 import { defineConfig } from '@playwright/test';

@@ -5,26 +5,37 @@
  *  1. the service worker (`background.js`, an ES module: manifest
  *     `background.type: "module"`) and the popup (HTML + an ES module script),
  *     sharing chunks under `chunks/`;
- *  2. the content script (`content/webmcp.js`) as one classic IIFE with no
- *     imports: content scripts cannot be ES modules
- *     (developer.chrome.com/docs/extensions/reference/api/scripting#type-ScriptInjection).
- * Build 2 runs from build 1's `closeBundle`, so a single `vite build` makes
- * both; then manifest.json is copied. Nothing is fetched at run time (MV3
+ *  2. every content module, i.e. every `extension/src/content/*.ts` (found by
+ *     listing the folder, so a faculty's new module needs no edit here), each
+ *     as its own classic IIFE `content/<name>.js` with no imports: content
+ *     scripts cannot be ES modules
+ *     (developer.chrome.com/docs/extensions/reference/api/scripting#type-ScriptInjection),
+ *     and an IIFE build takes one entry.
+ * Builds 2 run from build 1's `closeBundle`, so a single `vite build` makes
+ * all; then manifest.json is copied. Nothing is fetched at run time (MV3
  * forbids remote code; the CSP in manifest.json says `script-src 'self'`).
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build, defineConfig, type Plugin } from 'vite';
 
 const root = resolve(import.meta.dirname, 'extension/src');
 const outDir = resolve(import.meta.dirname, 'extension/dist');
 
+/** The content modules: every `*.ts` directly in extension/src/content (sorted, so the build order is stable). */
+function contentModules(): string[] {
+  return readdirSync(resolve(root, 'content'))
+    .filter((f) => /^[a-z0-9-]+\.ts$/.test(f) && !f.endsWith('.d.ts'))
+    .map((f) => f.slice(0, -'.ts'.length))
+    .sort();
+}
+
 function contentScriptAndManifest(): Plugin {
   return {
     name: 'echo-extension-content-and-manifest',
     apply: 'build',
     async closeBundle() {
-      await build({
+      for (const name of contentModules()) await build({
         configFile: false,
         logLevel: 'warn',
         build: {
@@ -34,10 +45,10 @@ function contentScriptAndManifest(): Plugin {
           sourcemap: false,
           target: 'chrome120',
           lib: {
-            entry: resolve(root, 'content/webmcp.ts'),
+            entry: resolve(root, `content/${name}.ts`),
             formats: ['iife'],
             name: 'echoConsoleContent',
-            fileName: () => 'webmcp.js',
+            fileName: () => `${name}.js`,
           },
         },
       });

@@ -1,6 +1,6 @@
 /**
  * The WebMCP surface of Chromium 156 (--enable-features=WebMCPTesting), as
- * observed on this machine (see /work/shared/FACTS.md and docs/demo.md).
+ * observed on this machine (see docs/browser-facts.md and docs/demo.md).
  * Typed under our own names so they never collide with a future lib.dom.
  */
 export {};

@@ -4,8 +4,8 @@
  * WebSocket (src/main/web/server.ts). The host routes the call (a known method
  * name, at most one argument) and passes the payload through: the core
  * validates it, once, where it writes the `refused` receipt
- * (src/main/core/api-payloads.ts with src/shared/api-schemas.ts). Answers a
- * Result and never throws (CONVENTIONS.md §1–2).
+ * (src/main/core/api/payloads.ts with src/shared/api-schemas.ts). Answers a
+ * Result and never throws (docs/design.md, "Conventions" §1–2).
  *
  * Plain Node, no 'electron' import.
  */

@@ -1,7 +1,7 @@
 /**
  * The Electron host's IPC: one `ipcMain.handle` per ConsoleApi method
  * (`CHANNELS`, src/shared/ipc.ts), each with the same four steps
- * (CONVENTIONS.md §2): check the sender, pass the payload to the core (which
+ * (docs/design.md, "Conventions" §2): check the sender, pass the payload to the core (which
  * validates it, once, against src/shared/api-schemas.ts and writes the refused
  * receipt; src/main/api-dispatch.ts, shared with the web host), answer a
  * Result. Nothing throws raw across the boundary. Core events are pushed to the

@@ -4,7 +4,7 @@
  * OS keychain: Keychain on macOS, DPAPI on Windows, libsecret / KWallet on
  * Linux) and written to `<dataDir>/secrets/<name>.bin` (mode 0600, folder 0700).
  *
- * Fails closed (CONVENTIONS.md §5):
+ * Fails closed (docs/design.md, "Conventions" §5):
  * - when encryption is unavailable, or on Linux when Chromium would fall back to
  *   its hard-coded `basic_text` password, nothing is written: `set` throws
  *   `secret-store-unavailable`, and `get` answers "no secret";

@@ -44,7 +44,7 @@ export function plainText(s: string, max = 80): string {
   return t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The notification text for one new approval request (no page text). */
+/** The notification text for one new approval request (no page text: `verb` is the console's own words for the faculty). */
 export function approvalNotificationText(a: ApprovalView): { title: string; body: string } {
   let host = a.origin;
   try {
@@ -52,7 +52,7 @@ export function approvalNotificationText(a: ApprovalView): { title: string; body
   } catch {
     /* keep the origin as given */
   }
-  return { title: 'Approval waiting', body: `${plainText(a.agent.name, 40)} asks to run a page tool on ${plainText(host)}.` };
+  return { title: 'Approval waiting', body: `${plainText(a.agent.name, 40)} asks to ${plainText(a.verb, 60)} on ${plainText(host)}.` };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The one function that decides every URL the console's window meets: in-window
  * navigations, `window.open` / `target=_blank` links, and links handed to the
- * system browser (CONVENTIONS.md §4; Electron security checklist items 13–15:
+ * system browser (docs/design.md, "Conventions" §4; Electron security checklist items 13–15:
  * "Disable or limit navigation", "Disable or limit creation of new windows",
  * "Do not use shell.openExternal with untrusted content"; bitwarden
  * `platform/main/safe-shell.main.ts`).

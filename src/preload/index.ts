@@ -1,6 +1,6 @@
 /**
  * The preload (sandboxed, CommonJS): exposes exactly one object, `window.echo`,
- * with one method per ConsoleApi method plus `onEvent` (CONVENTIONS.md §3;
+ * with one method per ConsoleApi method plus `onEvent` (docs/design.md, "Conventions" §3;
  * Electron security checklist 3, "Enable context isolation", and 20, "Do not
  * expose Electron APIs to untrusted web content"). No raw `ipcRenderer`, no
  * `process`, no generic `send(channel, ...)`: each method names its own channel,

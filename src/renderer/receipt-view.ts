@@ -14,6 +14,7 @@ export const FACULTY_LABELS: Record<Faculty, string> = {
   'webmcp-discover': 'discover',
   'webmcp-invoke': 'invoke',
   'list-tabs': 'list tabs',
+  'page-info': 'page info',
   semantic: 'semantic',
   'live-patch': 'live patch',
   'raw-js': 'raw JS',

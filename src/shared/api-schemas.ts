@@ -2,7 +2,7 @@
  * The console API's payload contract: the ONE table of JSON Schemas, one per
  * `ConsoleApi` method (src/shared/ipc.ts, beside `CHANNELS`). The core validates
  * every call against it once, where it writes the `refused` receipt
- * (src/main/core/api-payloads.ts, used by createConsoleCore); the hosts (Electron
+ * (src/main/core/api/payloads.ts, used by createConsoleCore); the hosts (Electron
  * IPC, the loopback web host) only check the sender, the method name and the
  * argument count, and pass the payload through. test/unit/contracts.test.ts fails
  * if a second table appears.

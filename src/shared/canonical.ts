@@ -110,8 +110,8 @@ export async function sha256Hex(text: string, sha256: Sha256 = webCryptoSha256):
 
 /**
  * The fields of a WebMCP tool descriptor that a `descriptorHash` covers, as
- * `document.modelContext.getTools()` reports them (FACTS.md; WebMCP draft,
- * "ModelContext.getTools").
+ * `document.modelContext.getTools()` reports them (docs/browser-facts.md, "WebMCP: listing
+ * tools"; WebMCP draft, "ModelContext.getTools").
  */
 export interface DescriptorFields {
   name: string;
@@ -130,7 +130,7 @@ export interface DescriptorFields {
  * - `inputSchema`: missing or null becomes `{}` (Chromium reports an object, `{}` when none);
  *   a string (older builds and polyfills) is parsed as JSON, and kept as the string if it does not parse;
  * - `annotations`: missing or null becomes `{}` (declarative form tools have no
- *   `annotations` property at all, FACTS.md); otherwise kept as reported.
+ *   `annotations` property at all, docs/browser-facts.md, "WebMCP: listing tools"); otherwise kept as reported.
  * Every other property (`window`, `execute`, ...) is ignored.
  */
 export function descriptorHashInput(d: DescriptorFields): {
@@ -161,7 +161,7 @@ export function descriptorHashInput(d: DescriptorFields): {
 
 /**
  * `descriptorHash` = SHA-256 of the RFC 8785 canonical JSON of
- * `{name, title, description, inputSchema, origin, annotations}` (DESIGN.md,
+ * `{name, title, description, inputSchema, origin, annotations}` (docs/design.md,
  * "Trust rules"), normalised as `descriptorHashInput` says.
  * @returns 64 lowercase hex characters.
  * @throws CanonicalizationError when the schema or annotations hold non-JSON values.
@@ -172,12 +172,24 @@ export async function descriptorHash(d: DescriptorFields, sha256: Sha256 = webCr
 
 /**
  * `argumentsHash` = SHA-256 of the RFC 8785 canonical JSON of the arguments
- * object exactly as it will be passed to `executeTool` (DESIGN.md, "Trust rules").
+ * object exactly as it will be passed to `executeTool` (docs/design.md, "Trust rules").
  * @returns 64 lowercase hex characters.
  * @throws CanonicalizationError for non-JSON values.
  */
 export async function argumentsHash(args: unknown, sha256: Sha256 = webCryptoSha256): Promise<string> {
   return sha256Hex(canonicalJson(args), sha256);
+}
+
+/**
+ * `urlHash` = SHA-256 of the RFC 8785 canonical JSON of `{tab, frame}`, the EXACT
+ * URLs (fragment included, nothing stripped) of the tab's top document and of the
+ * frame that acts. The grant binds it (docs/design.md, "Trust rules"): a page whose
+ * URL changed since review, even without a new document (`pushState`,
+ * `replaceState`, a fragment), is refused before dispatch.
+ * @returns 64 lowercase hex characters.
+ */
+export async function urlHash(tabUrl: string, frameUrl: string, sha256: Sha256 = webCryptoSha256): Promise<string> {
+  return sha256Hex(canonicalJson({ tab: String(tabUrl), frame: String(frameUrl) }), sha256);
 }
 
 /** A short fingerprint for people: the first 12 hex characters, grouped in threes ("3f9a·c2e0·1b7d"). */

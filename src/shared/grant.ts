@@ -1,13 +1,21 @@
 /**
  * The grant MAC: what lets the extension check, right before dispatch, that a
- * one-use grant came from the paired console and covers exactly this tab,
- * frame, document, origin, tool, descriptor and arguments (DESIGN.md, "Trust
- * rules"). Shared by the console (signs) and the extension (verifies).
+ * one-use grant came from the paired console and covers exactly this faculty,
+ * operation, tab, frame, document, exact URLs, origin, subject and arguments
+ * (docs/design.md, "Trust rules"). Shared by the console (signs) and the
+ * extension (verifies). One shape for every faculty.
  *
- * mac = HMAC-SHA-256(pairing key, "echo-console/grant/v1\n" + RFC 8785 canonical
- * JSON of every Grant field except `mac`), 64 lowercase hex characters. The
- * prefix keeps a grant MAC from ever equalling an auth proof made with the same
- * key (those are over a JSON array with their own label, pairing-crypto.ts).
+ *   grant key = HKDF-SHA-256(ikm = pairing key, salt = 32 zero bytes,
+ *                            info = "echo-console/grant-key/v2"), 32 bytes
+ *   mac       = HMAC-SHA-256(grant key, "echo-console/grant/v2\n" + RFC 8785
+ *               canonical JSON of every Grant field except `mac`), 64 hex chars
+ *
+ * The key is derived for this purpose only (RFC 5869 §3.2: distinct `info`
+ * gives independent keys), so no other use of the pairing key (the auth
+ * proofs of pairing-crypto.ts) can ever produce or check a grant MAC; the
+ * domain prefix separates the MAC input from every other text MACed anywhere.
+ * Both changed with protocol version 2 (grant v1 MACed with the pairing key
+ * itself and bound neither faculty, operation nor URLs).
  */
 import { canonicalJson } from './canonical';
 import { hmacHex, hmacVerifyHex } from './pairing-crypto';
@@ -15,17 +23,22 @@ import { validateGrantShape } from './protocol';
 import type { Grant } from './types';
 
 /** The domain-separation prefix of the MAC input. */
-export const GRANT_MAC_DOMAIN = 'echo-console/grant/v1\n';
+export const GRANT_MAC_DOMAIN = 'echo-console/grant/v2\n';
+
+/** The HKDF `info` that derives the grant key from the pairing key. */
+export const GRANT_KEY_INFO = 'echo-console/grant-key/v2';
 
 /** The fields a grant MAC covers, in no particular order (canonical JSON sorts them). */
 export const GRANT_FIELDS = [
   'requestId',
+  'faculty',
+  'operation',
   'tabId',
   'frameId',
   'documentId',
   'origin',
-  'toolName',
-  'descriptorHash',
+  'urlHash',
+  'subjectHash',
   'argumentsHash',
   'nonce',
   'expiresAt',
@@ -33,26 +46,45 @@ export const GRANT_FIELDS = [
 
 const utf8 = new TextEncoder();
 
-function macInput(fields: Omit<Grant, 'mac'>): Uint8Array {
+// Type names come from whichever lib is in scope (DOM in the extension, @types/node in the console).
+type Subtle = typeof globalThis.crypto.subtle;
+const subtle = (): Subtle => globalThis.crypto.subtle;
+
+/**
+ * The grant key for a pairing key (see the file header). Exported for the test
+ * vectors; callers sign and verify with the pairing key and never see it.
+ * @param pairingKey the 32-byte pairing key.
+ * @returns 32 bytes.
+ */
+export async function deriveGrantKey(pairingKey: Uint8Array): Promise<Uint8Array> {
+  const ikm = await subtle().importKey('raw', new Uint8Array(pairingKey), 'HKDF', false, ['deriveBits']);
+  const bits = await subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: utf8.encode(GRANT_KEY_INFO) }, ikm, 256);
+  return new Uint8Array(bits);
+}
+
+function pick(fields: Omit<Grant, 'mac'>): Omit<Grant, 'mac'> {
   const picked: Record<string, unknown> = {};
   for (const k of GRANT_FIELDS) picked[k] = fields[k];
-  return utf8.encode(GRANT_MAC_DOMAIN + canonicalJson(picked));
+  return picked as unknown as Omit<Grant, 'mac'>;
+}
+
+function macInput(fields: Omit<Grant, 'mac'>): Uint8Array {
+  return utf8.encode(GRANT_MAC_DOMAIN + canonicalJson(pick(fields)));
 }
 
 /**
- * MAC a grant with the pairing key.
+ * MAC a grant.
  * @param fields every Grant field but `mac` (extra properties are not copied).
- * @param key the 32-byte pairing key.
+ * @param pairingKey the 32-byte pairing key (the grant key is derived from it).
  * @returns the grant with `mac` set.
- * @throws Error `grant-invalid` when a field has the wrong type or format (the
- *   same checks the extension applies on receipt, protocol.ts `validateGrantShape`).
+ * @throws Error with `code: 'grant-invalid'` when a field has the wrong type or
+ *   format (the same check the extension applies on receipt, protocol.ts `validateGrantShape`).
  */
-export async function signGrant(fields: Omit<Grant, 'mac'>, key: Uint8Array): Promise<Grant> {
-  const picked = {} as Omit<Grant, 'mac'>;
-  for (const k of GRANT_FIELDS) (picked as Record<string, unknown>)[k] = fields[k];
+export async function signGrant(fields: Omit<Grant, 'mac'>, pairingKey: Uint8Array): Promise<Grant> {
+  const picked = pick(fields);
   const problem = validateGrantShape({ ...picked, mac: '0'.repeat(64) }, 'grant');
   if (problem) throw Object.assign(new Error(problem), { code: 'grant-invalid' });
-  return { ...picked, mac: await hmacHex(key, macInput(picked)) };
+  return { ...picked, mac: await hmacHex(await deriveGrantKey(pairingKey), macInput(picked)) };
 }
 
 /**
@@ -61,11 +93,11 @@ export async function signGrant(fields: Omit<Grant, 'mac'>, key: Uint8Array): Pr
  * Expiry and one-use are NOT checked here: the extension checks them with its
  * own clock and nonce record.
  */
-export async function verifyGrantMac(grant: unknown, key: Uint8Array): Promise<boolean> {
+export async function verifyGrantMac(grant: unknown, pairingKey: Uint8Array): Promise<boolean> {
   if (validateGrantShape(grant, 'grant') !== null) return false;
   const g = grant as Grant;
   try {
-    return await hmacVerifyHex(key, macInput(g), g.mac);
+    return await hmacVerifyHex(await deriveGrantKey(pairingKey), macInput(g), g.mac);
   } catch {
     return false;
   }

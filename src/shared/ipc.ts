@@ -1,12 +1,12 @@
 /**
  * The console API: the one contract between the renderer and the host
- * (CONVENTIONS.md §1, §3). The Electron host carries it over IPC (one channel
+ * (docs/design.md, "Conventions" §1, §3). The Electron host carries it over IPC (one channel
  * per method, `CHANNELS`), the loopback web host over a WebSocket; the preload
  * exposes exactly one object of this shape as `window.echo`. Every method
  * answers a Result and never throws across the boundary.
  */
 import type { ErrorInfo, Result } from './result';
-import type { Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from './receipt';
+import type { Faculty, Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from './receipt';
 import type { SharedTab, ToolAnnotations } from './types';
 
 /** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
@@ -19,28 +19,77 @@ export interface LinkStatus {
   /** While `awaiting-pairing`: the short code the person compares with the popup. */
   pairingCode?: string;
   error?: ErrorInfo;
+  /** Something only the person can fix, in plain words (version skew, a pairing that stopped working). */
+  problem?: LinkProblem;
 }
 
-/** Everything the approval dialog shows for one pending request. Page text is untrusted plain text. */
+/**
+ * A link problem that needs the person, shown in the console and the popup alike
+ * (src/shared/link-core/problems.ts makes them):
+ * - `extension-outdated`: the extension speaks an older link protocol: update the extension;
+ * - `console-outdated`: the console speaks an older one: update Echo Console;
+ * - `pair-again`: the pairing no longer works (unknown to the other side, or a key that does not verify).
+ */
+export interface LinkProblem {
+  code: 'extension-outdated' | 'console-outdated' | 'pair-again';
+  message: string;
+}
+
+/**
+ * What a WebMCP tool call acts on: the exact descriptor the person reviews
+ * (all text UNTRUSTED page content) and its hash, which the grant binds as the
+ * subject hash.
+ */
+export interface WebMcpToolSubject {
+  type: 'webmcp-tool';
+  toolName: string;
+  title: string;
+  description: string;
+  inputSchema: unknown;
+  /** What the browser reports (Chromium fills in defaults); hints only. */
+  annotations?: ToolAnnotations;
+  descriptorHash: string;
+  /** `imperative` (registerTool) or `declarative` (`<form toolname>`). */
+  toolKind: 'imperative' | 'declarative';
+  /** The extension's flags on the page text (hidden instructions, bidi, zero-width, ...). */
+  flags?: string[];
+}
+
+/**
+ * The faculty-specific part of an approval: one variant per faculty subject
+ * (the dialog renders the common part once and one view per `type`). Later
+ * faculties add theirs here (a target's evidence, a patch, a script).
+ */
+export type ApprovalSubject = WebMcpToolSubject;
+
+/**
+ * Everything the approval dialog shows for one pending request, whatever its
+ * faculty: who asks, what (faculty, operation, subject and its hash), where
+ * (origin, tab, frame, document), with which arguments and their hash, until
+ * when. Page text is untrusted plain text.
+ */
 export interface ApprovalView {
   requestId: string;
   /** ms since the epoch. */
   createdAt: number;
   expiresAt: number;
   agent: { name: string; version?: string };
-  faculty: 'webmcp-invoke';
-  toolName: string;
-  /** Untrusted page text. */
-  title: string;
-  description: string;
-  inputSchema: unknown;
-  /** The page's claims, shown as such; hints only. */
-  annotations?: ToolAnnotations;
+  /** The faculty that will act (receipt Faculty) and its operation. */
+  faculty: Faculty;
+  operation: string;
+  /** The agent tool's declared kind (never the page's claim). */
+  kind: string;
+  /** What the agent asks, in words for the person ("run a page tool"). */
+  verb: string;
   origin: string;
+  /** The tab's title and URL (stripped) as last reported. */
   tab: { tabId: number; title: string; url: string };
-  frameId: number;
+  /** The frame that acts, with its stripped URL ('' when unknown). */
+  frame: { frameId: number; url: string };
   documentId: string;
-  descriptorHash: string;
+  /** What the grant binds as the subject (WebMCP: the descriptorHash). */
+  subjectHash: string;
+  subject: ApprovalSubject;
   argumentsHash: string;
   arguments: Record<string, unknown>;
   operationId?: string;

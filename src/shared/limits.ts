@@ -1,6 +1,6 @@
 /**
  * Every numeric limit of Echo Console in one place. Each is a trust rule or a
- * protection against a hostile page or agent (DESIGN.md, "Trust rules"); a
+ * protection against a hostile page or agent (docs/design.md, "Trust rules"); a
  * violation is reported with its reason, never silently truncated where it
  * would change meaning.
  */

@@ -1,5 +1,5 @@
 /**
- * The contract of the link between the console and the extension (CONVENTIONS.md §1).
+ * The contract of the link between the console and the extension (docs/design.md, "Conventions" §1).
  *
  * Path: extension service worker ⇄ Chrome native messaging (stdio, 4-byte
  * little-endian length + UTF-8 JSON, src/shared/framing.ts) ⇄ native host
@@ -22,7 +22,9 @@
  *             accepted: the extension goes straight on to auth-begin with the new key.
  *   paired:   ext → auth-begin{pairingId, nonce}; console → auth-challenge{nonce, proof};
  *             ext checks the console's proof first → auth-response{proof}; console checks → auth-ok
- *   then:     console → request{id, request}; ext → response{id, result};
+ *   then:     console → request{id, request}; ext → response{id, result}
+ *             (request ops: list-tabs, list-shareable-tabs, share-tab, unshare-tab,
+ *             discover, read{faculty, operation}, dispatch{faculty, operation, grant}, cancel);
  *             ext → event{event}; ping/pong both ways every heartbeat;
  *             unpair (ext) / unpaired (console) end the pairing on both sides.
  *   either side → error{code, message} for a refused or malformed message.
@@ -32,13 +34,24 @@ import { INVOCATION_OUTCOMES } from './receipt';
 import type { Result } from './result';
 import type { DiscoveryResult, Grant, InvocationResult, SharedTab } from './types';
 
-/** Bumped on any incompatible change; both ends refuse a different version at the handshake. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * Bumped on any incompatible change; both ends refuse a different version at the handshake.
+ * v2: the grant changes shape (src/shared/grant.ts), and a `version-mismatch` error names
+ * the sender's version (`protocolVersion`) so the other side can say which one to update.
+ */
+export const PROTOCOL_VERSION = 2;
 
 /** The native messaging host name (Chrome: lowercase letters, digits, underscores and dots). */
 export const NATIVE_HOST_NAME = 'dev.echo_console.link';
 
 // ---- requests the console sends to the extension --------------------------------
+
+/** Where a faculty acts: one document of one frame of one tab (Chrome's tabId, frameId, documentId). */
+export interface DispatchTarget {
+  tabId: number;
+  frameId: number;
+  documentId: string;
+}
 
 export type ConsoleRequest =
   /** Shared tabs only. */
@@ -48,14 +61,26 @@ export type ConsoleRequest =
   | { op: 'share-tab'; tabId: number }
   | { op: 'unshare-tab'; tabId: number }
   | { op: 'discover'; tabId: number }
+  /**
+   * A read faculty's operation in one shared tab (e.g. `page-info`/`info`): no
+   * grant, no page change. The extension's faculty registry answers it; the
+   * value's shape is the faculty's (checked by the console-side faculty).
+   */
+  | { op: 'read'; faculty: string; operation: string; tabId: number; arguments: Record<string, unknown> }
+  /**
+   * One reviewed action of any faculty, under its one-use grant (docs/design.md,
+   * "Trust rules"). `subject` is the faculty's own description of what it acts on
+   * (WebMCP: `{toolName, descriptorHash}`); the faculty derives the subject hash
+   * from it, which must equal `grant.subjectHash`. Every other bound field is
+   * compared with the grant field of the same name.
+   */
   | {
-      op: 'invoke';
-      tabId: number;
-      frameId: number;
-      documentId: string;
-      toolName: string;
-      descriptorHash: string;
-      /** Exactly the object passed to executeTool; must hash to grant.argumentsHash. */
+      op: 'dispatch';
+      faculty: string;
+      operation: string;
+      target: DispatchTarget;
+      subject: Record<string, unknown>;
+      /** Exactly what the faculty acts with; must hash to grant.argumentsHash. */
       arguments: Record<string, unknown>;
       grant: Grant;
       /** After dispatch began, this long without a settle is `outcome-unknown` (ms). */
@@ -71,7 +96,9 @@ export interface ConsoleRequestValue {
   'share-tab': SharedTab;
   'unshare-tab': null;
   discover: DiscoveryResult;
-  invoke: InvocationResult;
+  /** The read faculty's value: plain JSON, its shape checked by the console-side faculty. */
+  read: unknown;
+  dispatch: InvocationResult;
   cancel: { cancelled: boolean };
 }
 
@@ -102,8 +129,11 @@ export type ExtensionToConsole =
   | { type: 'unpair' }
   | { type: 'ping'; seq: number }
   | { type: 'pong'; seq: number }
-  /** The extension refused a console message (`bad-message`, `auth-failed`). */
-  | { type: 'error'; code: string; message: string };
+  /**
+   * The extension refused a console message (`bad-message`, `auth-failed`, `version-mismatch`).
+   * `protocolVersion`: the sender's version, on `version-mismatch` (since v2).
+   */
+  | { type: 'error'; code: string; message: string; protocolVersion?: number };
 
 export type ConsoleToExtension =
   | { type: 'hello-ack'; protocolVersion: number; consoleVersion: string; paired: boolean }
@@ -119,8 +149,10 @@ export type ConsoleToExtension =
   /**
    * A fatal or protocol error. Codes: 'version-mismatch', 'bad-message', 'auth-failed',
    * 'not-paired', 'already-connected', 'origin-not-allowed', 'pairing-timeout', 'handshake-timeout'.
+   * `protocolVersion`: the console's version, on `version-mismatch` (since v2; a v1 console never
+   * sends it, which is how the extension knows that console is the older one).
    */
-  | { type: 'error'; code: string; message: string };
+  | { type: 'error'; code: string; message: string; protocolVersion?: number };
 
 /** Messages the native host itself writes to the extension (not relayed from the console). */
 export type HostToExtension = { type: 'host-error'; code: 'console-not-running' | 'socket-error' | 'frame-too-large'; message: string };
@@ -236,6 +268,8 @@ export const FORMATS = {
   requestId: /^[A-Za-z0-9_-]{1,64}$/,
   /** A machine-readable error code. */
   errorCode: /^[A-Za-z0-9_.-]{1,64}$/,
+  /** A faculty id (receipt Faculty) or one of its operations. */
+  facultyName: /^[a-z0-9-]{1,64}$/,
   /** A version string (extension manifest version, console semver). */
   version: /^[0-9A-Za-z.+-]{1,64}$/,
 } as const;
@@ -264,15 +298,24 @@ const argumentsObject: Check = (v, p) => {
   return bytes > LIMITS.maxArgumentsBytes ? `${p}: ${bytes} bytes exceed the ${LIMITS.maxArgumentsBytes}-byte limit` : null;
 };
 
-/** Every field of a Grant (src/shared/types.ts), strictly: a grant with extra fields is not ours. */
+const facultyName = str({ pattern: FORMATS.facultyName, what: 'a faculty or operation name ([a-z0-9-]{1,64})' });
+
+/**
+ * Every field of a Grant (src/shared/types.ts), strictly: a grant with extra or
+ * missing fields is not ours. The ONE grant shape check: the console checks it
+ * before signing (grant.ts), the extension on receipt (with the message) and
+ * again before the MAC (lib/grant-checks.ts).
+ */
 export const validateGrantShape: Check = obj({
   requestId,
+  faculty: facultyName,
+  operation: facultyName,
   tabId,
   frameId,
   documentId,
   origin: str({ min: 1, max: 2048 }),
-  toolName: str({ pattern: LIMITS.toolNamePattern, what: 'a valid tool name' }),
-  descriptorHash: hex64,
+  urlHash: hex64,
+  subjectHash: hex64,
   argumentsHash: hex64,
   nonce: hex32,
   expiresAt: int(),
@@ -285,13 +328,13 @@ const consoleRequest: Check = tagged('op', {
   'share-tab': obj({ op: oneOf('share-tab'), tabId }),
   'unshare-tab': obj({ op: oneOf('unshare-tab'), tabId }),
   discover: obj({ op: oneOf('discover'), tabId }),
-  invoke: obj({
-    op: oneOf('invoke'),
-    tabId,
-    frameId,
-    documentId,
-    toolName: str({ pattern: LIMITS.toolNamePattern, what: 'a valid tool name' }),
-    descriptorHash: hex64,
+  read: obj({ op: oneOf('read'), faculty: facultyName, operation: facultyName, tabId, arguments: argumentsObject }),
+  dispatch: obj({
+    op: oneOf('dispatch'),
+    faculty: facultyName,
+    operation: facultyName,
+    target: obj({ tabId, frameId, documentId }),
+    subject: also(json(8), (v, p) => (isObj(v) ? null : `${p}: expected an object`)),
     arguments: argumentsObject,
     grant: validateGrantShape,
     timeoutMs: int(1, 10 * 60_000),
@@ -334,7 +377,7 @@ const extensionToConsole: Check = tagged('type', {
   unpair: obj({ type: oneOf('unpair') }),
   ping: obj({ type: oneOf('ping'), seq }),
   pong: obj({ type: oneOf('pong'), seq }),
-  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage }),
+  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage, protocolVersion: opt(int(0, 1_000_000)) }),
 });
 
 const consoleToExtension: Check = tagged('type', {
@@ -349,7 +392,7 @@ const consoleToExtension: Check = tagged('type', {
   unpaired: obj({ type: oneOf('unpaired') }),
   ping: obj({ type: oneOf('ping'), seq }),
   pong: obj({ type: oneOf('pong'), seq }),
-  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage }),
+  error: obj({ type: oneOf('error'), code: errorCode, message: errorMessage, protocolVersion: opt(int(0, 1_000_000)) }),
 });
 
 const hostToExtension: Check = tagged('type', {
@@ -376,6 +419,8 @@ const toolDescriptor = obj(
     tabId,
     frameId,
     documentId: text,
+    frameUrl: opt(text),
+    urlHash: opt(hex64),
     kind: oneOf('imperative', 'declarative'),
     blocked: opt(str({ max: 64 })),
     flags: opt(arr(str({ max: 64 }), 64)),
@@ -420,7 +465,8 @@ const requestValue: { [K in keyof ConsoleRequestValue]: Check } = {
   'share-tab': sharedTab,
   'unshare-tab': nul,
   discover: discoveryResult,
-  invoke: invocationResult,
+  read: json(),
+  dispatch: invocationResult,
   cancel: obj({ cancelled: bool }, false),
 };
 

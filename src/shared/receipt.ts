@@ -1,7 +1,7 @@
 /**
  * The receipt: one row of the append-only, hash-chained ledger
  * (src/main/core/ledger). Every step of every request produces one, including
- * refusals, denials, expiries and cancellations (DESIGN.md, "Request lifecycle").
+ * refusals, denials, expiries and cancellations (docs/design.md, "Request lifecycle").
  */
 
 /** Lifecycle and console events a receipt can record. */
@@ -59,8 +59,13 @@ export function isOutcomeEvent(e: unknown): e is OutcomeEvent {
   return typeof e === 'string' && OUTCOME_EVENT_SET.has(e);
 }
 
-/** Which capability of the ladder (DESIGN.md) a request used. `console` for the console's own events. */
-export type Faculty = 'webmcp-discover' | 'webmcp-invoke' | 'list-tabs' | 'semantic' | 'live-patch' | 'raw-js' | 'link' | 'console';
+/**
+ * Which capability of the ladder (docs/design.md) a request used; `link` and
+ * `console` for the link's and the console's own events. The one list: the
+ * type, the ledger's input check and the UI's labels derive from it.
+ */
+export const FACULTIES = ['webmcp-discover', 'webmcp-invoke', 'list-tabs', 'page-info', 'semantic', 'live-patch', 'raw-js', 'link', 'console'] as const;
+export type Faculty = (typeof FACULTIES)[number];
 
 /** Who caused a receipt: the agent (MCP client name/version), the person, the extension, or the console itself. */
 export interface Actor {

@@ -358,8 +358,8 @@ function redactPlainText(s: string): Redacted<string> {
   return { value: out, redacted };
 }
 
-// Tool results arrive as JSON strings (FACTS.md: executeTool resolves to a JSON
-// string); parsing lets key rules see `{"session": {...}}` whole.
+// Tool results arrive as JSON strings (docs/browser-facts.md, "WebMCP: running
+// tools": executeTool resolves to a JSON string); parsing lets key rules see `{"session": {...}}` whole.
 function redactJsonText(s: string): Redacted<string> | null {
   const t = s.trimStart();
   if (!(t.startsWith('{') || t.startsWith('['))) return null;

@@ -2,7 +2,7 @@
  * The one result shape that crosses every boundary in Echo Console (IPC, the
  * extension link, the MCP tool layer). Nothing throws raw across a boundary:
  * handlers answer `{ok: true, value}` or `{ok: false, error: {code, message}}`
- * (CONVENTIONS.md §2).
+ * (docs/design.md, "Conventions" §2).
  */
 
 /** A machine-readable error: `code` is a stable kebab-case token, `message` is for people. */

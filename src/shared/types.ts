@@ -1,12 +1,12 @@
 /**
  * Domain types shared by the console and the extension. Names follow WebMCP
  * (tool, descriptor, `inputSchema`, annotations), Chrome (tab, frame,
- * `documentId`) and the glossary of DESIGN.md (request, approval, grant,
+ * `documentId`) and the glossary of docs/design.md (request, approval, grant,
  * dispatch, readback, receipt, outcome, faculty).
  */
 import type { InvocationOutcome } from './receipt';
 
-/** The four annotation booleans Chromium reports for imperative tools (FACTS.md). Page claims: hints only. */
+/** The four annotation booleans Chromium reports for imperative tools (docs/browser-facts.md, "WebMCP: listing tools"). Page claims: hints only. */
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
   untrustedContentHint?: boolean;
@@ -42,6 +42,16 @@ export interface ToolDescriptor {
   tabId: number;
   frameId: number;
   documentId: string;
+  /** The frame's URL as the person may see it (credentials and secret-looking parameters stripped, src/shared/url.ts). */
+  frameUrl?: string;
+  /**
+   * `urlHash` of the EXACT tab and frame URLs when this descriptor was read
+   * (src/shared/canonical.ts `urlHash`). The grant binds it; the extension refuses a
+   * dispatch when the page's URLs no longer hash to it (`navigated`), which also
+   * catches same-document changes (`pushState`, fragments). Never the stripped URLs:
+   * two items that differ only in a stripped parameter must not compare equal.
+   */
+  urlHash?: string;
   /** `imperative` (registerTool) or `declarative` (`<form toolname>`). */
   kind: 'imperative' | 'declarative';
   /** Present when the tool is listed but may never be invoked. */
@@ -96,18 +106,28 @@ export interface SharedTab {
 
 /**
  * A one-use grant, issued by the console after the person approved exactly one
- * request, checked by the extension right before dispatch (DESIGN.md, "Trust rules").
- * `mac` = HMAC-SHA256 with the pairing key over the canonical JSON of every other
- * field (src/shared/grant.ts).
+ * request, checked by the extension right before dispatch (docs/design.md,
+ * "Trust rules"). The same shape serves every faculty: what differs is the
+ * `subjectHash` (the descriptor hash for WebMCP; a target fingerprint, patch or
+ * script hash for later faculties) and the `operation` (so a hover grant can
+ * never act as a click). `mac` = HMAC-SHA-256, with a key derived from the
+ * pairing key for grants only, over the canonical JSON of every other field
+ * (src/shared/grant.ts).
  */
 export interface Grant {
   requestId: string;
+  /** The faculty that will act (receipt Faculty, e.g. `webmcp-invoke`). */
+  faculty: string;
+  /** The faculty's operation (e.g. `invoke`); [a-z0-9-]{1,64}. */
+  operation: string;
   tabId: number;
   frameId: number;
   documentId: string;
   origin: string;
-  toolName: string;
-  descriptorHash: string;
+  /** SHA-256 hex of the exact tab and frame URLs the person's page had at review (src/shared/canonical.ts `urlHash`). */
+  urlHash: string;
+  /** SHA-256 hex of what is acted on: the descriptorHash for WebMCP. */
+  subjectHash: string;
   argumentsHash: string;
   /** 32 hex chars, random, never used twice. */
   nonce: string;
@@ -131,6 +151,27 @@ export type RefusalCode =
   | 'grant-invalid'
   | 'tab-not-shared'
   | 'tool-blocked';
+
+/**
+ * What `page_info` reads in one shared tab (faculty `page-info`): the top
+ * document as the page has it now, whether WebMCP is available there (read in
+ * the page, never assumed), its same-origin frames with stripped URLs, and only
+ * the origin of the others. All text is UNTRUSTED page content.
+ */
+export interface PageInfo {
+  tabId: number;
+  /** The top-level URL, stripped (src/shared/url.ts). */
+  url: string;
+  title: string;
+  origin: string;
+  documentId: string;
+  /** `'modelContext' in document` with a usable `getTools`, read in the top document. */
+  webmcp: boolean;
+  frames: Array<
+    | { frameId: number; sameOrigin: true; url: string; documentId: string; webmcp: boolean }
+    | { frameId: number; sameOrigin: false; origin: string }
+  >;
+}
 
 /** The outcome of one dispatched invocation. */
 export type Outcome = InvocationOutcome;

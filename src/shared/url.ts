@@ -3,7 +3,7 @@
  * the agent, and what of a URL may leave the browser.
  *
  * - `stripUrl` removes credentials (`user:pass@`) and token-like query and
- *   fragment parameters from every URL sent to the console (DESIGN.md, "Trust
+ *   fragment parameters from every URL sent to the console (docs/design.md, "Trust
  *   rules": credentials stripped from URLs). OAuth puts codes and tokens in the
  *   query (RFC 6749 §4.1.2) and in the fragment (§4.2.2); signed URLs put
  *   signatures in the query (e.g. `X-Amz-Signature`).

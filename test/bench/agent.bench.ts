@@ -21,38 +21,59 @@
  *   timed inside its service worker (no link); `pageGetTools` is the page's own
  *   getTools(), which every rediscovery before dispatch repeats.
  *
- * BENCH_AGENT_N (default 60) measured calls after BENCH_AGENT_WARMUP (default 8).
+ * - `floor`: the four echoes of floor/index.ts (no product code: MCP SDK echo,
+ *   native-messaging echo through a host and Chrome, service worker ⇄ content
+ *   script, in-page executeTool), run in INTERLEAVED rounds with the agent calls
+ *   (k agent calls, k of each echo, again), and `ratioP50` / `ratioP95` =
+ *   agentOutsideApproval / the sum of the four floors, against `targetRatio` 1.5;
+ * - `validity`: per agent call, the extension's counters (background/stats.ts:
+ *   rediscovery before dispatch, grant MAC check, nonce check) and the ledger's
+ *   durable receipts (all six of requested … succeeded for every request, and
+ *   `PRAGMA synchronous` = FULL on the core's own connection); `valid: false`
+ *   when any is short, since a fast call that skipped a check proves nothing;
+ * - `loadAtStart` / `loadAtEnd`: os.loadavg().
+ *
+ * BENCH_AGENT_N (default 200) measured calls, and as many of each echo, after
+ * BENCH_AGENT_WARMUP (default 8), in rounds of BENCH_AGENT_ROUND (default 10).
  * Needs the builds (see test/e2e/support/main-job-fixture.ts) and Chromium.
  * Never asserts timings: reading them is a person's job.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
-import { argumentsHash } from '../../src/shared/canonical';
+import { argumentsHash, urlHash } from '../../src/shared/canonical';
 import { nodeSha256 } from '../../src/main/core/digest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { headerJson, pairThroughApi, startMainJob, texts, untrustedBody, type MainJob } from '../e2e/support/main-job-fixture';
+import { FLOOR_SERIES, loadAverage, startFloor, stats, type FloorSeries } from './floor';
+import { judgeValidity, type CheckCounters, type Validity } from './validity';
 
-const N = Number(process.env.BENCH_AGENT_N ?? 60);
+const N = Number(process.env.BENCH_AGENT_N ?? 200);
 const WARMUP = Number(process.env.BENCH_AGENT_WARMUP ?? 8);
+const ROUND = Number(process.env.BENCH_AGENT_ROUND ?? 10);
 const TARGET_ADDED_P50_MS = 15;
-
-interface Stats {
-  n: number;
-  p50: number;
-  p95: number;
-  mean: number;
-  min: number;
-  max: number;
+/** Issue 7 item 10: the agent call outside the approval wait, at most 1.5 × the sum of its hops' floors. */
+const TARGET_RATIO = 1.5;
+/** The extension's check counters (extension/src/background/stats.ts), read in its service worker; null without `stats()`. */
+async function checkCounters(job: MainJob): Promise<CheckCounters | null> {
+  return job.worker.evaluate(() => {
+    const ec = (globalThis as unknown as { echoConsole?: { stats?: () => CheckCounters } }).echoConsole;
+    return typeof ec?.stats === 'function' ? ec.stats() : null;
+  });
 }
 
-function stats(xs: number[]): Stats {
-  const s = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] as number;
-  const r = (x: number) => Math.round(x * 100) / 100;
-  return { n: s.length, p50: r(at(0.5)), p95: r(at(0.95)), mean: r(s.reduce((a, b) => a + b, 0) / s.length), min: r(s[0] as number), max: r(s[s.length - 1] as number) };
+/** `PRAGMA synchronous` of the core ledger's own connection (a pragma is per connection); null when unreadable. */
+function ledgerSynchronous(job: MainJob): number | null {
+  try {
+    const db = (job.core.ledger as unknown as { db?: { pragma(p: string, o: { simple: true }): unknown } }).db;
+    const v = db?.pragma('synchronous', { simple: true });
+    return typeof v === 'number' ? v : null;
+  } catch {
+    return null;
+  }
 }
 
 interface Sample {
+  requestId: string | null;
   total: number;
   approvalWait: number;
   phases: Record<string, number>;
@@ -91,6 +112,7 @@ async function agentCall(job: MainJob, client: Client, tabId: number, name: stri
   const m = (k: string) => marks[k] ?? NaN;
   const dispatchToSucceeded = m('succeeded') - m('dispatched');
   return {
+    requestId,
     total: t1 - t0,
     approvalWait: approveCalledAt - shownAt,
     phases: {
@@ -108,6 +130,17 @@ async function agentCall(job: MainJob, client: Client, tabId: number, name: stri
   };
 }
 
+/** The run's validity (validity.ts), from the counters read around the calls and the core's ledger. */
+function checkValidity(job: MainJob, requestIds: Array<string | null>, before: CheckCounters | null, after: CheckCounters | null): Validity {
+  return judgeValidity({
+    requestIds,
+    before,
+    after,
+    eventsOf: (id) => job.core.ledger.query({ requestId: id, limit: 50 }).receipts.map((r) => r.event),
+    synchronous: ledgerSynchronous(job),
+  });
+}
+
 /** Time every call of `obj[key]` (sync or async) into `into`; answers the undo function. */
 function timeMethod(obj: object, key: string, into: number[]): () => void {
   const o = obj as Record<string, unknown>;
@@ -122,26 +155,35 @@ function timeMethod(obj: object, key: string, into: number[]): () => void {
   return () => delete o[key];
 }
 
-/** The same tool run by the page's own executeTool: timed in the page, and as a round trip from Node. */
-async function directCall(page: Page, quantity: number): Promise<{ inPage: number; viaEvaluate: number; getTools: number }> {
+/**
+ * The same tool run by the page's own executeTool: timed in the page, and as a round trip from Node.
+ * `form`: how this Chromium takes the arguments (the floor detects it: Floor.argumentForm).
+ */
+async function directCall(page: Page, quantity: number, form: 'object' | 'json-string'): Promise<{ inPage: number; viaEvaluate: number; getTools: number }> {
   const t0 = performance.now();
-  const inPage = await page.evaluate(async (q) => {
+  const inPage = await page.evaluate(async ([q, f]) => {
     const mc = (globalThis as unknown as {
       document: { modelContext: { getTools(): Promise<Array<{ name: string }>>; executeTool(t: unknown, a: unknown): Promise<string | null> } };
     }).document.modelContext;
     const g = performance.now();
     const tool = (await mc.getTools()).find((t) => t.name === 'set_cart_quantity');
     const s = performance.now();
-    const out = await mc.executeTool(tool, { productId: 'mug', quantity: q });
+    const args = { productId: 'mug', quantity: q };
+    const out = await mc.executeTool(tool, f === 'object' ? args : JSON.stringify(args));
     const d = performance.now() - s;
     if (!out || !(JSON.parse(out) as { ok?: boolean }).ok) throw new Error(`executeTool answered ${String(out)}`);
     return [d, s - g];
-  }, quantity);
+  }, [quantity, form] as const);
   return { inPage: inPage[0] as number, getTools: inPage[1] as number, viaEvaluate: performance.now() - t0 };
 }
 
 export async function run(): Promise<Record<string, unknown>> {
+  const loadAtStart = loadAverage();
   const job = await startMainJob({ ui: false, countExecutions: false });
+  const floor = await startFloor().catch(async (e: unknown) => {
+    await job.close();
+    throw e;
+  });
   try {
     await pairThroughApi(job);
     const page = await job.openPage(job.servers.url('store'));
@@ -167,16 +209,30 @@ export async function run(): Promise<Record<string, unknown>> {
 
     const samples: Sample[] = [];
     const direct: Array<{ inPage: number; viaEvaluate: number; getTools: number }> = [];
-    // Interleaved, so a busy moment of the machine falls on both sides alike.
-    for (let i = 0; i < WARMUP + N; i++) {
-      const q = 1 + (i % 40);
-      const a = await agentCall(job, client, tabId, tool.name, tool.descriptorHash, q);
-      const b = await directCall(page, 41 + (i % 40));
-      if (i >= WARMUP) {
-        samples.push(a);
-        direct.push(b);
+    const floorSamples = Object.fromEntries(FLOOR_SERIES.map((s) => [s, [] as number[]])) as Record<FloorSeries, number[]>;
+    const countersBefore = await checkCounters(job);
+    const requestIds: Array<string | null> = [];
+    // Interleaved rounds (k agent calls, then k of each floor echo), so a busy moment
+    // of the machine falls on every series alike; the first WARMUP of each are dropped.
+    let i = 0;
+    for (let round = 0; i < WARMUP + N; round++) {
+      const k = round === 0 ? WARMUP : Math.min(ROUND, WARMUP + N - i);
+      for (let j = 0; j < k; j++, i++) {
+        const a = await agentCall(job, client, tabId, tool.name, tool.descriptorHash, 1 + (i % 40));
+        const b = await directCall(page, 41 + (i % 40), floor.argumentForm);
+        requestIds.push(a.requestId);
+        if (round > 0) {
+          samples.push(a);
+          direct.push(b);
+        }
       }
+      for (const s of FLOOR_SERIES) {
+        const xs = await floor.run(s, k);
+        if (round > 0) floorSamples[s].push(...xs);
+      }
+      if (round % 5 === 0) process.stderr.write(`bench: agent ${i}/${WARMUP + N}\n`);
     }
+    const countersAfter = await checkCounters(job);
     for (const u of undo) u();
     // The bare link (bridge → native host → service worker and back) and a rediscovery, which every dispatch repeats.
     const listTabsMs: number[] = [];
@@ -190,49 +246,70 @@ export async function run(): Promise<Record<string, unknown>> {
       discoverMs.push(performance.now() - s);
     }
     // The extension alone, timed inside its service worker (no link): an invoke with a grant the
-    // console signed (fresh nonce each), and a discovery.
-    const found = (JSON.parse(untrustedBody(texts(await client.callTool({ name: 'webmcp_discover', arguments: { tabId } }))[1] as string)) as {
-      tools: Array<{ name: string; descriptorHash: string; frameId: number; documentId: string; origin: string }>;
-    }).tools.find((t) => t.name === 'set_cart_quantity');
-    if (!found) throw new Error('set_cart_quantity not discovered');
+    // console signed (fresh nonce each), and a discovery. A failure here is reported, not fatal:
+    // the ratio and the validity above do not depend on it.
     const extInvokeMs: number[] = [];
     const extDiscoverMs: number[] = [];
-    for (let i = 0; i < N; i++) {
-      const args = { productId: 'mug', quantity: 1 + (i % 40) };
-      const signed = await job.core.link.signGrant({
-        requestId: randomUUID(),
-        tabId,
-        frameId: found.frameId,
-        documentId: found.documentId,
-        origin: found.origin,
-        toolName: found.name,
-        descriptorHash: found.descriptorHash,
-        argumentsHash: await argumentsHash(args, nodeSha256),
-        nonce: randomBytes(16).toString('hex'),
-        expiresAt: Date.now() + 30_000,
-      });
-      if (!signed.ok) throw new Error(`signGrant: ${signed.error.message}`);
-      const req = { op: 'invoke', tabId, frameId: found.frameId, documentId: found.documentId, toolName: found.name, descriptorHash: found.descriptorHash, arguments: args, grant: signed.value, timeoutMs: 10_000 };
-      const [inv, disc] = await job.worker.evaluate(async ([r, t]) => {
-        const ec = (globalThis as unknown as { echoConsole: { handleRequest(x: unknown): Promise<{ ok: boolean; value?: { outcome?: string } }> } }).echoConsole;
-        let s = performance.now();
-        const out = await ec.handleRequest(r);
-        const a = performance.now() - s;
-        if (!out.ok || out.value?.outcome !== 'succeeded') throw new Error(`in-worker invoke: ${JSON.stringify(out).slice(0, 300)}`);
-        s = performance.now();
-        await ec.handleRequest({ op: 'discover', tabId: t });
-        return [a, performance.now() - s];
-      }, [req, tabId] as const);
-      extInvokeMs.push(inv);
-      extDiscoverMs.push(disc);
+    let inWorkerError: string | null = null;
+    try {
+      const found = (JSON.parse(untrustedBody(texts(await client.callTool({ name: 'webmcp_discover', arguments: { tabId } }))[1] as string)) as {
+        tools: Array<{ name: string; descriptorHash: string; frameId: number; documentId: string; origin: string }>;
+      }).tools.find((t) => t.name === 'set_cart_quantity');
+      if (!found) throw new Error('set_cart_quantity not discovered');
+      for (let i = 0; i < N; i++) {
+        const args = { productId: 'mug', quantity: 1 + (i % 40) };
+        const signed = await job.core.link.signGrant({
+          requestId: randomUUID(),
+          tabId,
+          frameId: found.frameId,
+          documentId: found.documentId,
+          origin: found.origin,
+          faculty: 'webmcp-invoke',
+          operation: 'invoke',
+          urlHash: await urlHash(page.url(), page.url(), nodeSha256),
+          subjectHash: found.descriptorHash,
+          argumentsHash: await argumentsHash(args, nodeSha256),
+          nonce: randomBytes(16).toString('hex'),
+          expiresAt: Date.now() + 30_000,
+        });
+        if (!signed.ok) throw new Error(`signGrant: ${signed.error.message}`);
+        const req = { op: 'invoke', tabId, frameId: found.frameId, documentId: found.documentId, toolName: found.name, descriptorHash: found.descriptorHash, arguments: args, grant: signed.value, timeoutMs: 10_000 };
+        const [inv, disc] = await job.worker.evaluate(async ([r, t]) => {
+          const ec = (globalThis as unknown as { echoConsole: { handleRequest(x: unknown): Promise<{ ok: boolean; value?: { outcome?: string } }> } }).echoConsole;
+          let s = performance.now();
+          const out = await ec.handleRequest(r);
+          const a = performance.now() - s;
+          if (!out.ok || out.value?.outcome !== 'succeeded') throw new Error(`in-worker invoke: ${JSON.stringify(out).slice(0, 300)}`);
+          s = performance.now();
+          await ec.handleRequest({ op: 'discover', tabId: t });
+          return [a, performance.now() - s];
+        }, [req, tabId] as const);
+        extInvokeMs.push(inv);
+        extDiscoverMs.push(disc);
+      }
+    } catch (e) {
+      inWorkerError = e instanceof Error ? e.message : String(e);
     }
     const outside = stats(samples.map((s) => s.total - s.approvalWait));
     const inPage = stats(direct.map((x) => x.inPage));
     const phaseNames = Object.keys(samples[0]?.phases ?? {});
     const phases = Object.fromEntries(phaseNames.map((k) => [k, stats(samples.map((s) => s.phases[k] as number)).p50]));
+    const floorStats = Object.fromEntries(FLOOR_SERIES.map((s) => [s, stats(floorSamples[s])])) as Record<FloorSeries, ReturnType<typeof stats>>;
+    const r2 = (x: number) => Math.round(x * 100) / 100;
+    const floorSum = (q: 'p50' | 'p95') => r2(FLOOR_SERIES.reduce((a, s) => a + floorStats[s][q], 0));
+    const validity = checkValidity(job, requestIds, countersBefore, countersAfter);
     return {
       calls: N,
       unit: 'ms',
+      roundSize: ROUND,
+      loadAtStart,
+      loadAtEnd: loadAverage(),
+      valid: validity.valid,
+      ratioP50: r2(outside.p50 / floorSum('p50')),
+      ratioP95: r2(outside.p95 / floorSum('p95')),
+      targetRatio: TARGET_RATIO,
+      floor: { ...floorStats, sumP50: floorSum('p50'), sumP95: floorSum('p95'), inPageArgumentForm: floor.argumentForm },
+      validity,
       agentOutsideApproval: outside,
       agentTotal: stats(samples.map((s) => s.total)),
       approvalWait: stats(samples.map((s) => s.approvalWait)),
@@ -249,11 +326,12 @@ export async function run(): Promise<Record<string, unknown>> {
         linkInvokeRoundTrip: stats(linkInvokeMs),
         linkListTabsRoundTrip: stats(listTabsMs),
         linkDiscoverRoundTrip: stats(discoverMs),
-        extensionInvokeInWorker: stats(extInvokeMs),
-        extensionDiscoverInWorker: stats(extDiscoverMs),
+        extensionInvokeInWorker: inWorkerError === null ? stats(extInvokeMs) : { error: inWorkerError },
+        extensionDiscoverInWorker: inWorkerError === null ? stats(extDiscoverMs) : { error: inWorkerError },
       },
     };
   } finally {
+    await floor.close();
     await job.close();
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Where the end-to-end tests find Chromium and with which flags it starts
- * (FACTS.md: flags verified headless as root on this machine; WebMCPTesting
+ * (docs/browser-facts.md, "Running Chromium here": flags verified headless as root on this machine; WebMCPTesting
  * turns `document.modelContext` on).
  */
 import { existsSync } from 'node:fs';

@@ -39,7 +39,7 @@ test.afterAll(async () => {
 test.beforeEach(async () => {
   const now = Date.now();
   fake = new FakeConsole({
-    approvals: [sampleApproval(now), sampleApproval(now + 1, { requestId: 'req-2', toolName: 'remove_item', title: 'Remove item', expiresAt: now + 300_000 })],
+    approvals: [sampleApproval(now), sampleApproval(now + 1, { requestId: 'req-2', subject: { ...sampleApproval(now).subject, toolName: 'remove_item', title: 'Remove item' }, expiresAt: now + 300_000 })],
     receiptCount: 12,
   });
   host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
@@ -74,22 +74,22 @@ test('the approval dialog shows every field as text, and Enter approves nothing'
   expect(page.url()).toBe(`${host.origin}/`);
 
   const text = (id: string) => page.getByTestId(id);
-  await expect(text('field-tool-name')).toHaveText(a.toolName);
-  await expect(text('field-title')).toHaveText(a.title);
+  await expect(text('field-tool-name')).toHaveText(a.subject.toolName);
+  await expect(text('field-title')).toHaveText(a.subject.title);
   await expect(text('field-origin')).toHaveText(a.origin);
   await expect(text('field-tab-title')).toHaveText(a.tab.title);
   await expect(text('field-tab-url')).toHaveText(a.tab.url);
   await expect(text('field-frame')).toHaveText('0 (top frame)');
   await expect(text('field-document-id')).toHaveText(a.documentId);
-  await expect(text('field-descriptor-hash')).toHaveText(a.descriptorHash);
-  await expect(text('field-descriptor-hash-fingerprint')).toHaveText(fingerprint(a.descriptorHash));
+  await expect(text('field-descriptor-hash')).toHaveText(a.subjectHash);
+  await expect(text('field-descriptor-hash-fingerprint')).toHaveText(fingerprint(a.subjectHash));
   await expect(text('field-arguments-hash')).toHaveText(a.argumentsHash);
   await expect(text('field-arguments-hash-fingerprint')).toHaveText(fingerprint(a.argumentsHash));
   await expect(text('field-agent')).toHaveText(a.agent.name);
   await expect(text('field-annotations')).toContainText('The page says: read-only — yes');
   await expect(text('field-arguments')).toHaveText(JSON.stringify(a.arguments, null, 2));
-  await expect(text('field-description')).toHaveText(a.description);
-  await expect(text('field-schema')).toHaveText(JSON.stringify(a.inputSchema, null, 2));
+  await expect(text('field-description')).toHaveText(a.subject.description);
+  await expect(text('field-schema')).toHaveText(JSON.stringify(a.subject.inputSchema, null, 2));
   await expect(text('field-time-left')).toHaveText(/^\d+:\d\d left$/);
 
   // Hostile markup stayed text: no element was created from it, no handler ran.

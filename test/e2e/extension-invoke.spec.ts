@@ -60,7 +60,7 @@ test.afterAll(async () => {
   await pages.close();
 });
 
-type Invoke = Extract<ConsoleRequest, { op: 'invoke' }>;
+type Invoke = Extract<ConsoleRequest, { op: 'dispatch' }>;
 
 async function discovered(ext: ExtensionHandle, tabId: number): Promise<Record<string, ToolDescriptor>> {
   const r = await request(ext.worker, { op: 'discover', tabId });
@@ -98,7 +98,7 @@ test('refusals before dispatch: grant-invalid, grant-expired, grant-reused, argu
   tampered.grant = { ...tampered.grant, expiresAt: tampered.grant.expiresAt + 60_000 };
   expect(await code(tampered)).toBe('grant-invalid');
   const otherFrame = await invokeReq(add, { a: 1, b: 2 });
-  otherFrame.frameId = 7;
+  otherFrame.target.frameId = 7;
   expect(await code(otherFrame)).toBe('grant-invalid');
   // grant-expired
   expect(await code(await invokeReq(add, { a: 1, b: 2 }, { expiresAt: Date.now() - 1 }))).toBe('grant-expired');

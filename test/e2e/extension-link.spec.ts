@@ -3,7 +3,8 @@
  * The whole chain, nothing replaced: the console's Bridge on a private Unix
  * socket, the bundled native host (out/tools/native-host.mjs, from
  * `npm run build`) started by Chromium itself through a host manifest in
- * `<user-data-dir>/NativeMessagingHosts/` (FACTS.md), the built extension's
+ * `<user-data-dir>/NativeMessagingHosts/` (docs/browser-facts.md, "Native
+ * messaging"), the built extension's
  * link, pairing confirmed by the person (here: the test) after comparing the
  * code the popup shows, then share → discover → grant → invoke over real
  * native messaging, and the popup's "connected" following live heartbeats.

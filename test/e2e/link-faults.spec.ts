@@ -24,7 +24,7 @@ async function onlyHostPid(w: LinkWorld): Promise<number> {
 
 /** Approve the next approval the console shows for `toolName`. */
 async function approveNext(w: LinkWorld, toolName: string): Promise<void> {
-  const view = await until(() => w.core.broker.approvals.list().find((v) => v.toolName === toolName), `an approval for ${toolName}`);
+  const view = await until(() => w.core.broker.approvals.list().find((v) => v.subject.toolName === toolName), `an approval for ${toolName}`);
   const r = await w.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' });
   if (!r.ok) throw new Error(r.error.message);
 }
@@ -51,7 +51,7 @@ test('native host killed mid-call: link-down / outcome-unknown in the console, t
   // 2. The agent's path: the broker records outcome-unknown for the dispatched invocation.
   const d = await world.core.broker.discover({ tabId }, AGENT);
   if (!d.ok) throw new Error(d.error.message);
-  const pending = world.core.broker.invoke({ tabId, name: 'hangs_forever', descriptorHash: tool(d.value, 'hangs_forever').descriptorHash, arguments: {} }, { ...AGENT, kind: 'mutate' });
+  const pending = world.core.broker.invoke({ tabId, name: 'hangs_forever', descriptorHash: tool(d.value, 'hangs_forever').descriptorHash, arguments: {} }, { ...AGENT, kind: 'mutation' });
   await approveNext(world, 'hangs_forever');
   await waitHanging(world, page, 2);
   process.kill(secondPid, 'SIGKILL');
@@ -73,7 +73,7 @@ test('native host killed mid-call: link-down / outcome-unknown in the console, t
   expect(await onlyHostPid(world)).not.toBe(secondPid);
   await expect.poll(() => world.receipts({ event: 'link-connected' }).length).toBe(connectedBefore + 2);
   // The same call again is refused until the agent looks at the page (outcome-unknown rule) ...
-  const retry = await world.core.broker.invoke({ tabId, name: 'hangs_forever', descriptorHash: tool(d.value, 'hangs_forever').descriptorHash, arguments: {} }, { ...AGENT, kind: 'mutate' });
+  const retry = await world.core.broker.invoke({ tabId, name: 'hangs_forever', descriptorHash: tool(d.value, 'hangs_forever').descriptorHash, arguments: {} }, { ...AGENT, kind: 'mutation' });
   expect(retry).toMatchObject({ ok: false, error: { code: 'outcome-unknown-pending' } });
   // ... and a full round trip after the reconnect shows the page ran each call exactly once.
   expect((await world.discover(tabId)).tools.length).toBe(14);

@@ -58,9 +58,9 @@ test('the whole lifecycle: agent request → approval in the console → grant �
   const d = await world.core.broker.discover({ tabId }, agent);
   if (!d.ok) throw new Error(d.error.message);
   const add = tool(d.value, 'add_to_cart');
-  const pending = world.core.broker.invoke({ tabId, name: 'add_to_cart', descriptorHash: add.descriptorHash, arguments: { productId: 'tee', quantity: 1 } }, { ...agent, kind: 'mutate' });
-  const view = await until(() => world.core.broker.approvals.list().find((v) => v.toolName === 'add_to_cart'), 'the approval to be shown');
-  expect(view).toMatchObject({ origin: world.demo.demoOrigin, documentId: add.documentId, descriptorHash: add.descriptorHash, arguments: { productId: 'tee', quantity: 1 } });
+  const pending = world.core.broker.invoke({ tabId, name: 'add_to_cart', descriptorHash: add.descriptorHash, arguments: { productId: 'tee', quantity: 1 } }, { ...agent, kind: 'mutation' });
+  const view = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === 'add_to_cart'), 'the approval to be shown');
+  expect(view).toMatchObject({ origin: world.demo.demoOrigin, documentId: add.documentId, subjectHash: add.descriptorHash, subject: { descriptorHash: add.descriptorHash }, arguments: { productId: 'tee', quantity: 1 } });
   expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
   const r = await pending;
   expect(r).toMatchObject({ ok: true, value: { outcome: 'succeeded', toolName: 'add_to_cart', documentId: add.documentId } });
@@ -83,7 +83,7 @@ test('forged, expired, replayed grants and changed arguments are refused before 
   tampered.grant = { ...tampered.grant, expiresAt: tampered.grant.expiresAt + 3_600_000 };
   expect(await outcome(world, tampered)).toBe('grant-invalid');
   const otherFrame = await world.invokeRequest(add, args);
-  otherFrame.frameId = 3;
+  otherFrame.target.frameId = 3;
   expect(await outcome(world, otherFrame)).toBe('grant-invalid');
 
   // grant-expired: a correctly signed grant whose expiry has passed.
@@ -177,8 +177,8 @@ test('same-name frames: no tool-ambiguous in Chromium 156; each frame runs its o
   expect(frame.ok && JSON.parse(frame.value.result as string)).toMatchObject({ frame: 'same-origin', query: 'b' });
   // A grant for the top's search presented with the iframe's address is not a way around the binding.
   const crossed = await world.invokeRequest(tool(d, 'search', 0), { query: 'c' });
-  crossed.frameId = frameId;
-  crossed.documentId = tool(d, 'search', frameId).documentId;
+  crossed.target.frameId = frameId;
+  crossed.target.documentId = tool(d, 'search', frameId).documentId;
   expect(await outcome(world, crossed)).toBe('grant-invalid');
 });
 

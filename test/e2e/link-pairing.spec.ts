@@ -25,7 +25,7 @@ test('pairing confirmed: the popup and the console show the same code; connected
   expect(paired[0]).toMatchObject({ faculty: 'link', actor: { kind: 'person' }, detail: { extensionId: w.extensionId } });
   expect(w.receipts({ event: 'link-connected' }).length).toBeGreaterThanOrEqual(1);
   // The key is stored on both sides: the bridge can sign, the extension holds it in storage.local.
-  expect((await w.core.link.signGrant({ requestId: 'r', tabId: 1, frameId: 0, documentId: 'd', origin: 'http://x', toolName: 't', descriptorHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: 'c'.repeat(32), expiresAt: Date.now() + 1000 })).ok).toBe(true);
+  expect((await w.core.link.signGrant({ requestId: 'r', faculty: 'webmcp-invoke', operation: 'invoke', tabId: 1, frameId: 0, documentId: 'd', origin: 'http://x', urlHash: 'd'.repeat(64), subjectHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: 'c'.repeat(32), expiresAt: Date.now() + 1000 })).ok).toBe(true);
   const stored = await (await w.worker()).evaluate(async (k) => (await chrome.storage.local.get(k))[k] as { pairingId?: string } | undefined, PAIRING_STORAGE_KEY);
   expect(stored?.pairingId).toBe((paired[0]!.detail as { pairingId: string }).pairingId);
 });
@@ -48,7 +48,7 @@ test('pairing rejected in the console: pairing-rejected receipt, the extension s
   const stored = await (await w.worker()).evaluate(async (k) => (await chrome.storage.local.get(k))[k] ?? null, PAIRING_STORAGE_KEY);
   expect(stored).toBeNull();
   expect(w.core.link.status().paired).toBe(false);
-  expect(await w.core.link.signGrant({ requestId: 'r', tabId: 1, frameId: 0, documentId: 'd', origin: 'http://x', toolName: 't', descriptorHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: 'c'.repeat(32), expiresAt: Date.now() + 1000 })).toMatchObject({ ok: false, error: { code: 'not-paired' } });
+  expect(await w.core.link.signGrant({ requestId: 'r', faculty: 'webmcp-invoke', operation: 'invoke', tabId: 1, frameId: 0, documentId: 'd', origin: 'http://x', urlHash: 'd'.repeat(64), subjectHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: 'c'.repeat(32), expiresAt: Date.now() + 1000 })).toMatchObject({ ok: false, error: { code: 'not-paired' } });
   // A rejection needs the person: the extension does not retry on its own, so no new code appears.
   expect(w.core.link.status().state).not.toBe('awaiting-pairing');
 });

@@ -193,7 +193,7 @@ test('main job: list_tabs, discover, and an approved set_cart_quantity change th
   const pending = invoke(client, storeTabId, tool, args);
 
   // While it waits: every field of the dialog equals what the page and extension reported.
-  const view = await waitForApproval(job.core, (a) => a.toolName === 'set_cart_quantity');
+  const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'set_cart_quantity');
   await expect(dialog()).toBeVisible();
   await expect(field('field-agent')).toHaveText(AGENT);
   await expect(field('field-tool-name')).toHaveText(pageTool.name);
@@ -211,7 +211,7 @@ test('main job: list_tabs, discover, and an approved set_cart_quantity change th
   const claims = Object.keys(labels)
     .filter((k) => pageTool.annotations?.[k] !== undefined)
     .map((k) => `The page says: ${labels[k]} — ${pageTool.annotations?.[k] ? 'yes' : 'no'}`);
-  expect(claims.length).toBe(4); // Chromium reports all four booleans for an imperative tool (FACTS.md)
+  expect(claims.length).toBe(4); // Chromium reports all four booleans for an imperative tool (docs/browser-facts.md, "WebMCP: listing tools")
   await expect(field('field-annotations').locator('li')).toHaveText(claims);
   // Shown as pretty JSON, equal in value to what the agent sent (the console may order the keys).
   const shownArgs = (await field('field-arguments').textContent()) ?? '';
@@ -290,7 +290,7 @@ test('deny: the agent is told, with the reason; the page is unchanged; a denied 
   const before = await storeState(store);
   const runsBefore = await job.execCount(store, 'set_cart_quantity');
   const pending = invoke(client, storeTabId, tool, { productId: 'tee', quantity: before.tee + 2 });
-  const view = await waitForApproval(job.core, (a) => a.toolName === 'set_cart_quantity');
+  const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'set_cart_quantity');
   await expect(dialog()).toBeVisible();
   await field('deny-reason').fill('Not the tee, please');
   await field('deny-button').click();
@@ -320,7 +320,7 @@ test('expiry: with a 10 s approval timeout set in Settings, an unanswered reques
     const before = await storeState(store);
     const runsBefore = await job.execCount(store, 'set_cart_quantity');
     const pending = invoke(client, storeTabId, tool, { productId: 'mug', quantity: 1 });
-    const view = await waitForApproval(job.core, (a) => a.toolName === 'set_cart_quantity');
+    const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'set_cart_quantity');
     expect(view.expiresAt - view.createdAt).toBe(10_000);
     await expect(dialog()).toBeVisible();
     await expect(field('field-time-left')).toHaveText(/^0:(10|0\d) left$/);
@@ -377,7 +377,7 @@ test('rug pull between approval and dispatch: the page swaps the tool while the 
     const tool = tools.find((t) => t.name === 'get_weather') as DiscoveredTool;
     expect(tool.description).toBe('Returns the current weather for a city.');
     const pending = invoke(client, tabId, tool, { city: 'Lisbon' });
-    const view = await waitForApproval(job.core, (a) => a.toolName === 'get_weather');
+    const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'get_weather');
     await expect(field('field-description')).toHaveText('Returns the current weather for a city.');
 
     // The pull: a new descriptor under the same name, listed before __rugPull resolves.
@@ -409,7 +409,7 @@ test('navigation: while the dialog is open the request is refused (navigated); b
     // 1. The page navigates while the person is looking at the dialog.
     let tool = (await discover(client, tabId)).tools.find((t) => t.name === 'place_order') as DiscoveredTool;
     const first = invoke(client, tabId, tool, { item: 'book', quantity: 1 });
-    const view = await waitForApproval(job.core, (a) => a.toolName === 'place_order');
+    const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'place_order');
     await expect(dialog()).toBeVisible();
     const target = await go(page);
     await page.waitForURL(target);
@@ -431,7 +431,7 @@ test('navigation: while the dialog is open the request is refused (navigated); b
       'request',
       (original) =>
         (async (req: ConsoleRequest, o?: { signal?: AbortSignal; timeoutMs?: number }) => {
-          if (req.op === 'invoke') {
+          if (req.op === 'dispatch') {
             const next = await go(page);
             await page.waitForURL(next);
             await page.locator('html[data-ready="true"]').waitFor({ state: 'attached' });
@@ -440,7 +440,7 @@ test('navigation: while the dialog is open the request is refused (navigated); b
         }) as typeof original,
       async () => {
         const p = invoke(client, tabId, tool, { item: 'book', quantity: 2 });
-        await waitForApproval(job.core, (a) => a.toolName === 'place_order');
+        await waitForApproval(job.core, (a) => a.subject.toolName === 'place_order');
         await expect(field('approve-button')).toBeEnabled();
         await field('approve-button').click();
         return p;
@@ -463,19 +463,19 @@ test('a used grant is never accepted again: replayed on the link, and slipped in
   const tool = tools.find((t) => t.name === 'set_cart_quantity') as DiscoveredTool;
   const before = await storeState(store);
   const runsBefore = await job.execCount(store, 'set_cart_quantity');
-  let captured: Extract<ConsoleRequest, { op: 'invoke' }> | null = null;
+  let captured: Extract<ConsoleRequest, { op: 'dispatch' }> | null = null;
 
   // A normal approved invocation; the invoke the broker sends (with its grant) is captured on the way.
   const ok = await withLinkPatch(
     'request',
     (original) =>
       ((req: ConsoleRequest, o?: { signal?: AbortSignal; timeoutMs?: number }) => {
-        if (req.op === 'invoke') captured = structuredClone(req);
+        if (req.op === 'dispatch') captured = structuredClone(req);
         return original(req as never, o);
       }) as typeof original,
     async () => {
       const p = invoke(client, storeTabId, tool, { productId: 'mug', quantity: before.mug + 1 });
-      await waitForApproval(job.core, (a) => a.toolName === 'set_cart_quantity');
+      await waitForApproval(job.core, (a) => a.subject.toolName === 'set_cart_quantity');
       await expect(field('approve-button')).toBeEnabled();
       await field('approve-button').click();
       return p;
@@ -483,13 +483,13 @@ test('a used grant is never accepted again: replayed on the link, and slipped in
   );
   expect(ok.isError, texts(ok).join('\n')).toBeFalsy();
   await expect(store.getByTestId('store')).toHaveAttribute('data-revision', String(before.revision + 1));
-  const used = captured as Extract<ConsoleRequest, { op: 'invoke' }> | null;
+  const used = captured as Extract<ConsoleRequest, { op: 'dispatch' }> | null;
   expect(used).not.toBeNull();
-  const grant = (used as Extract<ConsoleRequest, { op: 'invoke' }>).grant as Grant;
+  const grant = (used as Extract<ConsoleRequest, { op: 'dispatch' }>).grant as Grant;
   expect(grant.expiresAt).toBeGreaterThan(Date.now()); // still within its 30 s: only the nonce stops it
 
   // 1. The very same request, grant and all, replayed on the link.
-  const replay = await job.core.link.request(used as Extract<ConsoleRequest, { op: 'invoke' }>, { timeoutMs: 20_000 });
+  const replay = await job.core.link.request(used as Extract<ConsoleRequest, { op: 'dispatch' }>, { timeoutMs: 20_000 });
   expect(replay).toMatchObject({ ok: true, value: { outcome: 'refused', refusal: 'grant-reused' } });
   expect((await storeState(store)).revision).toBe(before.revision + 1);
   expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore + 1);
@@ -500,7 +500,7 @@ test('a used grant is never accepted again: replayed on the link, and slipped in
     () => (async () => ({ ok: true, value: grant })) as MainJob['core']['link']['signGrant'],
     async () => {
       const p = invoke(client, storeTabId, tool, { productId: 'mug', quantity: before.mug + 5 });
-      await waitForApproval(job.core, (a) => a.toolName === 'set_cart_quantity');
+      await waitForApproval(job.core, (a) => a.subject.toolName === 'set_cart_quantity');
       await expect(field('approve-button')).toBeEnabled();
       await field('approve-button').click();
       return p;

@@ -14,7 +14,7 @@ import type { AgentContext } from '../../src/main/core/broker/index';
 import { test, expect, until } from './support/link-fixture';
 
 const AGENT: AgentContext = { actor: { kind: 'agent', name: 'trust-e2e' }, kind: 'read' };
-const MUTATE: AgentContext = { ...AGENT, kind: 'mutate' };
+const MUTATE: AgentContext = { ...AGENT, kind: 'mutation' };
 const own = (o: unknown, k: string) => !!o && typeof o === 'object' && Object.prototype.hasOwnProperty.call(o, k);
 
 test('prototype-named keys from a real page: validated as own keys, shown and dispatched as data, nothing polluted', async ({ world }) => {
@@ -44,9 +44,9 @@ test('prototype-named keys from a real page: validated as own keys, shown and di
   // 2. Own __proto__ / constructor arguments: shown as data, approved, received by the page as own keys.
   const args = JSON.parse('{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"polluted":true}},"toString":"x"}') as Record<string, unknown>;
   const pending = world.core.broker.invoke({ tabId, name: 'proto_keys', descriptorHash: protoKeys.descriptorHash, arguments: args }, MUTATE);
-  const view = await until(() => world.core.broker.approvals.list().find((v) => v.toolName === 'proto_keys'), 'the approval');
+  const view = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === 'proto_keys'), 'the approval');
   expect(Object.keys(view.arguments)).toEqual(['__proto__', 'constructor', 'toString']);
-  expect(own(view.inputSchema && (view.inputSchema as { properties: object }).properties, '__proto__')).toBe(true);
+  expect(own(view.subject.inputSchema && (view.subject.inputSchema as { properties: object }).properties, '__proto__')).toBe(true);
   expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
   const r = await pending;
   expect(r.ok).toBe(true);
@@ -63,7 +63,7 @@ test('prototype-named keys from a real page: validated as own keys, shown and di
   // 3. A result carrying __proto__ / constructor.prototype keys comes back as text, labelled, and pollutes nothing.
   const protoResult = tool('proto_result');
   const p2 = world.core.broker.invoke({ tabId, name: 'proto_result', descriptorHash: protoResult.descriptorHash, arguments: {} }, MUTATE);
-  const v2 = await until(() => world.core.broker.approvals.list().find((v) => v.toolName === 'proto_result'), 'the second approval');
+  const v2 = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === 'proto_result'), 'the second approval');
   await world.core.api.decideApproval({ requestId: v2.requestId, decision: 'approve' });
   const r2 = await p2;
   expect(r2.ok).toBe(true);
@@ -75,9 +75,9 @@ test('prototype-named keys from a real page: validated as own keys, shown and di
   const badType = await world.core.broker.invoke({ tabId, name: 'proto_schema', descriptorHash: protoSchema.descriptorHash, arguments: JSON.parse('{"name":7}') }, MUTATE);
   expect(!badType.ok && badType.error.code).toBe('invalid-arguments'); // properties.name still applies
   const p3 = world.core.broker.invoke({ tabId, name: 'proto_schema', descriptorHash: protoSchema.descriptorHash, arguments: { name: 'x' } }, MUTATE);
-  const v3 = await until(() => world.core.broker.approvals.list().find((v) => v.toolName === 'proto_schema'), 'the third approval');
-  expect(own(v3.inputSchema, '__proto__')).toBe(true);
-  expect(Object.getPrototypeOf(v3.inputSchema)).toBe(Object.prototype);
+  const v3 = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === 'proto_schema'), 'the third approval');
+  expect(own(v3.subject.inputSchema, '__proto__')).toBe(true);
+  expect(Object.getPrototypeOf(v3.subject.inputSchema)).toBe(Object.prototype);
   await world.core.api.decideApproval({ requestId: v3.requestId, decision: 'deny', reason: 'not needed' });
   const r3 = await p3;
   expect(!r3.ok && r3.error.code).toBe('denied');

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
-import { LOOKALIKE_MARKER } from '../../src/main/core/agent';
+import { AGENT_TOOLS, LOOKALIKE_MARKER, defineAgentTool } from '../../src/main/core/agent';
 import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
 
 let dir: string;
@@ -68,10 +68,87 @@ afterEach(async () => {
 });
 
 describe('MCP endpoint: tools', () => {
-  it('lists exactly the three tools, marked read or mutate', async () => {
+  it('a tool added to the registry at run time is announced to every session (notifications/tools/list_changed), listed, and checked by its own schema', async () => {
+    const a = await connect(undefined, 'agent-a');
+    const b = await connect(undefined, 'agent-b');
+    const told: string[] = [];
+    const heard = (name: string) => new Promise<void>((resolve) => {
+      const c = name === 'a' ? a : b;
+      c.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        told.push(name);
+        resolve();
+      });
+    });
+    const both = Promise.all([heard('a'), heard('b')]);
+    const echo = defineAgentTool({
+      name: 'dev_echo',
+      title: 'Echo (test)',
+      kind: 'read',
+      faculty: 'console',
+      description: 'Echoes n.',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'], additionalProperties: false },
+      // args.n is a number here by the schema: no cast.
+      handle: async (args) => ({ content: [{ type: 'text', text: `n+1=${args.n + 1}` }] }),
+    });
+    core.agentEndpoint.tools.add(echo);
+    await both;
+    expect(told.sort()).toEqual(['a', 'b']);
+    expect((await a.listTools()).tools.map((t) => t.name)).toEqual([...AGENT_TOOLS.map((t) => t.name), 'dev_echo']);
+    expect(textOf(await a.callTool({ name: 'dev_echo', arguments: { n: 41 } }))).toBe('n+1=42');
+    const bad = (await a.callTool({ name: 'dev_echo', arguments: { n: 'x' } })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^Error \(invalid-params\)/);
+
+    const gone = heard('a');
+    expect(core.agentEndpoint.tools.remove('dev_echo')).toBe(true);
+    await gone;
+    expect((await b.listTools()).tools.map((t) => t.name)).toEqual(AGENT_TOOLS.map((t) => t.name));
+    expect(textOf(await b.callTool({ name: 'dev_echo', arguments: { n: 1 } }))).toMatch(/^Error \(unknown-tool\)/);
+    expect(() => core.agentEndpoint.tools.add(AGENT_TOOLS[0]!)).toThrow(/already registered/);
+  });
+
+  it('page_info: the extension\'s read faculty through the pipeline, receipted; only origins of cross-origin frames reach the agent; a malformed answer is refused', async () => {
+    link.reads.set('page-info', (r) => ({
+      ok: true,
+      value: {
+        tabId: r.tabId,
+        url: 'http://127.0.0.1:8765/shop',
+        title: 'Shop',
+        origin: 'http://127.0.0.1:8765',
+        documentId: 'doc-1',
+        webmcp: true,
+        frames: [
+          { frameId: 3, sameOrigin: true, url: 'http://127.0.0.1:8765/frame', documentId: 'doc-3', webmcp: false },
+          { frameId: 4, sameOrigin: false, origin: 'http://127.0.0.1:8766', url: 'http://127.0.0.1:8766/secret?token=leak' },
+        ],
+      },
+    }));
+    const client = await connect();
+    const r = (await client.callTool({ name: 'page_info', arguments: { tabId: 7 } })) as CallToolResult;
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(textOf(r)).toContain('<untrusted-page-content source="page_info tab 7 http://127.0.0.1:8765">');
+    expect(textOf(r)).toContain('http://127.0.0.1:8765/frame');
+    expect(textOf(r)).toContain('"origin": "http://127.0.0.1:8766"');
+    expect(textOf(r)).not.toContain('secret');
+    expect(link.requests.filter((q) => q.op === 'read')).toEqual([{ op: 'read', faculty: 'page-info', operation: 'info', tabId: 7, arguments: {} }]);
+    const receipts = core.ledger.query({ requestId: /requestId: ([\w-]+)/.exec(textOf(r))?.[1] ?? '', limit: 10 }).receipts;
+    expect(receipts.length).toBe(0); // page_info's header names the receipt, not the request
+    const byTool = core.ledger.query({ limit: 20 }).receipts.filter((x) => x.faculty === 'page-info').reverse();
+    expect(byTool.map((x) => x.event)).toEqual(['requested', 'succeeded']);
+    expect(byTool[1]).toMatchObject({ tabId: 7, origin: 'http://127.0.0.1:8765', documentId: 'doc-1', detail: { webmcp: true, frames: 2, crossOriginFrames: 1 } });
+
+    link.reads.set('page-info', () => ({ ok: true, value: { tabId: 7, url: 1 } }));
+    const bad = (await client.callTool({ name: 'page_info', arguments: { tabId: 7 } })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^Error \(bad-answer\)/);
+    expect(core.ledger.query({ limit: 1 }).receipts[0]).toMatchObject({ faculty: 'page-info', event: 'failed' });
+  });
+
+  it('lists exactly the registry\'s tools, marked read or mutation', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke']);
+    expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info']);
+    expect(tools.find((t) => t.name === 'page_info')!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(tools.find((t) => t.name === 'webmcp_invoke')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tools.find((t) => t.name === 'list_tabs')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(core.endpoint.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
@@ -95,7 +172,7 @@ describe('MCP endpoint: tools', () => {
     const call = client.callTool({ name: 'webmcp_invoke', arguments: { tabId: 7, name: 'add', descriptorHash: hash, arguments: { a: 1, b: 2 }, operationId: 'op-1' } });
     await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
     const snap = await core.api.getSnapshot();
-    expect(snap.ok && snap.value.approvals[0]).toMatchObject({ toolName: 'add', agent: { name: 'vitest-agent', version: '9.9.9' }, operationId: 'op-1' });
+    expect(snap.ok && snap.value.approvals[0]).toMatchObject({ subject: { toolName: 'add' }, agent: { name: 'vitest-agent', version: '9.9.9' }, operationId: 'op-1' });
     const id = snap.ok ? snap.value.approvals[0]!.requestId : '';
     expect(await core.api.decideApproval({ requestId: id, decision: 'approve' })).toEqual({ ok: true, value: null });
     const res = (await call) as CallToolResult;
@@ -134,7 +211,7 @@ describe('MCP endpoint: tools', () => {
     await core.api.decideApproval({ requestId: core.broker.approvals.list()[0]!.requestId, decision: 'approve' });
     const res = (await call) as CallToolResult;
     expect(res.isError, textOf(res)).toBeFalsy();
-    expect(link.invokes()[0]!.documentId).toBe(tool.documentId);
+    expect(link.invokes()[0]!.target.documentId).toBe(tool.documentId);
 
     const stale = (await client.callTool({
       name: 'webmcp_invoke',
@@ -216,7 +293,7 @@ describe('MCP endpoint: gates', () => {
     await expect(client.listTools()).rejects.toThrow();
     await expect(connect(oldToken)).rejects.toMatchObject({ code: 401 });
     const fresh = await connect(newToken);
-    expect((await fresh.listTools()).tools).toHaveLength(3);
+    expect((await fresh.listTools()).tools).toHaveLength(AGENT_TOOLS.length);
     expect(core.ledger.query({ event: 'token-rotated' }).receipts).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { SettingsStore } from '../../src/main/core/settings';
 import { FakeLink, sharedTab } from './broker.fixtures';
@@ -51,12 +51,29 @@ describe('stdio command', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke']);
+      expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info']);
       const r = (await client.callTool({ name: 'list_tabs', arguments: {} })) as CallToolResult;
       expect((r.content as Array<{ text: string }>).map((c) => c.text).join('\n')).toContain('"tabId": 3');
       // The agent behind the relay is the actor of the receipts.
       const receipt = core.ledger.query({ event: 'succeeded' }).receipts[0]!;
       expect(receipt.actor).toEqual({ kind: 'agent', name: 'stdio-agent', version: '1.2.3' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('forwards server notifications: a change of the tool registry reaches the stdio client as notifications/tools/list_changed', async () => {
+    const dir = tempDir();
+    core = createConsoleCore({ dataDir: dir, mcpPort: 0, link: new FakeLink() });
+    await core.start();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dir], stderr: 'pipe' });
+    const client = new Client({ name: 'stdio-agent', version: '1.2.3' });
+    await client.connect(transport);
+    try {
+      const heard = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      core.agentEndpoint.tools.remove('page_info');
+      await heard;
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke']);
     } finally {
       await client.close();
     }

@@ -12,6 +12,7 @@ import { FileSecretStore, PAIRING_SECRET_NAME } from '../../src/main/core/bridge
 import { PAIRING_STORAGE_KEY } from '../../extension/src/background/link';
 import { encodeFrame, FrameDecoder } from '../../src/shared/framing';
 import { randomHex, toBase64 } from '../../src/shared/pairing-crypto';
+import { PROTOCOL_VERSION } from '../../src/shared/protocol';
 import { EXT, OTHER_EXT, buildHost, MapStorage, Rig, tempDir } from './bridge-harness';
 
 let dir: string;
@@ -98,8 +99,8 @@ describe('pairing', () => {
 
     // The grant MAC made by the console verifies in the extension with the same key.
     const signed = await r.bridge.signGrant({
-      requestId: 'q1', tabId: 1, frameId: 0, documentId: 'D', origin: 'https://a', toolName: 't',
-      descriptorHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: randomHex(), expiresAt: Date.now() + 1000,
+      requestId: 'q1', faculty: 'webmcp-invoke', operation: 'invoke', tabId: 1, frameId: 0, documentId: 'D', origin: 'https://a',
+      urlHash: 'c'.repeat(64), subjectHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: randomHex(), expiresAt: Date.now() + 1000,
     });
     expect(signed.ok).toBe(true);
     if (signed.ok) {
@@ -194,6 +195,9 @@ describe('authentication', () => {
     await r.until(() => r.link?.state().state === 'refused' && r.bridge.status().state === 'refused', 'both refused');
     expect(r.link?.state().error?.code).toBe('auth-failed');
     expect(r.bridge.status().error?.code).toBe('auth-failed');
+    // Both UIs say what to do about it.
+    expect(r.link?.state().problem?.code).toBe('pair-again');
+    expect(r.bridge.status().problem?.code).toBe('pair-again');
     expect(r.audits.map((a) => a.kind)).toEqual(['link-refused']);
     expect((r.extStorage.map.get(PAIRING_STORAGE_KEY) as { pairingId: string }).pairingId).toBe(pairingId);
   });
@@ -203,7 +207,7 @@ describe('authentication', () => {
     const { r, pairingId } = await seeded(key, key);
     const c = await rawClient(r.socketPath);
     c.send({ type: 'host-hello', callerOrigin: `chrome-extension://${EXT}/`, hostVersion: '0.1.0', pid: 1 });
-    c.send({ type: 'hello', protocolVersion: 1, extensionId: EXT, extensionVersion: '0.1.0', pairingId });
+    c.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, extensionId: EXT, extensionVersion: '0.1.0', pairingId });
     expect(await c.next('hello-ack')).toMatchObject({ paired: true });
     c.send({ type: 'auth-begin', pairingId, nonce: randomHex() });
     const ch = await c.next('auth-challenge');
@@ -224,9 +228,14 @@ describe('authentication', () => {
     r.startExtension();
     // The extension still holds a key, so replacing it needs the popup's word too (test/unit/trust-link.test.ts).
     await r.until(() => r.bridge.status().state === 'awaiting-pairing' && r.link?.state().awaitingLocalConfirmation === true, 'codes on both sides');
+    // Not a silent re-pairing: both sides say the old pairing no longer works.
+    expect(r.bridge.status().problem?.code).toBe('pair-again');
+    expect(r.link?.state().problem).toMatchObject({ code: 'pair-again', message: expect.stringMatching(/does not know this extension’s pairing/) });
     expect((await r.bridge.confirmPairing(true)).ok).toBe(true);
     r.link?.confirmPairing(true);
     await r.connected();
+    expect(r.bridge.status().problem).toBeUndefined();
+    expect(r.link?.state().problem).toBeUndefined();
   });
 
   it('a program that grabbed the socket cannot pose as the console: the extension detects it', async () => {
@@ -248,7 +257,7 @@ describe('authentication', () => {
         for (const f of dec.push(c)) {
           const m = f.ok ? (f.value as { type: string }) : { type: 'bad' };
           got.push(m.type);
-          if (m.type === 'hello') s.write(encodeFrame({ type: 'hello-ack', protocolVersion: 1, consoleVersion: '6.6.6', paired: true }));
+          if (m.type === 'hello') s.write(encodeFrame({ type: 'hello-ack', protocolVersion: PROTOCOL_VERSION, consoleVersion: '6.6.6', paired: true }));
           if (m.type === 'auth-begin') s.write(encodeFrame({ type: 'auth-challenge', nonce: randomHex(), proof: randomHex(32) }));
         }
       });
@@ -271,15 +280,58 @@ describe('authentication', () => {
 });
 
 describe('handshake checks', () => {
-  it('version mismatch is explained on both sides', async () => {
+  it('an older extension (protocol 1) is told plainly, on both sides, to update the extension', async () => {
     const r = await rig();
     await r.startConsole();
     await r.installHost();
-    r.startExtension({ protocolVersion: 2 });
+    r.startExtension({ protocolVersion: PROTOCOL_VERSION - 1 });
     await r.until(() => r.bridge.status().state === 'version-mismatch' && r.link?.state().state === 'version-mismatch', 'both mismatch');
-    expect(r.bridge.status().error?.message).toMatch(/extension speaks link protocol v2, this console speaks v1/);
-    expect(r.link?.state().error?.message).toMatch(/protocol v2.*v1/);
+    expect(r.bridge.status().error?.message).toMatch(new RegExp(`extension speaks link protocol v${PROTOCOL_VERSION - 1}, this console speaks v${PROTOCOL_VERSION}`));
+    expect(r.bridge.status().problem).toMatchObject({ code: 'extension-outdated', message: expect.stringMatching(/^Update the Echo Console extension/) });
+    // The extension (as a v2 one pretending to be v1 reads it): the console's error names the console's version.
+    expect(r.link?.state().problem).toMatchObject({ code: 'extension-outdated' });
+    expect(r.link?.state().error?.message).toMatch(/Update the Echo Console extension/);
     expect(r.link?.state().retryAt).toBeUndefined();
+  });
+
+  it('a newer extension is told, on both sides, that the console needs the update', async () => {
+    const r = await rig();
+    await r.startConsole();
+    await r.installHost();
+    r.startExtension({ protocolVersion: PROTOCOL_VERSION + 1 });
+    await r.until(() => r.bridge.status().state === 'version-mismatch' && r.link?.state().state === 'version-mismatch', 'both mismatch');
+    expect(r.bridge.status().error?.message).toMatch(new RegExp(`extension speaks link protocol v${PROTOCOL_VERSION + 1}, this console speaks v${PROTOCOL_VERSION}`));
+    expect(r.bridge.status().problem?.code).toBe('console-outdated');
+    expect(r.link?.state().problem?.code).toBe('console-outdated');
+    expect(r.link?.state().error?.message).toMatch(new RegExp(`protocol v${PROTOCOL_VERSION + 1}.*v${PROTOCOL_VERSION}`));
+    expect(r.link?.state().retryAt).toBeUndefined();
+  });
+
+  it('a console of protocol 1 (its version-mismatch names no version): the extension says "update Echo Console"', async () => {
+    const r = await rig();
+    await r.installHost();
+    // Answers exactly as the v1 bridge did: error{code, message}, no protocolVersion.
+    const fake = net.createServer((s) => {
+      const dec = new FrameDecoder();
+      s.on('error', () => {});
+      s.on('data', (c: Buffer) => {
+        for (const f of dec.push(c)) {
+          const m = f.ok ? (f.value as { type: string; protocolVersion?: number }) : { type: 'bad' };
+          if (m.type === 'hello') {
+            s.end(encodeFrame({ type: 'error', code: 'version-mismatch', message: `Version mismatch: the extension speaks link protocol v${m.protocolVersion}, this console speaks v1. Update Echo Console and its extension to the same release.` }));
+          }
+        }
+      });
+    });
+    await new Promise<void>((res) => fake.listen(r.socketPath, () => res()));
+    try {
+      r.startExtension();
+      await r.until(() => r.link?.state().state === 'version-mismatch', 'the extension sees the mismatch');
+      expect(r.link?.state().problem).toMatchObject({ code: 'console-outdated', message: expect.stringMatching(/^Update Echo Console/) });
+      expect(r.link?.state().retryAt).toBeUndefined();
+    } finally {
+      await new Promise<void>((res) => fake.close(() => res()));
+    }
   });
 
   it('an origin the console does not expect is refused', async () => {
@@ -317,7 +369,7 @@ describe('handshake checks', () => {
     await r.startConsole();
     const c = await rawClient(r.socketPath);
     c.send({ type: 'host-hello', callerOrigin: `chrome-extension://${EXT}/`, hostVersion: '0.1.0', pid: 1 });
-    c.send({ type: 'hello', protocolVersion: 1, extensionId: OTHER_EXT, extensionVersion: '0.1.0', pairingId: null });
+    c.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, extensionId: OTHER_EXT, extensionVersion: '0.1.0', pairingId: null });
     expect(await c.next('error')).toMatchObject({ code: 'origin-not-allowed' });
     await c.closedNow();
   });
@@ -327,7 +379,7 @@ describe('handshake checks', () => {
     await r.startConsole();
     const c = await rawClient(r.socketPath);
     c.send({ type: 'host-hello', callerOrigin: `chrome-extension://${EXT}/`, hostVersion: '0.1.0', pid: 1 });
-    c.send({ type: 'hello', protocolVersion: 1, extensionId: 'nope' });
+    c.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, extensionId: 'nope' });
     expect(await c.next('error')).toMatchObject({ code: 'bad-message' });
     await c.closedNow();
     const c2 = await rawClient(r.socketPath);

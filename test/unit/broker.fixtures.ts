@@ -1,12 +1,12 @@
 /**
  * An in-test ExtensionLink for UNIT tests of the broker's logic (the real link
  * is covered end to end): it answers list-tabs and discover from tables, and
- * invoke through a replaceable handler; it records every request and grant.
+ * dispatch (WebMCP invocations) through a replaceable handler; it records every request and grant.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { descriptorHash } from '../../src/shared/canonical';
+import { descriptorHash, urlHash } from '../../src/shared/canonical';
 import { nodeSha256 } from '../../src/main/core/digest';
 import type { LinkStatus } from '../../src/shared/ipc';
 import type { ConsoleRequest, ConsoleRequestValue, ExtensionEvent } from '../../src/shared/protocol';
@@ -16,7 +16,7 @@ import type { ExtensionLink } from '../../src/main/core/ports';
 import { Ledger } from '../../src/main/core/ledger';
 import type { Receipt } from '../../src/shared/receipt';
 
-export type InvokeReq = Extract<ConsoleRequest, { op: 'invoke' }>;
+export type InvokeReq = Extract<ConsoleRequest, { op: 'dispatch' }>;
 export type InvokeHandler = (req: InvokeReq, signal?: AbortSignal) => Promise<Result<InvocationResult>>;
 
 export const ORIGIN = 'http://127.0.0.1:8765';
@@ -33,6 +33,8 @@ export class FakeLink implements ExtensionLink {
   /** requestIds (grant) of invoke requests whose signal was aborted. */
   aborted: string[] = [];
   invokeHandler: InvokeHandler = async () => ok({ outcome: 'succeeded', result: '{"ok":true}', elapsedMs: 3 });
+  /** Answers of read faculties (`{op:'read'}`) by faculty name; unknown faculties answer `unknown-faculty`. */
+  reads = new Map<string, (r: Extract<ConsoleRequest, { op: 'read' }>) => Result<unknown>>();
   private readonly eventListeners = new Set<(e: ExtensionEvent) => void>();
   private readonly statusListeners = new Set<(s: LinkStatus) => void>();
   /** Resolvers for tests that wait until an invoke reaches the link. */
@@ -57,7 +59,7 @@ export class FakeLink implements ExtensionLink {
         const d = this.discoveries.get(r.tabId);
         return d ? ok(structuredClone(d)) : err('tab-not-shared', `tab ${r.tabId} is not shared`);
       }
-      case 'invoke': {
+      case 'dispatch': {
         for (const w of this.invokeWaiters.splice(0)) w(r);
         if (signal?.aborted) return err('aborted', 'aborted');
         // Like the bridge: an abort answers `aborted` and asks the extension to cancel.
@@ -75,6 +77,10 @@ export class FakeLink implements ExtensionLink {
       }
       case 'cancel':
         return ok({ cancelled: true });
+      case 'read': {
+        const answer = this.reads.get(r.faculty);
+        return answer ? answer(r) : err('unknown-faculty', `no faculty ${r.faculty}`);
+      }
       case 'list-shareable-tabs':
         return ok([...this.tabs, ...this.shareable.filter((s) => !this.tabs.some((t) => t.tabId === s.tabId))]);
       case 'share-tab': {
@@ -136,7 +142,7 @@ export class FakeLink implements ExtensionLink {
   }
 
   invokes(): InvokeReq[] {
-    return this.requests.filter((r): r is InvokeReq => r.op === 'invoke');
+    return this.requests.filter((r): r is InvokeReq => r.op === 'dispatch');
   }
 }
 
@@ -162,6 +168,8 @@ export async function makeDiscovery(tabId: number, specs: ToolSpec[], documentId
       tabId,
       frameId: s.frameId ?? 0,
       documentId,
+      frameUrl: `${ORIGIN}/shop`,
+      urlHash: await urlHash(`${ORIGIN}/shop`, `${ORIGIN}/shop`, nodeSha256),
       kind: 'imperative',
       ...(s.blocked ? { blocked: s.blocked } : {}),
     });

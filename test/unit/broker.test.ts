@@ -1,5 +1,5 @@
 /**
- * Broker lifecycle (DESIGN.md, "Request lifecycle" and "Trust rules") against an
+ * Broker lifecycle (docs/design.md, "Request lifecycle" and "Trust rules") against an
  * in-test ExtensionLink and a real Ledger in a temp dir.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ const ADD_SCHEMA = {
   additionalProperties: false,
 };
 
-const agent = (signal?: AbortSignal): AgentContext => ({ actor: { kind: 'agent', name: 'test-agent', version: '1.0' }, kind: 'mutate', signal });
+const agent = (signal?: AbortSignal): AgentContext => ({ actor: { kind: 'agent', name: 'test-agent', version: '1.0' }, kind: 'mutation', signal });
 const reader: AgentContext = { actor: { kind: 'agent', name: 'test-agent', version: '1.0' }, kind: 'read' };
 
 let link: FakeLink;
@@ -69,7 +69,7 @@ describe('broker: approve → dispatch → succeeded', () => {
     const p = broker.invoke(req('add', tool.descriptorHash, args), agent());
     await pending(1);
     const view = broker.approvals.list()[0]!;
-    expect(view).toMatchObject({ toolName: 'add', origin: tool.origin, tab: { tabId: 7, title: 'Tab 7' }, arguments: args, agent: { name: 'test-agent' } });
+    expect(view).toMatchObject({ subject: { toolName: 'add' }, origin: tool.origin, tab: { tabId: 7, title: 'Tab 7' }, arguments: args, agent: { name: 'test-agent' } });
     expect(broker.decide(view.requestId, 'approve').ok).toBe(true);
     const a = await p;
     expect(a.ok).toBe(true);
@@ -94,7 +94,18 @@ describe('broker: approve → dispatch → succeeded', () => {
     const [inv] = link.invokes();
     expect(inv!.arguments).toEqual(args);
     const g = inv!.grant;
-    expect(g).toMatchObject({ requestId: a.requestId, tabId: 7, frameId: 0, documentId: 'doc-1', origin: tool.origin, toolName: 'add', descriptorHash: tool.descriptorHash, argumentsHash: wantArgs });
+    expect(g).toMatchObject({
+      requestId: a.requestId,
+      faculty: 'webmcp-invoke',
+      operation: 'invoke',
+      tabId: 7,
+      frameId: 0,
+      documentId: 'doc-1',
+      origin: tool.origin,
+      urlHash: tool.urlHash,
+      subjectHash: tool.descriptorHash,
+      argumentsHash: wantArgs,
+    });
     expect(g.nonce).toMatch(/^[0-9a-f]{32}$/);
     expect(g.expiresAt - Date.now()).toBeGreaterThan(LIMITS.grantTtlMs - 5_000);
     expect(g.expiresAt - Date.now()).toBeLessThanOrEqual(LIMITS.grantTtlMs);
@@ -253,7 +264,7 @@ describe('broker: descriptors come from the latest discovery', () => {
     broker.decide(broker.approvals.list()[0]!.requestId, 'approve');
     const a = await p;
     expect(a.ok).toBe(true);
-    expect(link.invokes()[0]!).toMatchObject({ documentId: 'doc-2', grant: { documentId: 'doc-2' } });
+    expect(link.invokes()[0]!).toMatchObject({ target: { documentId: 'doc-2' }, grant: { documentId: 'doc-2' } });
   });
 
   it('an extension refusal for a changed descriptor asks for rediscovery', async () => {
@@ -275,7 +286,7 @@ describe('broker: policy', () => {
     const p = broker.invoke(req('peek', d.tools[0]!.descriptorHash, {}), agent());
     await pending(1);
     expect(link.invokes()).toEqual([]);
-    expect(broker.approvals.list()[0]!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(broker.approvals.list()[0]!.subject.annotations).toMatchObject({ readOnlyHint: true });
     broker.decide(broker.approvals.list()[0]!.requestId, 'approve');
     expect((await p).ok).toBe(true);
   });

@@ -39,7 +39,7 @@ describe('the scan itself', () => {
   it('sees the sources of every part', () => {
     const files = ALL.map(([f]) => f);
     expect(files).toContain('src/main/core/index.ts');
-    expect(files).toContain('extension/src/background/invoke.ts');
+    expect(files).toContain('extension/src/background/dispatch.ts');
     expect(files).toContain('bin/echo-console-mcp.mjs');
     expect(files).toContain('src/renderer/App.tsx');
   });
@@ -119,8 +119,8 @@ describe('one console-API payload table (src/shared/api-schemas.ts), validated o
     expect(filesMatching(TABLE)).toEqual(['src/shared/api-schemas.ts']);
   });
   it('compiles and runs it in one place, the core, and the hosts do not validate', () => {
-    expect(filesMatching(/\bAPI_PAYLOAD_SCHEMAS\s*[[:=]|import[^;]*\bAPI_PAYLOAD_SCHEMAS\b/)).toEqual(['src/main/core/api-payloads.ts', 'src/shared/api-schemas.ts']);
-    expect(filesMatching(/\bvalidateApiPayload\s*\(/)).toEqual(['src/main/core/api-payloads.ts', 'src/main/core/index.ts']);
+    expect(filesMatching(/\bAPI_PAYLOAD_SCHEMAS\s*[[:=]|import[^;]*\bAPI_PAYLOAD_SCHEMAS\b/)).toEqual(['src/main/core/api/payloads.ts', 'src/shared/api-schemas.ts']);
+    expect(filesMatching(/\bvalidateApiPayload\s*\(/)).toEqual(['src/main/core/api/index.ts', 'src/main/core/api/payloads.ts']);
     for (const host of ['src/main/ipc.ts', 'src/main/web/server.ts', 'src/main/api-dispatch.ts']) {
       const text = ALL.find(([f]) => f === host)?.[1];
       expect(text, host).toBeDefined();

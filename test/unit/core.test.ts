@@ -222,7 +222,7 @@ describe("the console's own tab is never the agent's", () => {
   const CONSOLE = 'http://127.0.0.1:45999';
   const consoleTab = (tabId: number, origin = CONSOLE, sharedAt = 5_000): SharedTab => ({ ...sharedTab(tabId, 'doc-console'), title: 'Echo Console', url: `${origin}/`, origin, sharedAt });
   const reader: AgentContext = { actor: { kind: 'agent', name: 'test-agent' }, kind: 'read' };
-  const writer: AgentContext = { actor: { kind: 'agent', name: 'test-agent' }, kind: 'mutate' };
+  const writer: AgentContext = { actor: { kind: 'agent', name: 'test-agent' }, kind: 'mutation' };
   const unshareRequests = (tabId: number) => link.requests.filter((r) => r.op === 'unshare-tab' && r.tabId === tabId).length;
 
   it('"Share a tab…" does not offer it, and shareTab refuses it with a receipt', async () => {
@@ -357,7 +357,7 @@ describe('with the real Bridge', () => {
       expect(s.ok && s.value.link.state).toBe('no-extension');
       const r = await real.broker.invoke(
         { tabId: 1, name: 'x', descriptorHash: 'a'.repeat(64), arguments: {} },
-        { actor: { kind: 'agent', name: 't' }, kind: 'mutate' },
+        { actor: { kind: 'agent', name: 't' }, kind: 'mutation' },
       );
       expect(!r.ok && r.error.code).toBe('descriptor-unknown');
       const tabs = await real.broker.listTabs({ actor: { kind: 'agent', name: 't' }, kind: 'read' });

@@ -273,7 +273,8 @@ describe('navigation rules', () => {
 
 describe('approval notification', () => {
   it('holds no page text and escapes markup', () => {
-    const a = sampleApproval(Date.now(), { agent: { name: '<b>Agent</b>' }, toolName: 'evil_tool', title: 'Click me <a href=x>' });
+    const base = sampleApproval(Date.now());
+    const a = sampleApproval(Date.now(), { agent: { name: '<b>Agent</b>' }, subject: { ...base.subject, toolName: 'evil_tool', title: 'Click me <a href=x>' } });
     const { title, body } = approvalNotificationText(a);
     expect(title).toBe('Approval waiting');
     expect(body).toBe('&#60;b&#62;Agent&#60;/b&#62; asks to run a page tool on shop.example.');

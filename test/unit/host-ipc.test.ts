@@ -1,11 +1,11 @@
 // The Electron host's IPC (src/main/ipc.ts) with fakes for ipcMain, the window
 // and its frames: one handler per CHANNELS method, the sender check (foreign
 // webContents, sub-frame, navigated frame, disposed frame), payload validation
-// by the core's one validation (src/main/core/api-payloads.ts; the fake console
+// by the core's one validation (src/main/core/api/payloads.ts; the fake console
 // runs it like the core does), Results instead of throws, and the event push.
 import { describe, expect, it, vi } from 'vitest';
 import { dispatchCall } from '../../src/main/api-dispatch';
-import { validateApiPayload } from '../../src/main/core/api-payloads';
+import { validateApiPayload } from '../../src/main/core/api/payloads';
 import { API_METHODS, isApiMethod } from '../../src/shared/api-schemas';
 import { isTrustedSender, pushEvent, registerIpcHandlers } from '../../src/main/ipc';
 import { CHANNELS, type ConsoleApi } from '../../src/shared/ipc';

@@ -15,18 +15,29 @@ const PUB = 'B' + 'A'.repeat(86) + '=';
 const EXT = 'abjcbldekikalfjmmiemkjeemkfphege';
 const grant = {
   requestId: 'r1',
+  faculty: 'webmcp-invoke',
+  operation: 'invoke',
   tabId: 1,
   frameId: 0,
   documentId: 'DOC',
   origin: 'https://a.example',
-  toolName: 'add',
-  descriptorHash: H64,
+  urlHash: H64,
+  subjectHash: H64,
   argumentsHash: H64,
   nonce: H32,
   expiresAt: 1,
   mac: H64,
 };
-const invoke = { op: 'invoke', tabId: 1, frameId: 0, documentId: 'DOC', toolName: 'add', descriptorHash: H64, arguments: { a: 1 }, grant, timeoutMs: 1000 };
+const invoke = {
+  op: 'dispatch',
+  faculty: 'webmcp-invoke',
+  operation: 'invoke',
+  target: { tabId: 1, frameId: 0, documentId: 'DOC' },
+  subject: { toolName: 'add', descriptorHash: H64 },
+  arguments: { a: 1 },
+  grant,
+  timeoutMs: 1000,
+};
 
 const goodFromExt: unknown[] = [
   { type: 'hello', protocolVersion: 1, extensionId: EXT, extensionVersion: '0.1.0', pairingId: null },
@@ -122,7 +133,11 @@ describe('validateConsoleToExtension', () => {
   const bad: [string, unknown, RegExp][] = [
     ['accepted without pairingId', { type: 'pair-result', accepted: true }, /pairingId: required/],
     ['unknown op', { type: 'request', id: 'r', request: { op: 'eval', code: '1' } }, /unknown op/],
-    ['invoke with bad tool name', { type: 'request', id: 'r', request: { ...invoke, toolName: 'a b' } }, /toolName/],
+    ['dispatch with bad faculty name', { type: 'request', id: 'r', request: { ...invoke, faculty: 'a b' } }, /faculty/],
+    ['dispatch with bad operation', { type: 'request', id: 'r', request: { ...invoke, operation: 'Click!' } }, /operation/],
+    ['dispatch with a subject that is no object', { type: 'request', id: 'r', request: { ...invoke, subject: [1] } }, /subject: expected an object/],
+    ['grant without urlHash', { type: 'request', id: 'r', request: { ...invoke, grant: { ...grant, urlHash: undefined } } }, /urlHash: missing/],
+    ['grant with the old toolName field', { type: 'request', id: 'r', request: { ...invoke, grant: { ...grant, toolName: 'add' } } }, /toolName: unexpected/],
     ['invoke with array arguments', { type: 'request', id: 'r', request: { ...invoke, arguments: [1] } }, /arguments: expected an object/],
     ['invoke with oversized arguments', { type: 'request', id: 'r', request: { ...invoke, arguments: { s: 'x'.repeat(70_000) } } }, /bytes exceed/],
     ['invoke with zero timeout', { type: 'request', id: 'r', request: { ...invoke, timeoutMs: 0 } }, /timeoutMs/],
@@ -168,9 +183,9 @@ describe('response values by op', () => {
     ['unshare-tab', {}, false],
     ['discover', discovery, true],
     ['discover', { ...discovery, support: { ...discovery.support, argumentForm: 'xml' } }, false],
-    ['invoke', { outcome: 'succeeded', result: '{"sum":42}', elapsedMs: 3 }, true],
-    ['invoke', { outcome: 'refused', refusal: 'grant-expired' }, true],
-    ['invoke', { outcome: 'maybe' }, false],
+    ['dispatch', { outcome: 'succeeded', result: '{"sum":42}', elapsedMs: 3 }, true],
+    ['dispatch', { outcome: 'refused', refusal: 'grant-expired' }, true],
+    ['dispatch', { outcome: 'maybe' }, false],
     ['cancel', { cancelled: true }, true],
     ['cancel', { cancelled: 'yes' }, false],
   ] as const)('%s %j → %s', (op, value, expected) => {

@@ -1,5 +1,5 @@
 /**
- * Policy floors (DESIGN.md, "Trust rules"): invocations and mutations are always
+ * Policy floors (docs/design.md, "Trust rules"): invocations and mutations are always
  * reviewed, annotations never lower the level, rules may deny.
  */
 import { describe, expect, it } from 'vitest';
@@ -12,16 +12,16 @@ describe('ToolRouter', () => {
     const r = new ToolRouter();
     expect(r.decide({ faculty: 'list-tabs', kind: 'read' }).action).toBe('allow');
     expect(r.decide({ faculty: 'webmcp-discover', kind: 'read', origin: 'https://a.example' }).action).toBe('allow');
-    expect(r.decide({ faculty: 'webmcp-invoke', kind: 'mutate', toolName: 'x' }).action).toBe('review');
+    expect(r.decide({ faculty: 'webmcp-invoke', kind: 'mutation', toolName: 'x' }).action).toBe('review');
     // The invoke faculty is reviewed even if some caller marked it 'read'.
     expect(r.decide({ faculty: 'webmcp-invoke', kind: 'read', toolName: 'x' }).action).toBe('review');
     // Any mutation is reviewed, whatever the faculty.
-    expect(r.decide({ faculty: 'semantic', kind: 'mutate' }).action).toBe('review');
+    expect(r.decide({ faculty: 'semantic', kind: 'mutation' }).action).toBe('review');
   });
 
   it('page annotations never lower the level', () => {
     const r = new ToolRouter();
-    expect(r.decide({ faculty: 'webmcp-invoke', kind: 'mutate', toolName: 'peek', annotations: allHints }).action).toBe('review');
+    expect(r.decide({ faculty: 'webmcp-invoke', kind: 'mutation', toolName: 'peek', annotations: allHints }).action).toBe('review');
   });
 
   it('an allow rule cannot skip review; a deny rule denies; first match wins', () => {
@@ -29,10 +29,10 @@ describe('ToolRouter', () => {
       { origin: 'https://bank.example', action: 'deny', reason: 'no banking' },
       { faculty: '*', tool: '*', action: 'allow' },
     ]);
-    const inv = r.decide({ faculty: 'webmcp-invoke', kind: 'mutate', origin: 'https://shop.example', toolName: 'buy', annotations: allHints });
+    const inv = r.decide({ faculty: 'webmcp-invoke', kind: 'mutation', origin: 'https://shop.example', toolName: 'buy', annotations: allHints });
     expect(inv.action).toBe('review');
     expect(inv.reason).toMatch(/raised to review/);
-    const bank = r.decide({ faculty: 'webmcp-invoke', kind: 'mutate', origin: 'https://bank.example', toolName: 'pay' });
+    const bank = r.decide({ faculty: 'webmcp-invoke', kind: 'mutation', origin: 'https://bank.example', toolName: 'pay' });
     expect(bank).toMatchObject({ action: 'deny', ruleIndex: 0, reason: 'no banking' });
     expect(r.decide({ faculty: 'webmcp-discover', kind: 'read', origin: 'https://bank.example' }).action).toBe('deny');
   });

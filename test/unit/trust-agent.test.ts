@@ -1,5 +1,5 @@
 /**
- * Trust rules attacked from the agent's side (DESIGN.md, "Trust rules"; the
+ * Trust rules attacked from the agent's side (docs/design.md, "Trust rules"; the
  * MCP endpoint of "The link"): a hostile or broken MCP client against the
  * real core (createConsoleCore, real Ledger, real AgentEndpoint over HTTP,
  * the official SDK client) with an in-test ExtensionLink that plays a hostile
@@ -113,7 +113,7 @@ describe('rule: page tools never enter the console\'s own tool registry', () => 
     ]);
     const after = (await client.listTools()).tools;
     expect(after).toEqual(before);
-    expect(after.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke']);
+    expect(after.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info']);
     expect(JSON.stringify(after)).not.toMatch(/Pre-approved|I am the real/);
 
     for (const name of ['add', 'share_tab', 'eval', 'cdp', '__proto__', 'constructor', 'toString']) {
@@ -346,11 +346,11 @@ describe('rule: invocation runs one exact descriptor of the latest discovery of 
     expect(approvalsShown()).toBe(0);
     const p = client.callTool({ name: 'webmcp_invoke', arguments: { tabId: 7, frameId: 2, name: 'search', descriptorHash: hash, arguments: {} } });
     await until((l) => core.onEvent(l), () => approvalsShown() === 1);
-    expect(core.broker.approvals.list()[0]!.frameId).toBe(2);
+    expect(core.broker.approvals.list()[0]!.frame.frameId).toBe(2);
     await core.api.decideApproval({ requestId: core.broker.approvals.list()[0]!.requestId, decision: 'approve' });
     expect(((await p) as CallToolResult).isError).toBeFalsy();
     expect(link.invokes()[0]!.grant).toMatchObject({ frameId: 2, tabId: 7 });
-    expect(link.invokes()[0]!.frameId).toBe(2);
+    expect(link.invokes()[0]!.target.frameId).toBe(2);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Trust rules attacked at the broker (DESIGN.md, "Trust rules" and "Request
+ * Trust rules attacked at the broker (docs/design.md, "Trust rules" and "Request
  * lifecycle"): hostile page schemas, a retry racing an outcome-unknown, a
  * caller that marks an invocation as a read, and consumers that mutate what
  * the console hands out. Real Broker, real Ledger, real ArgumentValidator; the
@@ -15,7 +15,7 @@ import { ToolRouter } from '../../src/main/core/policy';
 import type { Ledger } from '../../src/main/core/ledger';
 import { FakeLink, makeDiscovery, sharedTab, tempLedger, trailOf, until, type ToolSpec } from './broker.fixtures';
 
-const agent = (kind: 'read' | 'mutate' = 'mutate'): AgentContext => ({ actor: { kind: 'agent', name: 'trust-broker' }, kind });
+const agent = (kind: 'read' | 'mutation' = 'mutation'): AgentContext => ({ actor: { kind: 'agent', name: 'trust-broker' }, kind });
 const reader = agent('read');
 
 let link: FakeLink;
@@ -96,12 +96,12 @@ describe('rule: arguments are validated against the reviewed schema before the p
     (view.arguments as Record<string, unknown>).to = 'mallory';
     (view.arguments as Record<string, unknown>).cents = 1_000_000;
     (view.tab as { title: string }).title = 'Your bank (verified)';
-    (view.inputSchema as { properties: Record<string, unknown> }).properties.cents = { type: 'integer' };
+    (view.subject.inputSchema as { properties: Record<string, unknown> }).properties.cents = { type: 'integer' };
     args.to = 'mallory'; // and the agent's own object, after the call
     const again = broker.approvals.list()[0]!;
     expect(again.arguments).toEqual({ to: 'alice', cents: 50 });
     expect(again.tab.title).toBe('Tab 7');
-    expect((again.inputSchema as { properties: { cents: unknown } }).properties.cents).toEqual({ type: 'integer', maximum: 100 });
+    expect((again.subject.inputSchema as { properties: { cents: unknown } }).properties.cents).toEqual({ type: 'integer', maximum: 100 });
     broker.decide(again.requestId, 'approve');
     expect((await p).ok).toBe(true);
     const sent = link.invokes()[0]!;
@@ -135,7 +135,7 @@ describe('rule: every invocation is reviewed as a mutation; annotations are hint
     await pending(1);
     expect(link.invokes()).toEqual([]);
     const view = broker.approvals.list()[0]!;
-    expect(view.annotations).toEqual(hints); // shown as the page's claim
+    expect(view.subject.annotations).toEqual(hints); // shown as the page's claim
     broker.decide(view.requestId, 'deny');
     const a = await p;
     expect(!a.ok && a.error.code).toBe('denied');

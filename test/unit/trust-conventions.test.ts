@@ -1,5 +1,5 @@
 /**
- * CONVENTIONS.md §6 ("sender classification in one place ... nothing else
+ * docs/design.md, "Conventions" §6 ("sender classification in one place ... nothing else
  * reads sender.*; never trust sender.url alone") as a guard that fails the
  * moment other extension code starts reading a MessageSender, plus the
  * classifier against senders forged to look like ours. docs/trust-rules.md.

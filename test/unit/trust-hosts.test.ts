@@ -1,5 +1,5 @@
 /**
- * CONVENTIONS.md §2 and §5 attacked through a host: a renderer (or anything
+ * docs/design.md, "Conventions" §2 and §5 attacked through a host: a renderer (or anything
  * that got hold of the web host's socket) sending malformed, oversized,
  * prototype-polluting or out-of-order messages to the REAL core behind the
  * REAL loopback web host (src/main/web/server.ts). Each must get a clear error
@@ -84,7 +84,7 @@ describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing a
     const agent = { actor: { kind: 'agent' as const, name: 'a' }, kind: 'read' as const };
     await core.broker.discover({ tabId: 7 }, agent);
     const hash = link.discoveries.get(7)!.tools[0]!.descriptorHash;
-    const pending = core.broker.invoke({ tabId: 7, name: 'pay', descriptorHash: hash, arguments: {} }, { ...agent, kind: 'mutate' });
+    const pending = core.broker.invoke({ tabId: 7, name: 'pay', descriptorHash: hash, arguments: {} }, { ...agent, kind: 'mutation' });
     await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
     const requestId = core.broker.approvals.list()[0]!.requestId;
     const settingsBefore = structuredClone(core.settings.get());

@@ -1,5 +1,5 @@
 /**
- * Trust rules of "The link between console and extension" (DESIGN.md) attacked
+ * Trust rules of "The link between console and extension" (docs/design.md) attacked
  * with the real parts: the console's Bridge on a real Unix socket, the real
  * bundled native host started through its manifest, the real extension link
  * core (extension/src/background/link.ts) in Node, plus raw socket clients
@@ -16,7 +16,7 @@ import { PAIRING_SECRET_NAME } from '../../src/main/core/bridge/index';
 import { PAIRING_STORAGE_KEY } from '../../extension/src/background/link';
 import { encodeFrame, FrameDecoder } from '../../src/shared/framing';
 import { authProof, derivePairing, generateEphemeral, pairingCommitment, randomHex, toBase64 } from '../../src/shared/pairing-crypto';
-import type { ExtensionEvent } from '../../src/shared/protocol';
+import { PROTOCOL_VERSION, type ExtensionEvent } from '../../src/shared/protocol';
 import { EXT, buildHost, MapStorage, Rig, tempDir } from './bridge-harness';
 
 let dir: string;
@@ -92,7 +92,7 @@ async function rawClient(socketPath: string) {
     /** host-hello + hello as the real extension would send them. */
     async hello(pairingId: string | null): Promise<Record<string, unknown>> {
       self.send({ type: 'host-hello', callerOrigin: `chrome-extension://${EXT}/`, hostVersion: '0.1.0', pid: 1 });
-      self.send({ type: 'hello', protocolVersion: 1, extensionId: EXT, extensionVersion: '0.1.0', pairingId });
+      self.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION, extensionId: EXT, extensionVersion: '0.1.0', pairingId });
       return self.next('hello-ack');
     },
   };
@@ -101,7 +101,7 @@ async function rawClient(socketPath: string) {
 
 const auth = (role: 'console' | 'extension', pairingId: string, extNonce: string, consoleNonce: string) => ({
   role,
-  protocolVersion: 1,
+  protocolVersion: PROTOCOL_VERSION,
   extensionId: EXT,
   pairingId,
   extNonce,
@@ -254,7 +254,7 @@ async function impostor(socketPath: string, mode: 'skip-auth' | 'downgrade') {
         got.push(m.type as string);
         queue = queue.then(async () => {
           if (m.type === 'hello') {
-            send({ type: 'hello-ack', protocolVersion: 1, consoleVersion: '6.6.6', paired: mode === 'skip-auth' });
+            send({ type: 'hello-ack', protocolVersion: PROTOCOL_VERSION, consoleVersion: '6.6.6', paired: mode === 'skip-auth' });
             if (mode === 'skip-auth') {
               // No challenge at all: straight to work, as if authenticated.
               send({ type: 'auth-ok' });
@@ -267,7 +267,7 @@ async function impostor(socketPath: string, mode: 'skip-auth' | 'downgrade') {
             send({ type: 'pair-offer', publicKey: pairing.own.publicKey, nonce: pairing.nonce });
           } else if (m.type === 'pair-reveal' && pairing) {
             const secret = await derivePairing(pairing.own, pairing.extPub, {
-              protocolVersion: 1, extensionId: EXT, extPublicKey: pairing.extPub, extNonce: m.nonce as string, consolePublicKey: pairing.own.publicKey, consoleNonce: pairing.nonce,
+              protocolVersion: PROTOCOL_VERSION, extensionId: EXT, extPublicKey: pairing.extPub, extNonce: m.nonce as string, consolePublicKey: pairing.own.publicKey, consoleNonce: pairing.nonce,
             });
             pairingKey = secret.key;
             send({ type: 'pair-result', accepted: true, pairingId: randomHex() }); // "the person confirmed"

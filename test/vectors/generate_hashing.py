@@ -130,8 +130,8 @@ def canonical(v):
 
 
 def descriptor_input(d):
-    """The object a descriptorHash covers (DESIGN.md "Trust rules"; FACTS.md on
-    what getTools() reports), normalised: title/description missing or null ->
+    """The object a descriptorHash covers (docs/design.md, "Trust rules"; docs/browser-facts.md,
+    "WebMCP: listing tools", on what getTools() reports), normalised: title/description missing or null ->
     "", inputSchema missing or null -> {}, a string inputSchema parsed as JSON
     (kept as the string if it does not parse), annotations missing or null -> {},
     every other field dropped."""
@@ -285,7 +285,7 @@ VECTORS = [
      '{"name":"suche","title":"S\u00fc\u00dfe \u00c4pfel \\ud83c\\udf4e","description":"Line1\\nLine2\\u2028\\"q\\"","inputSchema":{"$ref":"#/defs/x","type":"object"},"origin":"https://xn--mnchen-3ya.de","annotations":{"readOnlyHint":true,"untrustedContentHint":true,"consequentialHint":false,"debugging":false}}',
      None, "non-ASCII title, escapes in description, $ref schema"),
     # --- arguments (argumentsHash)
-    ("arguments-add", "arguments", '{"a":40,"b":2}', None, "the FACTS.md example"),
+    ("arguments-add", "arguments", '{"a":40,"b":2}', None, "the executeTool example of docs/browser-facts.md"),
     ("arguments-empty", "arguments", "{}", None, ""),
     ("arguments-form-strings", "arguments", '{"qty":"2","agree":"on","size":"m"}', None, "form values arrive as strings"),
     ("arguments-numbers", "arguments", '{"n":[-0,1e21,0.1,9007199254740993],"x":1.0}', None, "argument numbers are canonicalised"),
@@ -334,7 +334,7 @@ def main():
             "Python json parsing (every number read as an IEEE-754 double), an RFC 8785 serialiser written "
             "from the RFC text (UTF-16 key order via UTF-16BE bytes, ECMAScript Number::toString layout over "
             "Python's shortest round-trip repr, minimal string escaping), descriptor normalisation from "
-            "DESIGN.md/FACTS.md, and hashlib SHA-256 over the UTF-8 bytes. Vectors rfc8785-3.2.2-example, "
+            "docs/design.md and docs/browser-facts.md, and hashlib SHA-256 over the UTF-8 bytes. Vectors rfc8785-3.2.2-example, "
             "rfc8785-3.2.3-sorting and rfc8785-appendix-b-numbers reproduce text published in RFC 8785; "
             "jcs-testdata-weird reproduces the RFC author's test data (cyberphone/json-canonicalization); "
             "the generator refuses to write if they differ."

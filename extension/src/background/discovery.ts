@@ -1,5 +1,5 @@
 /**
- * Discovery of a shared tab's page tools (DESIGN.md, capability 1). Same-origin
+ * Discovery of a shared tab's page tools (docs/design.md, "The capability ladder", 1). Same-origin
  * with the top-level document only, decided twice for each frame: the frame's
  * URL origin from chrome.webNavigation must equal the top document's origin
  * (else the frame is not even injected), and the content script's `self.origin`
@@ -9,12 +9,11 @@
  */
 import { LIMITS, utf8Bytes } from '../../../src/shared/limits';
 import { err, ok, type Result } from '../../../src/shared/result';
-import { descriptorHashInput, sha256Hex } from '../../../src/shared/canonical';
+import { descriptorHashInput, sha256Hex, urlHash } from '../../../src/shared/canonical';
 import type { DiscoveryResult, DiscoveryViolation, ToolDescriptor, WebMcpSupport } from '../../../src/shared/types';
 import { stripUrl } from '../../../src/shared/url';
 import { boundMessage, confusableIndexes, inspectTool, type RawTool } from '../lib/inspect';
-import type { FoundTool } from '../lib/grant-checks';
-import type { FrameReport, ToContent } from '../lib/messages';
+import type { FrameReport, PageUrlsValue, ToWebMcp } from '../lib/messages';
 import { injectInto, liveFrames, type FrameInfo } from './tabs';
 
 /** At most this many same-origin frames are asked per discovery; the rest are reported (`too-many-frames`). */
@@ -23,6 +22,12 @@ export const MAX_FRAMES_PER_DISCOVERY = 32;
 export const FRAME_ANSWER_TIMEOUT_MS = 5_000;
 /** Violations listed per discovery; more are summarised in one `too-many-violations` entry. */
 export const MAX_VIOLATIONS = 256;
+/**
+ * Exact URLs longer than this (UTF-16 units) are not hashed: the content
+ * script's report is refused as URL-less, so its tools cannot be granted.
+ * Chrome itself caps URLs at 2 MiB; 64 Ki keeps the worker's work bounded.
+ */
+export const MAX_EXACT_URL_CHARS = 64 * 1024;
 /** Room left in the link message for its envelope (`{type:'response', id, result:{ok, value}}`), in bytes. */
 const ENVELOPE_BYTES = 4 * 1024;
 
@@ -48,7 +53,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> {
  */
 export async function askFrame(tabId: number, frame: { frameId: number; documentId: string }, name?: string): Promise<Result<FrameReport> | 'timeout' | null> {
   try {
-    const msg: ToContent = name === undefined ? { type: 'echo:discover' } : { type: 'echo:discover', name };
+    const msg: ToWebMcp = name === undefined ? { type: 'echo:webmcp:discover' } : { type: 'echo:webmcp:discover', name };
     const answer = await withTimeout(
       chrome.tabs.sendMessage(tabId, msg, { frameId: frame.frameId, documentId: frame.documentId }) as Promise<Result<FrameReport>>,
       FRAME_ANSWER_TIMEOUT_MS,
@@ -57,6 +62,37 @@ export async function askFrame(tabId: number, frame: { frameId: number; document
   } catch {
     return null;
   }
+}
+
+/** The URLs a content script reported, if they are two strings of at most MAX_EXACT_URL_CHARS. */
+export function cleanUrls(u: unknown): PageUrlsValue | null {
+  const x = u as Partial<PageUrlsValue> | null | undefined;
+  if (!x || typeof x.tab !== 'string' || typeof x.frame !== 'string') return null;
+  if (x.tab.length > MAX_EXACT_URL_CHARS || x.frame.length > MAX_EXACT_URL_CHARS) return null;
+  return { tab: x.tab, frame: x.frame };
+}
+
+/**
+ * Ask the WebMCP content module of one document for its exact URLs now
+ * (grant checks, step 7); inject it once when no one answers. `null` when the
+ * document cannot be reached or its top is not readable.
+ */
+export async function askUrls(target: { tabId: number; frameId: number; documentId: string }): Promise<PageUrlsValue | null> {
+  const ask = async (): Promise<Result<PageUrlsValue> | null> => {
+    try {
+      const msg: ToWebMcp = { type: 'echo:webmcp:urls' };
+      const r = await withTimeout(chrome.tabs.sendMessage(target.tabId, msg, { frameId: target.frameId, documentId: target.documentId }) as Promise<Result<PageUrlsValue>>, FRAME_ANSWER_TIMEOUT_MS);
+      return r === 'timeout' ? null : (r ?? null);
+    } catch {
+      return null;
+    }
+  };
+  let answer = await ask();
+  if (answer === null) {
+    if (!(await injectInto(target.tabId, [target.documentId])).has(target.documentId)) return null;
+    answer = await ask();
+  }
+  return answer && answer.ok ? cleanUrls(answer.value) : null;
 }
 
 function isReport(v: unknown): v is FrameReport {
@@ -82,7 +118,10 @@ interface FrameTool {
 /**
  * Validate a frame's report and turn its tools into descriptors: every tool is
  * checked again (inspectTool) against `origin`, then hashed (descriptorHash =
- * SHA-256 of the canonical JSON, src/shared/canonical.ts).
+ * SHA-256 of the canonical JSON, src/shared/canonical.ts). Each descriptor
+ * carries the frame's URL stripped (`frameUrl`) and `urlHash` of the exact top
+ * and frame URLs the content script saw when it listed the tools (what a grant
+ * binds); both are left out when the report has no URLs.
  */
 export async function toolsOfReport(
   report: FrameReport,
@@ -91,6 +130,8 @@ export async function toolsOfReport(
   violations: DiscoveryViolation[],
 ): Promise<FrameTool[]> {
   const out: FrameTool[] = [];
+  const urls = cleanUrls(report.urls);
+  const located = urls ? { frameUrl: stripUrl(urls.frame), urlHash: await urlHash(urls.tab, urls.frame) } : null;
   for (const raw of report.tools.slice(0, LIMITS.maxToolsPerFrame)) {
     const checked = inspectTool(raw as RawTool, origin);
     if (!checked.ok) {
@@ -111,6 +152,10 @@ export async function toolsOfReport(
       documentId: where.documentId,
       kind: tool.kind === 'declarative' ? 'declarative' : 'imperative',
     };
+    if (located) {
+      descriptor.frameUrl = located.frameUrl;
+      descriptor.urlHash = located.urlHash;
+    }
     if (tool.annotations != null) descriptor.annotations = tool.annotations;
     if (blocked) descriptor.blocked = blocked;
     if (flags.length > 0) descriptor.flags = flags;
@@ -206,9 +251,17 @@ export async function discoverTab(tabId: number, sharedOrigin: string, deps: Dis
   return ok(result);
 }
 
+/** A tool found by the fresh discovery in the target document (the WebMCP faculty's own check). */
+export interface FoundTool {
+  /** Canonical JSON of the descriptor fields (what the hash covers); the content script re-checks it at dispatch. */
+  canonical: string;
+  descriptorHash: string;
+  blocked?: string;
+}
+
 /**
  * The rediscovery right before dispatch: ask exactly one document again and
- * answer the tools named `name` there (grant checks, step 7). `null` when the
+ * answer the tools named `name` there (the webmcp-invoke faculty's check). `null` when the
  * document cannot be reached (it went away: `navigated`).
  */
 export async function toolsNamedIn(

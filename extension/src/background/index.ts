@@ -2,7 +2,8 @@
  * The service worker (ES module). Registers every Chrome event listener
  * synchronously at top level, as MV3 requires for events to wake the worker
  * (developer.chrome.com/docs/extensions/develop/concepts/service-workers/events),
- * builds the faculties (faculties.ts), and connects them to the console link.
+ * builds the worker core (core.ts: link-level ops and the faculty registry),
+ * and connects it to the console link.
  *
  * Message senders are classified in ONE place (lib/sender.ts); this file only
  * routes by the class it gets.
@@ -12,11 +13,12 @@ import type { ConsoleRequest, ExtensionEvent } from '../../../src/shared/protoco
 import type { Result } from '../../../src/shared/result';
 import { classifySender } from '../lib/sender';
 import type { FromContent, FromPopup, PopupLinkState } from '../lib/messages';
-import { createFaculties } from './faculties';
+import { createWorkerCore } from './core';
 import { startChromeLink } from './link-chrome';
 import type { ExtLink } from './link';
 import { handlePopup } from './popup';
 import { popupLinkState } from '../lib/link-state';
+import { stats } from './stats';
 
 /** Where the popup lives inside the extension (manifest `action.default_popup`). */
 const POPUP_PATH = '/popup/popup.html';
@@ -45,11 +47,11 @@ function emit(e: ExtensionEvent): void {
   }
 }
 
-// ---- faculties ---------------------------------------------------------------------
+// ---- the worker core and its faculties ---------------------------------------------------------------------
 
 void chrome.storage.session.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).catch(() => undefined);
 
-const faculties = createFaculties({
+const faculties = createWorkerCore({
   storage: chrome.storage.session,
   verifyGrant: async (g) => (link ? link.verifyGrant(g) : false),
   emit,
@@ -62,7 +64,7 @@ function linkState(): PopupLinkState {
 /**
  * The console's requests. The link handles `cancel` itself by aborting the
  * `signal` of the request it names (and aborts every in-flight signal when the
- * link drops); an aborted invoke aborts the page tool's executeTool signal.
+ * link drops); an aborted dispatch aborts the page's run (WebMCP: executeTool's signal).
  */
 link = startChromeLink({
   onRequest: (req, ctx) => faculties.handleRequest(req, ctx.signal),
@@ -79,7 +81,7 @@ chrome.runtime.onMessage.addListener((msg: unknown, sender, sendResponse: (r: Re
     return true;
   }
   if (who.kind === 'content') {
-    if ((msg as FromContent)?.type === 'echo:tools-changed') void faculties.toolsChanged(who);
+    if ((msg as FromContent)?.type === 'echo:webmcp:tools-changed') void faculties.toolsChanged(who);
     return false;
   }
   return false; // someone else: ignored, unanswered
@@ -114,7 +116,7 @@ void faculties.sharing.reconcile();
 // ---- in-worker handle (tests and debugging) --------------------------------------------------
 
 /**
- * `globalThis.echoConsole`: the faculties as the link calls them, for
+ * `globalThis.echoConsole`: the worker core as the link calls it, for
  * end-to-end tests through Playwright's `worker.evaluate`. It is reachable only
  * by code already running inside this service worker (DevTools, CDP), which
  * could call chrome.* directly anyway, so it grants nothing new: grants are
@@ -127,5 +129,6 @@ void faculties.sharing.reconcile();
     return () => listeners.delete(listener);
   },
   linkState,
+  stats, // the check counters (stats.ts), for the agent benchmark's validity check
 };
 

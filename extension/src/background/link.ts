@@ -1,42 +1,42 @@
 /**
- * The extension's end of the link to the console (DESIGN.md, "The link between
+ * The extension's end of the link to the console (docs/design.md, "The link between
  * console and extension"; docs/link.md). Platform-neutral on purpose: the port
  * and the storage are injected, so the same code runs in the MV3 service
  * worker (link-chrome.ts wires `chrome.runtime.connectNative` and
  * `chrome.storage.local`) and under Node in the unit tests against the real
  * console bridge and the real native host.
  *
- * It connects, says hello, pairs (ECDH P-256 + a 6-digit code the person
- * compares; src/shared/pairing-crypto.ts) or proves the stored pairing key by
- * challenge–response, checking the CONSOLE's proof first so a program that
- * grabbed the console's socket cannot pose as the console. Then it answers
- * the console's requests through `onRequest`, sends events, pings, and
- * reconnects with backoff (0.5 s doubling to 30 s, reset on success) when the
- * link drops. A request in flight when the link drops is aborted and its
- * answer discarded: nothing is ever replayed on a new connection.
+ * A thin adapter over the shared link core (src/shared/link-core), written in
+ * the same style as the console's bridge: this file owns only the port, the
+ * native host's own `host-error` frames, the stored pairing, the reconnect
+ * backoff (0.5 s doubling to 30 s, reset on success) and what the popup shows.
+ * The handshake is `extensionStep` (pure, driven by a StepRunner: it checks
+ * the CONSOLE's proof first, and a key already held is replaced only with the
+ * person's word in the popup), requests are served through the shared
+ * `LinkMux`, liveness is the shared `Heartbeat`. A request in flight when the
+ * link drops is aborted and its answer discarded: nothing is ever replayed.
  */
 import { verifyGrantMac } from '../../../src/shared/grant';
+import type { LinkProblem } from '../../../src/shared/ipc';
 import { LIMITS, utf8Bytes } from '../../../src/shared/limits';
 import {
-  authProof,
-  derivePairing,
-  fromBase64,
-  generateEphemeral,
-  pairingCommitment,
-  randomHex,
-  toBase64,
-  verifyAuthProof,
-  type EphemeralKeyPair,
-  type PairingSecret,
-} from '../../../src/shared/pairing-crypto';
+  extensionInit,
+  extensionStep,
+  Heartbeat,
+  LinkMux,
+  StepRunner,
+  type ExtensionEffect,
+  type ExtensionEnv,
+  type ExtensionInput,
+  type ExtensionState,
+  type LinkError,
+} from '../../../src/shared/link-core';
+import { fromBase64, randomHex, toBase64 } from '../../../src/shared/pairing-crypto';
 import {
   PROTOCOL_VERSION,
-  peekProtocolVersion,
-  validateConsoleToExtension,
   validateExtensionToConsole,
   validateHostToExtension,
   type ConsoleRequest,
-  type ConsoleToExtension,
   type ExtensionEvent,
   type ExtensionToConsole,
 } from '../../../src/shared/protocol';
@@ -85,6 +85,8 @@ export interface ExtLinkState {
   /** ms since the epoch of the next reconnect attempt, while waiting to retry. */
   retryAt?: number;
   error?: ErrorInfo;
+  /** Something only the person can fix, in plain words: update the extension or the console, or pair again. */
+  problem?: LinkProblem;
 }
 
 /** Options of `startLink`. */
@@ -163,27 +165,13 @@ interface StoredPairing {
   pairedAt: number;
 }
 
-type Phase = 'hello-sent' | 'pair-begun' | 'pair-revealed' | 'auth-begun' | 'auth-responded' | 'ready' | 'closed';
-
 interface Conn {
   port: LinkPort;
-  phase: Phase;
-  queue: Promise<void>;
-  pairing?: {
-    own: EphemeralKeyPair;
-    extNonce: string;
-    secret?: PairingSecret;
-    consoleAccepted?: string; // pairingId once the console accepted
-    localAccepted?: boolean;
-    /** The popup must confirm too: always with requireLocalPairingConfirmation, and whenever a key is already held. */
-    needsLocal: boolean;
-  };
-  auth?: { pairingId: string; key: Uint8Array; extNonce: string; consoleNonce?: string };
-  pingSeq: number;
-  lastPongAt: number;
-  heartbeat?: ReturnType<typeof setInterval>;
-  deadline?: ReturnType<typeof setTimeout>;
-  inflight: Map<string, AbortController>;
+  closed: boolean;
+  ready: boolean;
+  runner: StepRunner<ExtensionState, ExtensionInput, ExtensionToConsole, ExtensionEffect>;
+  mux: LinkMux;
+  heartbeat: Heartbeat;
   /** Why the host said it could not help (host-error), if it did. */
   hostError?: ErrorInfo;
   /** Set when we asked the console to end the link (unpair): what to show once it has. */
@@ -230,6 +218,15 @@ export function startLink(opts: StartLinkOptions): ExtLink {
     }
   };
 
+  const env = (): ExtensionEnv => ({
+    version,
+    extensionId: opts.extensionId,
+    extensionVersion: opts.extensionVersion,
+    held: stored && key ? { pairingId: stored.pairingId, key } : null,
+    requireLocalPairingConfirmation: !!opts.requireLocalPairingConfirmation,
+    handshakeTimeoutMs: t.handshakeTimeoutMs,
+  });
+
   async function loadPairing(): Promise<void> {
     try {
       const v = (await opts.storage.get(PAIRING_STORAGE_KEY)) as StoredPairing | undefined | null;
@@ -259,7 +256,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
   }
 
   function post(c: Conn, msg: ExtensionToConsole): boolean {
-    if (c.phase === 'closed') return false;
+    if (c.closed) return false;
     // The host refuses frames over 1 MiB; do not let one kill the link.
     if (utf8Bytes(JSON.stringify(msg)) > LIMITS.maxMessageBytes) {
       log.warn('message too large for the link; not sent', { type: msg.type });
@@ -272,11 +269,6 @@ export function startLink(opts: StartLinkOptions): ExtLink {
       log.warn('postMessage failed', { message: (e as Error).message });
       return false;
     }
-  }
-
-  function arm(c: Conn, ms: number): void {
-    if (c.deadline) clearTimeout(c.deadline);
-    c.deadline = setTimeout(() => drop(c, { code: 'handshake-timeout', message: 'The console did not answer the handshake in time.' }), ms);
   }
 
   function scheduleReconnect(): void {
@@ -303,25 +295,111 @@ export function startLink(opts: StartLinkOptions): ExtLink {
       scheduleReconnect();
       return;
     }
-    const c: Conn = { port, phase: 'hello-sent', queue: Promise.resolve(), pingSeq: 0, lastPongAt: Date.now(), inflight: new Map() };
+    const c = { port, closed: false, ready: false } as Conn;
     conn = c;
-    port.onMessage((m) => {
-      c.queue = c.queue
-        .then(() => (c.phase === 'closed' ? undefined : onMessage(c, m)))
-        .catch((e: unknown) => {
-          log.warn('internal error handling a console message', { message: e instanceof Error ? e.message : String(e) });
-          drop(c, { code: 'internal', message: 'The extension failed to handle a console message.' });
-        });
+    c.mux = new LinkMux({
+      newId: () => randomHex(16),
+      sendRequest: () => false, // the extension sends no requests
+      sendResponse: (id, result) => {
+        let out: ExtensionToConsole = { type: 'response', id, result };
+        const check = validateExtensionToConsole(out);
+        if (!check.ok) {
+          log.warn('the request handler produced an invalid result', { error: check.error.message });
+          out = { type: 'response', id, result: { ok: false, error: { code: 'internal', message: `invalid result: ${check.error.message}` } } };
+        }
+        if (!post(c, out)) {
+          post(c, { type: 'response', id, result: { ok: false, error: { code: 'too-large', message: 'The result did not fit in one link message.' } } });
+        }
+      },
     });
+    c.heartbeat = new Heartbeat({
+      intervalMs: t.heartbeatIntervalMs,
+      timeoutMs: t.heartbeatTimeoutMs,
+      ping: (seq) => void post(c, { type: 'ping', seq }),
+      onTimeout: () => {
+        log.warn('no heartbeat answer from the console: reconnecting');
+        drop(c, undefined, 'connecting');
+      },
+    });
+    port.onMessage((m) => onMessage(c, m));
     port.onDisconnect((error) => onDisconnected(c, error));
     setState({ state: 'connecting', retryAt: undefined, pairingCode: undefined, awaitingLocalConfirmation: undefined });
-    arm(c, t.handshakeTimeoutMs);
-    post(c, { type: 'hello', protocolVersion: version, extensionId: opts.extensionId, extensionVersion: opts.extensionVersion, pairingId: stored?.pairingId ?? null });
+    c.runner = new StepRunner(
+      {
+        step: (s, input) => extensionStep(s, input, env()),
+        send: (m) => void post(c, m),
+        perform: (e) => perform(c, e),
+        onError: (e) => {
+          log.warn('internal error handling a console message', { message: e instanceof Error ? e.message : String(e) });
+          drop(c, { code: 'internal', message: 'The extension failed to handle a console message.' });
+        },
+      },
+      extensionInit(env()),
+    );
+  }
+
+  /** Perform one effect of the extension step. */
+  async function perform(c: Conn, e: ExtensionEffect): Promise<ExtensionInput | void> {
+    switch (e.kind) {
+      case 'view':
+        if (conn === c) setState(e.patch);
+        return;
+      case 'log':
+        return log.warn(e.message, e.detail);
+      case 'start-heartbeat':
+        return c.heartbeat.start();
+      case 'pong': {
+        const at = c.heartbeat.pong();
+        if (c.ready) setState({ lastHeartbeatAt: at });
+        return;
+      }
+      case 'reset-backoff':
+        attempt = 0;
+        return;
+      case 'store': {
+        const rec: StoredPairing = { v: 1, pairingId: e.pairingId, key: toBase64(e.key), pairedAt: Date.now() };
+        try {
+          await opts.storage.set(PAIRING_STORAGE_KEY, rec);
+        } catch (x) {
+          return { kind: 'stored', ok: false, message: (x as Error).message };
+        }
+        stored = rec;
+        key = e.key;
+        return { kind: 'stored', ok: true };
+      }
+      case 'forget':
+        return forgetPairing();
+      case 'established':
+        c.ready = true;
+        attempt = 0;
+        setState({ lastHeartbeatAt: c.heartbeat.touch() });
+        return;
+      case 'request':
+        return c.mux.serve(e.id, e.request, opts.onRequest);
+      case 'close':
+        return drop(c, e.error, e.state);
+      default:
+        return; // arm / disarm / crypto are the runner's
+    }
+  }
+
+  function onMessage(c: Conn, raw: unknown): void {
+    if (c.closed) return;
+    // The native host's own frames (not relayed from the console).
+    if (raw && typeof raw === 'object' && (raw as { type?: unknown }).type === 'host-error') {
+      const h = validateHostToExtension(raw);
+      if (h.ok) {
+        c.hostError = { code: h.value.code, message: h.value.message };
+        if (h.value.code === 'console-not-running') setState({ state: 'console-not-running', error: c.hostError });
+        return; // the host exits next; onDisconnect follows
+      }
+    }
+    void c.runner.dispatch({ kind: 'received', raw });
   }
 
   /** Close our side and decide what the person sees; reconnects unless the error needs the person. */
-  function drop(c: Conn, error?: ErrorInfo, state?: ExtLinkState['state']): void {
-    if (c.phase === 'closed') return;
+  function drop(c: Conn, error?: LinkError, state?: ExtLinkState['state']): void {
+    if (c.closed) return;
     teardown(c);
     try {
       c.port.disconnect();
@@ -332,20 +410,20 @@ export function startLink(opts: StartLinkOptions): ExtLink {
   }
 
   function teardown(c: Conn): void {
-    c.phase = 'closed';
-    if (c.deadline) clearTimeout(c.deadline);
-    if (c.heartbeat) clearInterval(c.heartbeat);
+    c.closed = true;
+    c.ready = false;
+    c.runner.stop();
+    c.heartbeat.stop();
     // Never replay: whatever was in flight is aborted and its answer discarded.
-    for (const ac of c.inflight.values()) ac.abort();
-    c.inflight.clear();
+    c.mux.abortAll();
     if (conn === c) conn = null;
   }
 
   /** After a connection ended: show why, and reconnect unless the reason needs the person. */
-  function after(c: Conn, error: ErrorInfo | undefined, state?: ExtLinkState['state']): void {
+  function after(c: Conn, error: LinkError | undefined, state?: ExtLinkState['state']): void {
     if (stopped) return;
     if (error && NEEDS_PERSON.has(error.code)) halted = true;
-    const shown = error ?? c.hostError;
+    const shown: LinkError | undefined = error ?? c.hostError;
     const next: ExtLinkState['state'] =
       state ??
       (shown?.code === 'version-mismatch'
@@ -355,229 +433,28 @@ export function startLink(opts: StartLinkOptions): ExtLink {
           : shown && (NEEDS_PERSON.has(shown.code) || shown.code === 'already-connected')
             ? 'refused'
             : 'connecting');
-    setState({ state: next, error: shown, pairingCode: undefined, awaitingLocalConfirmation: undefined, lastHeartbeatAt: undefined });
+    const { problem, ...info } = shown ?? { problem: undefined };
+    setState({
+      state: next,
+      error: shown ? (info as ErrorInfo) : undefined,
+      problem,
+      pairingCode: undefined,
+      awaitingLocalConfirmation: undefined,
+      lastHeartbeatAt: undefined,
+    });
     scheduleReconnect();
   }
 
   function onDisconnected(c: Conn, error?: string): void {
-    if (c.phase === 'closed') return;
+    if (c.closed) return;
     teardown(c);
     if (c.closingError) return after(c, c.closingError);
     if (c.hostError) return after(c, undefined);
     if (error && /not found|forbidden/i.test(error)) {
       // Chrome: "Specified native messaging host not found." / "Access to the specified native messaging host is forbidden."
-      return after(
-        c,
-        { code: 'host-not-found', message: `${error} ${HOST_NOT_FOUND_ADVICE}` },
-        'not-installed',
-      );
+      return after(c, { code: 'host-not-found', message: `${error} ${HOST_NOT_FOUND_ADVICE}` }, 'not-installed');
     }
     after(c, error ? { code: 'link-down', message: error } : undefined, 'connecting');
-  }
-
-  function startHeartbeat(c: Conn): void {
-    c.lastPongAt = Date.now();
-    c.heartbeat = setInterval(() => {
-      if (Date.now() - c.lastPongAt > t.heartbeatTimeoutMs) {
-        log.warn('no heartbeat answer from the console: reconnecting');
-        drop(c, undefined, 'connecting');
-        return;
-      }
-      post(c, { type: 'ping', seq: ++c.pingSeq });
-    }, t.heartbeatIntervalMs);
-  }
-
-  async function onMessage(c: Conn, raw: unknown): Promise<void> {
-    if (raw && typeof raw === 'object' && (raw as { type?: unknown }).type === 'host-error') {
-      const h = validateHostToExtension(raw);
-      if (h.ok) {
-        c.hostError = { code: h.value.code, message: h.value.message };
-        if (h.value.code === 'console-not-running') setState({ state: 'console-not-running', error: c.hostError });
-        return; // the host exits next; onDisconnect follows
-      }
-    }
-    const peer = peekProtocolVersion(raw);
-    if (c.phase === 'hello-sent' && peer !== null && peer !== version) {
-      const message = `Version mismatch: the console speaks link protocol v${peer}, this extension speaks v${version}. Update Echo Console and its extension to the same release.`;
-      post(c, { type: 'error', code: 'version-mismatch', message });
-      return drop(c, { code: 'version-mismatch', message });
-    }
-    const v = validateConsoleToExtension(raw);
-    if (!v.ok) {
-      log.warn('invalid message from the console', { phase: c.phase, error: v.error.message });
-      post(c, { type: 'error', code: 'bad-message', message: v.error.message });
-      if (c.phase !== 'ready') drop(c, { code: 'bad-message', message: v.error.message });
-      return;
-    }
-    const msg = v.value;
-
-    if (msg.type === 'ping') return void post(c, { type: 'pong', seq: msg.seq });
-    if (msg.type === 'pong') {
-      c.lastPongAt = Date.now();
-      if (c.phase === 'ready') setState({ lastHeartbeatAt: c.lastPongAt });
-      return;
-    }
-    if (msg.type === 'error') {
-      log.warn('the console refused', { code: msg.code, message: msg.message });
-      // `not-paired`: the next hello gets paired:false and pairing starts. The stored key is
-      // kept until a new pairing replaces it: an unauthenticated peer must not be able to wipe it.
-      if (msg.code === 'not-paired') attempt = 0;
-      if (c.phase === 'ready' && msg.code === 'bad-message') return; // the link survives one bad message
-      return drop(c, { code: msg.code, message: msg.message }, msg.code === 'version-mismatch' ? 'version-mismatch' : undefined);
-    }
-
-    switch (c.phase) {
-      case 'hello-sent':
-        if (msg.type !== 'hello-ack') return unexpected(c, msg);
-        if (c.deadline) clearTimeout(c.deadline);
-        startHeartbeat(c);
-        if (msg.paired && stored && key) {
-          c.auth = { pairingId: stored.pairingId, key, extNonce: randomHex(16) };
-          c.phase = 'auth-begun';
-          post(c, { type: 'auth-begin', pairingId: stored.pairingId, nonce: c.auth.extNonce });
-          return;
-        }
-        // The console does not know our pairing (or we have none). An old key is kept until a
-        // new pairing replaces it: a program posing as the console must not be able to wipe it.
-        return beginPairing(c);
-      case 'pair-begun':
-        if (msg.type !== 'pair-offer') return unexpected(c, msg);
-        return onPairOffer(c, msg);
-      case 'pair-revealed':
-        if (msg.type !== 'pair-result') return unexpected(c, msg);
-        if (!msg.accepted) return drop(c, { code: 'pairing-rejected', message: 'Pairing was rejected in Echo Console.' });
-        (c.pairing as NonNullable<Conn['pairing']>).consoleAccepted = msg.pairingId;
-        return maybeFinishPairing(c);
-      case 'auth-begun':
-        if (msg.type !== 'auth-challenge') return unexpected(c, msg);
-        return onAuthChallenge(c, msg);
-      case 'auth-responded':
-        if (msg.type !== 'auth-ok') return unexpected(c, msg);
-        c.phase = 'ready';
-        attempt = 0;
-        c.lastPongAt = Date.now();
-        setState({ state: 'connected', error: undefined, lastHeartbeatAt: c.lastPongAt, pairingCode: undefined, awaitingLocalConfirmation: undefined });
-        return;
-      case 'ready':
-        if (msg.type === 'request') return onRequestMessage(c, msg);
-        if (msg.type === 'unpaired') {
-          await forgetPairing();
-          return drop(c, { code: 'unpaired', message: 'Echo Console removed this pairing. Pair again to reconnect.' });
-        }
-        return void post(c, { type: 'error', code: 'bad-message', message: `unexpected ${msg.type} on an established link` });
-      default:
-        return unexpected(c, msg);
-    }
-  }
-
-  function unexpected(c: Conn, msg: ConsoleToExtension): void {
-    const message = `unexpected ${msg.type} while ${c.phase}`;
-    post(c, { type: 'error', code: 'bad-message', message });
-    drop(c, { code: 'bad-message', message });
-  }
-
-  async function beginPairing(c: Conn): Promise<void> {
-    const own = await generateEphemeral();
-    const extNonce = randomHex(16);
-    // Already paired, yet this "console" says it does not know us: it may be a program that
-    // grabbed the socket. Replacing the key must then take the person's word here as well,
-    // or that program could pair itself in and sign grants (a silent downgrade).
-    c.pairing = { own, extNonce, needsLocal: !!opts.requireLocalPairingConfirmation || stored !== null };
-    c.phase = 'pair-begun';
-    post(c, { type: 'pair-begin', publicKey: own.publicKey, commitment: await pairingCommitment(own.publicKey, extNonce) });
-  }
-
-  async function onPairOffer(c: Conn, msg: Extract<ConsoleToExtension, { type: 'pair-offer' }>): Promise<void> {
-    const p = c.pairing as NonNullable<Conn['pairing']>;
-    try {
-      p.secret = await derivePairing(p.own, msg.publicKey, {
-        protocolVersion: version,
-        extensionId: opts.extensionId,
-        extPublicKey: p.own.publicKey,
-        extNonce: p.extNonce,
-        consolePublicKey: msg.publicKey,
-        consoleNonce: msg.nonce,
-      });
-    } catch (e) {
-      const message = `The console's pairing key was not usable: ${(e as Error).message}`;
-      post(c, { type: 'error', code: 'pairing-failed', message });
-      return drop(c, { code: 'pairing-failed', message });
-    }
-    c.phase = 'pair-revealed';
-    post(c, { type: 'pair-reveal', nonce: p.extNonce });
-    setState({
-      state: 'awaiting-pairing',
-      pairingCode: p.secret.code,
-      awaitingLocalConfirmation: p.needsLocal ? true : undefined,
-      error: undefined,
-    });
-  }
-
-  async function maybeFinishPairing(c: Conn): Promise<void> {
-    const p = c.pairing;
-    if (!p?.secret || !p.consoleAccepted) return;
-    if (p.needsLocal && !p.localAccepted) return;
-    const rec: StoredPairing = { v: 1, pairingId: p.consoleAccepted, key: toBase64(p.secret.key), pairedAt: Date.now() };
-    try {
-      await opts.storage.set(PAIRING_STORAGE_KEY, rec);
-    } catch (e) {
-      return drop(c, { code: 'store-failed', message: `The pairing key could not be stored: ${(e as Error).message}` });
-    }
-    stored = rec;
-    key = p.secret.key;
-    c.pairing = undefined;
-    // Prove the new key at once: this also confirms the console derived the same one.
-    c.auth = { pairingId: rec.pairingId, key: key, extNonce: randomHex(16) };
-    c.phase = 'auth-begun';
-    setState({ state: 'connecting', pairingCode: undefined, awaitingLocalConfirmation: undefined });
-    post(c, { type: 'auth-begin', pairingId: rec.pairingId, nonce: c.auth.extNonce });
-  }
-
-  async function onAuthChallenge(c: Conn, msg: Extract<ConsoleToExtension, { type: 'auth-challenge' }>): Promise<void> {
-    const a = c.auth as NonNullable<Conn['auth']>;
-    a.consoleNonce = msg.nonce;
-    const params = { protocolVersion: version, extensionId: opts.extensionId, pairingId: a.pairingId, extNonce: a.extNonce, consoleNonce: msg.nonce };
-    if (!(await verifyAuthProof(a.key, { ...params, role: 'console' }, msg.proof))) {
-      const message =
-        'The program answering as Echo Console could not prove it holds this pairing key. Another program may be posing as the console. Check that Echo Console is running, then pair again if needed.';
-      post(c, { type: 'error', code: 'auth-failed', message: 'console proof did not verify' });
-      return drop(c, { code: 'auth-failed', message });
-    }
-    c.phase = 'auth-responded';
-    post(c, { type: 'auth-response', proof: await authProof(a.key, { ...params, role: 'extension' }) });
-  }
-
-  async function onRequestMessage(c: Conn, msg: Extract<ConsoleToExtension, { type: 'request' }>): Promise<void> {
-    const req = msg.request;
-    if (req.op === 'cancel') {
-      const ac = c.inflight.get(req.requestId);
-      ac?.abort();
-      post(c, { type: 'response', id: msg.id, result: { ok: true, value: { cancelled: !!ac } } });
-      return;
-    }
-    const ac = new AbortController();
-    c.inflight.set(msg.id, ac);
-    // Requests run concurrently: do not hold the message queue while the page works.
-    void (async () => {
-      let result: Result<unknown>;
-      try {
-        result = await opts.onRequest(req, { requestId: msg.id, signal: ac.signal });
-      } catch (e) {
-        result = { ok: false, error: toErrorInfo(e) };
-      }
-      c.inflight.delete(msg.id);
-      // A dropped link discards the answer: the console already failed the request with link-down.
-      if (c.phase !== 'ready' || conn !== c) return;
-      let out: ExtensionToConsole = { type: 'response', id: msg.id, result };
-      const check = validateExtensionToConsole(out);
-      if (!check.ok) {
-        log.warn('the request handler produced an invalid result', { op: req.op, error: check.error.message });
-        out = { type: 'response', id: msg.id, result: { ok: false, error: { code: 'internal', message: `invalid result: ${check.error.message}` } } };
-      }
-      if (!post(c, out)) {
-        post(c, { type: 'response', id: msg.id, result: { ok: false, error: { code: 'too-large', message: 'The result did not fit in one link message.' } } });
-      }
-    })();
   }
 
   void connectNow();
@@ -586,7 +463,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
     state: () => ({ ...current }),
     sendEvent(e) {
       const c = conn;
-      if (!c || c.phase !== 'ready') return false;
+      if (!c || !c.ready) return false;
       const msg: ExtensionToConsole = { type: 'event', event: e };
       const check = validateExtensionToConsole(msg);
       if (!check.ok) {
@@ -602,14 +479,14 @@ export function startLink(opts: StartLinkOptions): ExtLink {
       halted = true;
       if (retryTimer) clearTimeout(retryTimer);
       retryTimer = null;
-      if (c && c.phase === 'ready' && post(c, { type: 'unpair' })) {
+      if (c && c.ready && post(c, { type: 'unpair' })) {
         // Let the console read `unpair` and close the link itself; Chrome may kill the host
         // as soon as we disconnect. Drop it ourselves if the console does not within 1 s.
         c.closingError = error;
         setTimeout(() => drop(c, error), 1000);
-        setState({ state: 'refused', error, lastHeartbeatAt: undefined, retryAt: undefined });
+        setState({ state: 'refused', error, problem: undefined, lastHeartbeatAt: undefined, retryAt: undefined });
       } else if (c) drop(c, error);
-      else setState({ state: 'refused', error, retryAt: undefined });
+      else setState({ state: 'refused', error, problem: undefined, retryAt: undefined });
     },
     async verifyGrant(grant) {
       if (!loaded) loaded = loadPairing();
@@ -618,15 +495,9 @@ export function startLink(opts: StartLinkOptions): ExtLink {
     },
     confirmPairing(accept) {
       const c = conn;
-      if (!c?.pairing?.secret || !c.pairing.needsLocal) return;
-      if (!accept) {
-        post(c, { type: 'error', code: 'pairing-rejected', message: 'The person rejected the pairing in the extension.' });
-        drop(c, { code: 'pairing-rejected', message: 'Pairing was rejected in the extension.' });
-        return;
-      }
-      c.pairing.localAccepted = true;
-      setState({ awaitingLocalConfirmation: undefined });
-      c.queue = c.queue.then(() => maybeFinishPairing(c));
+      const p = c?.runner.state.pairing;
+      if (!c || !p?.secret || !p.needsLocal) return;
+      void c.runner.dispatch({ kind: 'confirm', accept });
     },
     retry() {
       if (stopped) return;

@@ -6,17 +6,17 @@
 import { err, ok, type Result } from '../../../src/shared/result';
 import { shareability, stripUrl } from '../../../src/shared/url';
 import type { FromPopup, PopupLinkState, PopupState } from '../lib/messages';
-import type { Faculties } from './faculties';
+import type { WorkerCore } from './core';
 import type { ExtLink } from './link';
 
 export interface PopupDeps {
-  faculties: Faculties;
+  faculties: WorkerCore;
   linkState(): PopupLinkState;
   /** The link (link.ts); null before it started. */
   link: Pick<ExtLink, 'unpair' | 'retry' | 'confirmPairing'> | null;
 }
 
-async function activeTab(f: Faculties): Promise<PopupState['activeTab']> {
+async function activeTab(f: WorkerCore): Promise<PopupState['activeTab']> {
   const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
   if (!tab || tab.id === undefined) return null;
   const verdict = shareability(tab.url);

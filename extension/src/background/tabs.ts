@@ -15,8 +15,16 @@ import type { SharedTab } from '../../../src/shared/types';
 import { originOf, shareability, stripUrl } from '../../../src/shared/url';
 import type { SharingStore } from './store';
 
-/** The content script's bundle path inside extension/dist. */
-export const CONTENT_SCRIPT = 'content/webmcp.js';
+/**
+ * The bundle path inside extension/dist of the content module built from
+ * extension/src/content/<module>.ts (vite.extension.config.ts builds every file there).
+ */
+export function contentModuleFile(module: string): string {
+  return `content/${module}.js`;
+}
+
+/** The WebMCP content module (discovery, dispatch, the tool-change watcher), injected into every same-origin frame of a shared tab. */
+export const WEBMCP_MODULE = 'webmcp';
 
 /** A frame as webNavigation.getAllFrames reports it. */
 export interface FrameInfo {
@@ -63,17 +71,18 @@ export async function frameDocument(tabId: number, frameId: number): Promise<{ d
 }
 
 /**
- * Inject the content script into these documents (idempotent: the script
- * re-attaches itself). `documentIds` targets exactly those documents, so a
- * frame that navigated meanwhile is not injected (chrome.scripting, Chrome 106+).
+ * Inject a content module (default: the WebMCP one) into these documents
+ * (idempotent: each module guards against a second instance). `documentIds`
+ * targets exactly those documents, so a frame that navigated meanwhile is not
+ * injected (chrome.scripting, Chrome 106+).
  * @returns the documentIds that were injected.
  */
-export async function injectInto(tabId: number, documentIds: string[]): Promise<Set<string>> {
+export async function injectInto(tabId: number, documentIds: string[], module: string = WEBMCP_MODULE): Promise<Set<string>> {
   const done = new Set<string>();
   await Promise.all(
     documentIds.map(async (id) => {
       try {
-        await chrome.scripting.executeScript({ target: { tabId, documentIds: [id] }, files: [CONTENT_SCRIPT] });
+        await chrome.scripting.executeScript({ target: { tabId, documentIds: [id] }, files: [contentModuleFile(module)] });
         done.add(id);
       } catch {
         /* the document went away or refuses scripting: it is simply not listed */
@@ -151,7 +160,7 @@ export class Sharing {
     if (was) {
       this.announce();
       for (const f of await liveFrames(tabId)) {
-        chrome.tabs.sendMessage(tabId, { type: 'echo:detach' }, { frameId: f.frameId, documentId: f.documentId }).catch(() => undefined);
+        chrome.tabs.sendMessage(tabId, { type: 'echo:webmcp:detach' }, { frameId: f.frameId, documentId: f.documentId }).catch(() => undefined);
       }
     }
     return was;

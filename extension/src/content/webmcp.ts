@@ -3,7 +3,7 @@
  * document. Injected by the service worker (chrome.scripting.executeScript)
  * only into same-origin frames of shared tabs, in the default ISOLATED world:
  * Chromium 156's isolated world sees the page's tools and can run them
- * (FACTS.md), and a page script cannot reach this world's objects, so a page
+ * (docs/browser-facts.md, "Extensions: the isolated world"), and a page script cannot reach this world's objects, so a page
  * cannot fake `document.modelContext` for us (its polyfills live in the MAIN
  * world and are invisible here).
  *
@@ -18,9 +18,10 @@ import { canonicalJson, descriptorHashInput } from '../../../src/shared/canonica
 import { err, ok, type Result } from '../../../src/shared/result';
 import type { ToolAnnotations, WebMcpSupport } from '../../../src/shared/types';
 import { boundMessage, inspectTool, reportName, type RawTool } from '../lib/inspect';
-import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToContent } from '../lib/messages';
+import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToWebMcp } from '../lib/messages';
+import { readPageUrls, sameUrls } from '../lib/page-urls';
 
-/** The slice of a tool object `getTools()` returns (WebMCP draft; FACTS.md). Read property by property. */
+/** The slice of a tool object `getTools()` returns (WebMCP draft; docs/browser-facts.md, "WebMCP: listing tools"). Read property by property. */
 interface PageTool {
   name?: unknown;
   window?: unknown;
@@ -46,7 +47,8 @@ interface ModelContextLike extends EventTarget {
  * way round; cross-origin ones do not), each with `window` = the registering
  * document's window (`source` from Chrome 160, developer.chrome.com/docs/ai/webmcp/updates).
  * Each frame reports only its own, so a tool is listed once, with its own
- * frameId and documentId. A build without either property lists per document (FACTS.md).
+ * frameId and documentId. A build without either property lists per document
+ * (docs/browser-facts.md, "WebMCP: listing tools").
  */
 function registeredHere(t: PageTool): boolean {
   const x = t as { source?: unknown; window?: unknown };
@@ -74,7 +76,8 @@ function modelContext(): ModelContextLike | null {
  * Feature detection, never by trying an execution:
  * - `document.modelContext` with `executeTool` is the current draft, whose IDL
  *   declares `executeTool(tool, object input, options)`: argument form `object`
- *   (Chromium 156 rejects a JSON string there, FACTS.md);
+ *   (Chromium 156 rejects a JSON string there, docs/browser-facts.md,
+ *   "WebMCP: running tools");
  * - `navigator.modelContextTesting.executeTool` is the older testing API that
  *   took a JSON string: form `json-string`, reported and never used.
  */
@@ -145,12 +148,14 @@ function readTool(t: PageTool, forms: Map<string, HTMLFormElement[]>): RawTool {
  */
 async function discover(name?: string): Promise<FrameReport> {
   const origin = self.origin;
-  const report: FrameReport = { origin, support: detectSupport(), tools: [], violations: [] };
+  const report: FrameReport = { origin, urls: readPageUrls(), support: detectSupport(), tools: [], violations: [] };
   const mc = modelContext();
   if (!mc) return report;
   let listed: PageTool[];
   try {
     listed = await mc.getTools();
+    // The URLs the tools were listed under: read in the same task as the list arrived.
+    report.urls = readPageUrls();
   } catch (e) {
     // e.g. an opaque-origin (sandboxed) document; the worker also refuses it by its origin.
     report.violations.push({ reason: 'webmcp-error', detail: boundedMessage(e).slice(0, 256) });
@@ -192,10 +197,13 @@ function boundedMessage(e: unknown): string {
  * Dispatch: read getTools() again, require exactly one tool named `toolName`
  * whose canonical descriptor equals `expected` (the one the service worker
  * checked against the grant) and that is not a password form, then call
+ * that the tab and frame URLs are still exactly `msg.urls` (the ones whose hash
+ * the worker compared with the grant's urlHash), then call
  * `executeTool(tool, args, {signal})` at once, with no await in between, so
- * the tool run is the tool checked.
+ * the tool run is the tool checked, in the page that was checked (a
+ * `pushState` after the worker's check is refused here).
  */
-async function execute(msg: Extract<ToContent, { type: 'echo:execute' }>): Promise<Result<ExecuteValue>> {
+async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>): Promise<Result<ExecuteValue>> {
   const fail = (code: ExecuteErrorCode, message: string) => err(code, message);
   const mc = modelContext();
   if (!mc || typeof mc.executeTool !== 'function') return fail('no-webmcp', 'document.modelContext is not available');
@@ -215,6 +223,8 @@ async function execute(msg: Extract<ToContent, { type: 'echo:execute' }>): Promi
   }
   if (canonical !== msg.expected) return fail('descriptor-changed', 'the tool changed since it was checked');
   if (raw.passwordField) return fail('tool-blocked', 'the form holds a password field');
+  // No await from here to executeTool: the URLs compared are the URLs the tool runs under.
+  if (!msg.urls || !sameUrls(msg.urls)) return fail('navigated', 'the page URL changed since it was checked');
   const controller = new AbortController();
   running.set(msg.requestId, controller);
   const started = performance.now();
@@ -265,7 +275,7 @@ function scheduleCheck(): void {
       (fp) => {
         if (!attached || fp === lastFingerprint) return;
         lastFingerprint = fp;
-        chrome.runtime.sendMessage({ type: 'echo:tools-changed' }).catch(() => undefined);
+        chrome.runtime.sendMessage({ type: 'echo:webmcp:tools-changed' }).catch(() => undefined);
       },
       () => undefined,
     );
@@ -286,7 +296,8 @@ function attach(): void {
   attached = true;
   const mc = modelContext();
   mc?.addEventListener('toolchange', scheduleCheck);
-  // Declarative tools change with the DOM; Chromium's toolchange is documented for registerTool (FACTS.md).
+  // Declarative tools change with the DOM; Chromium's toolchange is documented for registerTool
+  // (docs/browser-facts.md, "WebMCP: registering tools").
   observer = new MutationObserver((records) => {
     if (records.some(touchesToolForm)) scheduleCheck();
   });
@@ -309,22 +320,31 @@ function respond(p: Promise<Result<unknown>>, sendResponse: (r: Result<unknown>)
   return true;
 }
 
-/** One listener; only this extension's service worker can address it (runtime.onMessage is extension-internal). */
+/**
+ * One listener; only this extension's service worker can address it
+ * (runtime.onMessage is extension-internal). Answers only `echo:webmcp:*`
+ * (lib/messages.ts ToWebMcp): other modules share this isolated world.
+ */
 function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unknown>) => void): boolean | undefined {
-  const m = msg as ToContent;
+  const m = msg as ToWebMcp;
   if (!m || typeof m !== 'object' || typeof m.type !== 'string') return undefined;
   switch (m.type) {
-    case 'echo:discover':
+    case 'echo:webmcp:discover':
       return respond(discover(typeof m.name === 'string' ? m.name : undefined).then((r) => ok(r)), sendResponse);
-    case 'echo:execute':
+    case 'echo:webmcp:urls': {
+      const urls = readPageUrls();
+      sendResponse(urls ? ok(urls) : err('navigated', 'the top document is not readable from this frame'));
+      return undefined;
+    }
+    case 'echo:webmcp:execute':
       return respond(execute(m), sendResponse);
-    case 'echo:abort': {
+    case 'echo:webmcp:abort': {
       const c = running.get(m.requestId);
       c?.abort();
       sendResponse(ok({ aborted: c !== undefined }));
       return undefined;
     }
-    case 'echo:detach':
+    case 'echo:webmcp:detach':
       detach();
       sendResponse(ok(null));
       return undefined;

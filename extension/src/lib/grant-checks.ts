@@ -1,34 +1,44 @@
 /**
- * The checks an `invoke` request passes right before dispatch, in their fixed
- * order (DESIGN.md, "Trust rules"; docs/extension.md, "Refusal order"). Pure:
- * every effect (MAC check, clock, nonce store, tabs, frames, rediscovery,
- * hashing) is an injected dependency, so the order is unit-tested
+ * The checks EVERY `dispatch` request passes right before it acts, whatever
+ * its faculty, in their fixed order (docs/design.md, "Trust rules";
+ * docs/extension.md, "Dispatch: the refusal order"). Pure: every effect (MAC
+ * check, clock, nonce store, tabs, frames, the page's URLs, hashing, and the
+ * faculty's own checks) is an injected dependency, so the order is unit-tested
  * (test/unit/extension-grant-checks.test.ts) and the same code runs in the
  * service worker.
  *
  * Cheap and unforgeable checks come first; the nonce is consumed (durably,
  * before anything can be dispatched) as soon as the grant is known authentic,
- * unexpired and addressed to this request, so a grant is spent even when a
+ * unexpired and addressed to this very request, so a grant is spent even when a
  * later check refuses: a grant is for one attempt, never two.
  */
 import { LIMITS } from '../../../src/shared/limits';
-import type { ConsoleRequest } from '../../../src/shared/protocol';
+import { validateGrantShape, type ConsoleRequest, type DispatchTarget } from '../../../src/shared/protocol';
 import type { Grant, RefusalCode } from '../../../src/shared/types';
 
-/** The fields of an `invoke` ConsoleRequest the checks read: derived from the one contract (src/shared/protocol.ts). */
-export type InvokeFields = Omit<Extract<ConsoleRequest, { op: 'invoke' }>, 'op' | 'timeoutMs'>;
+/** The fields of a `dispatch` ConsoleRequest the checks read: derived from the one contract (src/shared/protocol.ts). */
+export type DispatchFields = Omit<Extract<ConsoleRequest, { op: 'dispatch' }>, 'op' | 'timeoutMs'>;
 
-/** A tool found by the fresh discovery in the target document. */
-export interface FoundTool {
-  /** Canonical JSON of the descriptor fields (what the hash covers); the content script re-checks it at dispatch. */
-  canonical: string;
-  descriptorHash: string;
-  blocked?: string;
+/** The exact URLs of the tab's top document and of the acting frame, as the content module read them (`location.href`). */
+export interface PageUrls {
+  tab: string;
+  frame: string;
 }
 
-/** The effects the checks need. Each may be slow; none may throw (a throw is treated as a refusal by the caller). */
+/** What a faculty's own pre-dispatch check answers: what to hand to the page, or a refusal. */
+export type FacultyCheckOutcome<P> = { ok: true; prepared: P } | { ok: false; refusal: RefusalCode; message: string };
+
+/** The part of a dispatch faculty the generic checks use (background/faculties/registry.ts DispatchFaculty). */
+export interface FacultyChecks<P> {
+  /** The subject hash of `subject` (WebMCP: its descriptorHash); must equal `grant.subjectHash`. May throw for a bad subject. */
+  subjectHash(subject: Record<string, unknown>): Promise<string>;
+  /** The faculty's own checks in the target document (step 9); `origin` is the shared origin. */
+  check(target: DispatchTarget, subject: Record<string, unknown>, origin: string): Promise<FacultyCheckOutcome<P>>;
+}
+
+/** The effects the checks need. Each may be slow; none should throw (a throw is a refusal, decided by the caller). */
 export interface GrantCheckDeps {
-  /** HMAC check with the pairing key (src/shared/grant.ts through the link). */
+  /** HMAC check with the pairing key (src/shared/grant.ts `verifyGrantMac` through the link). */
   verifyGrant(grant: Grant): Promise<boolean>;
   /** ms since the epoch. */
   now(): number;
@@ -38,70 +48,66 @@ export interface GrantCheckDeps {
   sharedOrigin(tabId: number): Promise<string | null>;
   /** The document the frame holds now (chrome.webNavigation.getFrame), or `null` when there is no such frame. */
   frameDocument(tabId: number, frameId: number): Promise<{ documentId: string; origin: string } | null>;
-  /** Discover again in exactly this document; the tools named `name`. `null` when the document is gone. */
-  toolsNamed(target: { tabId: number; frameId: number; documentId: string }, name: string): Promise<FoundTool[] | null>;
+  /** The exact URLs read now in the target document by the faculty's content module; `null` when it cannot be reached. */
+  pageUrls(target: DispatchTarget): Promise<PageUrls | null>;
+  /** `urlHash` of src/shared/canonical.ts. */
+  urlHash(tab: string, frame: string): Promise<string>;
   /** argumentsHash of src/shared/canonical.ts; throws for non-JSON values. */
   argumentsHash(args: unknown): Promise<string>;
   /** UTF-8 bytes of the canonical JSON of the arguments (for LIMITS.maxArgumentsBytes); throws for non-JSON values. */
   argumentsBytes(args: unknown): number;
 }
 
-export type GrantCheckOutcome = { ok: true; tool: FoundTool } | { ok: false; refusal: RefusalCode; message: string };
+/** The first refusal, or what to dispatch: the faculty's prepared value and the URLs that were checked (the page compares them again). */
+export type GrantCheckOutcome<P> = { ok: true; prepared: P; urls: PageUrls } | { ok: false; refusal: RefusalCode; message: string };
 
-const HEX32 = /^[0-9a-f]{32}$/;
-const HEX64 = /^[0-9a-f]{64}$/;
-
-/** Whether `g` has the shape of a Grant (types.ts). Anything else is `grant-invalid` before any crypto. */
-export function isGrantShaped(g: unknown): g is Grant {
-  if (!g || typeof g !== 'object') return false;
-  const x = g as Record<string, unknown>;
-  return (
-    typeof x.requestId === 'string' && x.requestId.length > 0 && x.requestId.length <= 200 &&
-    Number.isInteger(x.tabId) && Number.isInteger(x.frameId) &&
-    typeof x.documentId === 'string' && typeof x.origin === 'string' && typeof x.toolName === 'string' &&
-    typeof x.descriptorHash === 'string' && HEX64.test(x.descriptorHash) &&
-    typeof x.argumentsHash === 'string' && HEX64.test(x.argumentsHash) &&
-    typeof x.nonce === 'string' && HEX32.test(x.nonce) &&
-    typeof x.expiresAt === 'number' && Number.isFinite(x.expiresAt) &&
-    typeof x.mac === 'string' && HEX64.test(x.mac)
-  );
-}
+/** The grant fields compared with the request's, in this order. */
+const BOUND_FIELDS = ['faculty', 'operation', 'tabId', 'frameId', 'documentId'] as const;
 
 /**
- * Run the checks in order and answer the first refusal, or the tool to dispatch.
+ * Run the checks in order and answer the first refusal, or what to dispatch.
  * Order (each line: what is compared → refusal code):
- *  1. grant shape and MAC (verifyGrant) → `grant-invalid`
- *  2. grant fields = request fields (tabId, frameId, documentId, toolName, descriptorHash) → `grant-invalid`
+ *  1. grant shape (src/shared/protocol.ts `validateGrantShape`, the one shape check) and MAC → `grant-invalid`
+ *  2. grant fields = request fields: faculty, operation, target tabId, frameId,
+ *     documentId, and subjectHash = faculty.subjectHash(request.subject) → `grant-invalid`
  *  3. `now < expiresAt` → `grant-expired`
- *  4. nonce unused (and now recorded) → `grant-reused`
+ *  4. nonce unused (and now recorded durably) → `grant-reused`
  *  5. the tab is shared → `tab-not-shared`
- *  6. the frame still holds `documentId`, with the grant's origin, same-origin with the shared tab → `navigated`
- *  7. a fresh discovery in that document finds exactly one tool with that name
- *     (0 → `tool-missing`, >1 → `tool-ambiguous`) whose descriptorHash is the grant's → `descriptor-changed`
- *  8. the tool is not blocked (e.g. a password form) → `tool-blocked`
+ *  6. the frame still holds `documentId`, at the grant's origin, same-origin with the shared tab → `navigated`
+ *  7. the exact tab and frame URLs, read now in that document, hash to `grant.urlHash` → `navigated`
+ *     (same-document `pushState`/`replaceState`/fragment changes keep the documentId; this catches them)
+ *  8. the faculty's own checks (WebMCP: one tool of that name and descriptor hash, not blocked) → the faculty's code
  *  9. the arguments are a JSON object within LIMITS.maxArgumentsBytes hashing to `argumentsHash` → `arguments-mismatch`
  */
-export async function checkBeforeDispatch(req: InvokeFields, deps: GrantCheckDeps): Promise<GrantCheckOutcome> {
-  const refuse = (refusal: RefusalCode, message: string): GrantCheckOutcome => ({ ok: false, refusal, message });
+export async function checkBeforeDispatch<P>(req: DispatchFields, faculty: FacultyChecks<P>, deps: GrantCheckDeps): Promise<GrantCheckOutcome<P>> {
+  const refuse = (refusal: RefusalCode, message: string): GrantCheckOutcome<P> => ({ ok: false, refusal, message });
+  const shape = validateGrantShape(req.grant, 'grant');
+  if (shape !== null) return refuse('grant-invalid', `the grant is malformed (${shape})`);
   const g = req.grant;
-  if (!isGrantShaped(g)) return refuse('grant-invalid', 'the grant is malformed');
   if (!(await deps.verifyGrant(g))) return refuse('grant-invalid', 'the grant MAC does not verify with the pairing key');
-  const mismatched = (['tabId', 'frameId', 'documentId', 'toolName', 'descriptorHash'] as const).filter((k) => g[k] !== req[k]);
+  const t = req.target;
+  const asked = { faculty: req.faculty, operation: req.operation, tabId: t?.tabId, frameId: t?.frameId, documentId: t?.documentId };
+  const mismatched: string[] = BOUND_FIELDS.filter((k) => g[k] !== asked[k]);
+  let subjectHash: string | null = null;
+  try {
+    subjectHash = await faculty.subjectHash(req.subject);
+  } catch {
+    /* no hash: mismatched below */
+  }
+  if (subjectHash !== g.subjectHash) mismatched.push('subjectHash');
   if (mismatched.length > 0) return refuse('grant-invalid', `the grant is for another ${mismatched.join(', ')}`);
   if (!(deps.now() < g.expiresAt)) return refuse('grant-expired', 'the grant expired before dispatch');
   if (!(await deps.consumeNonce(g.nonce, g.expiresAt))) return refuse('grant-reused', 'this grant was already used');
-  const sharedOrigin = await deps.sharedOrigin(req.tabId);
+  const sharedOrigin = await deps.sharedOrigin(t.tabId);
   if (sharedOrigin === null) return refuse('tab-not-shared', 'the tab is not shared');
-  const doc = await deps.frameDocument(req.tabId, req.frameId);
-  if (!doc || doc.documentId !== req.documentId) return refuse('navigated', 'the frame holds another document now');
+  const doc = await deps.frameDocument(t.tabId, t.frameId);
+  if (!doc || doc.documentId !== t.documentId) return refuse('navigated', 'the frame holds another document now');
   if (doc.origin !== g.origin || doc.origin !== sharedOrigin) return refuse('navigated', 'the frame is not at the approved origin');
-  const found = await deps.toolsNamed({ tabId: req.tabId, frameId: req.frameId, documentId: req.documentId }, req.toolName);
-  if (found === null) return refuse('navigated', 'the document went away during rediscovery');
-  if (found.length === 0) return refuse('tool-missing', 'the page no longer offers this tool');
-  if (found.length > 1) return refuse('tool-ambiguous', `the page offers ${found.length} tools with this name`);
-  const tool = found[0] as FoundTool;
-  if (tool.descriptorHash !== g.descriptorHash) return refuse('descriptor-changed', 'the tool changed since it was approved');
-  if (tool.blocked) return refuse('tool-blocked', `the tool is blocked (${tool.blocked})`);
+  const urls = await deps.pageUrls(t);
+  if (urls === null) return refuse('navigated', 'the document cannot be reached to read its URL');
+  if ((await deps.urlHash(urls.tab, urls.frame)) !== g.urlHash) return refuse('navigated', 'the page URL changed since approval');
+  const own = await faculty.check(t, req.subject, sharedOrigin);
+  if (!own.ok) return refuse(own.refusal, own.message);
   const args = req.arguments;
   if (!args || typeof args !== 'object' || Array.isArray(args)) return refuse('arguments-mismatch', 'the arguments are not an object');
   let hash: string;
@@ -112,5 +118,5 @@ export async function checkBeforeDispatch(req: InvokeFields, deps: GrantCheckDep
     return refuse('arguments-mismatch', 'the arguments have no canonical JSON form');
   }
   if (hash !== g.argumentsHash) return refuse('arguments-mismatch', 'the arguments differ from the approved ones');
-  return { ok: true, tool };
+  return { ok: true, prepared: own.prepared, urls };
 }

@@ -3,7 +3,7 @@
  * the flags that mark suspicious page text. Used twice on purpose: by the
  * content script (so an oversized page never produces an oversized message)
  * and by the service worker (which validates what a content script says
- * before trusting it, CONVENTIONS.md §2).
+ * before trusting it, docs/design.md, "Conventions" §2).
  *
  * Page text is UNTRUSTED and is never rewritten here: a suspicious description
  * is flagged so the person sees it as data, not obeyed, and not "cleaned"
@@ -15,7 +15,8 @@ import type { BlockReason, DiscoveryViolation, ToolAnnotations } from '../../../
 
 /**
  * A tool as the content script read it from `document.modelContext.getTools()`
- * (WebMCP draft, `ModelContext.getTools()`; FACTS.md for Chromium 156's shapes),
+ * (WebMCP draft, `ModelContext.getTools()`; docs/browser-facts.md, "WebMCP:
+ * listing tools" for Chromium 156's shapes),
  * with plain-data fields only. Properties are read one by one: from Chrome 160
  * tools are interface objects that JSON.stringify to `{}`
  * (developer.chrome.com/docs/ai/webmcp/updates).
@@ -25,7 +26,7 @@ export interface RawTool {
   title: string;
   description: string;
   inputSchema: unknown;
-  /** `undefined` for declarative form tools (FACTS.md), `null` from Chrome 160 when empty. */
+  /** `undefined` for declarative form tools (docs/browser-facts.md, "WebMCP: listing tools"), `null` from Chrome 160 when empty. */
   annotations?: ToolAnnotations | null;
   origin: string;
   kind: 'imperative' | 'declarative';
@@ -56,7 +57,8 @@ export function reportName(name: unknown): string {
  * reported reason and the tool is not listed (its text may be too large to
  * carry). A tool that passes but is a form holding a password field is listed
  * with `blocked: 'password-field'`: the browser itself turns the password into
- * an ordinary string parameter (FACTS.md), so refusing it is ours.
+ * an ordinary string parameter (docs/browser-facts.md, "WebMCP: declarative
+ * tools"), so refusing it is ours.
  * @param expectedOrigin the frame's origin; a tool registered by another origin is a violation.
  */
 export function inspectTool(raw: RawTool, expectedOrigin: string): InspectOutcome {

@@ -22,5 +22,9 @@ export function popupLinkState(s: unknown, now: number, heartbeatTimeoutMs: numb
   if (lastHeartbeatAt !== undefined) out.lastHeartbeatAt = lastHeartbeatAt;
   const message = typeof x.message === 'string' ? x.message : typeof (x.error as { message?: unknown })?.message === 'string' ? (x.error as { message: string }).message : undefined;
   if (message) out.message = message.slice(0, 300);
+  const pr = x.problem as { code?: unknown; message?: unknown } | undefined;
+  if (pr && typeof pr === 'object' && (pr.code === 'extension-outdated' || pr.code === 'console-outdated' || pr.code === 'pair-again') && typeof pr.message === 'string') {
+    out.problem = { code: pr.code, message: pr.message.slice(0, 300) };
+  }
   return out;
 }

@@ -1,5 +1,5 @@
 /**
- * The contract of the extension's internal messages (CONVENTIONS.md §1):
+ * The contract of the extension's internal messages (docs/design.md, "Conventions" §1):
  * service worker ⇄ content script (chrome.tabs.sendMessage, addressed to one
  * document with `{frameId, documentId}`) and popup/content script → service
  * worker (chrome.runtime.sendMessage, classified by lib/sender.ts). Every
@@ -8,29 +8,47 @@
 import type { DiscoveryViolation, SharedTab, WebMcpSupport } from '../../../src/shared/types';
 import type { RawTool } from './inspect';
 
-// ---- service worker → content script -----------------------------------------------
+// ---- service worker → content modules ----------------------------------------------
+//
+// Each content module (extension/src/content/<module>.ts, built to content/<module>.js)
+// answers only the message types prefixed `echo:<module>:`; a message for another
+// module is left unanswered by it.
 
-export type ToContent =
+/** The exact URLs a content module reads in its document (`window.top.location.href`, `location.href`). */
+export interface PageUrlsValue {
+  tab: string;
+  frame: string;
+}
+
+/** Messages of the `webmcp` content module (content/webmcp.ts). */
+export type ToWebMcp =
   /** List this document's tools (limits applied, see FrameReport). */
-  | { type: 'echo:discover'; /** Only the tools of this exact name (the rediscovery right before dispatch). */ name?: string }
-  /** Dispatch one tool: re-read getTools(), require exactly one `toolName` whose canonical descriptor is `expected`, then executeTool. */
-  | { type: 'echo:execute'; requestId: string; toolName: string; expected: string; args: Record<string, unknown> }
+  | { type: 'echo:webmcp:discover'; /** Only the tools of this exact name (the rediscovery right before dispatch). */ name?: string }
+  /** The exact tab and frame URLs now (answers PageUrlsValue, or `navigated` when the top is not readable). */
+  | { type: 'echo:webmcp:urls' }
+  /**
+   * Dispatch one tool: re-read getTools(), require exactly one `toolName` whose canonical descriptor is
+   * `expected`, and, in the same task, that the URLs still equal `urls` (checked by hash in the worker); then executeTool.
+   */
+  | { type: 'echo:webmcp:execute'; requestId: string; toolName: string; expected: string; urls: PageUrlsValue; args: Record<string, unknown> }
   /** Abort the executeTool signal of `requestId`. */
-  | { type: 'echo:abort'; requestId: string }
+  | { type: 'echo:webmcp:abort'; requestId: string }
   /** The tab is no longer shared: stop watching for tool changes. */
-  | { type: 'echo:detach' };
+  | { type: 'echo:webmcp:detach' };
 
-/** What one frame's content script reports for `echo:discover`. */
+/** What one frame's content script reports for `echo:webmcp:discover`. */
 export interface FrameReport {
   /** `self.origin` of the document (its real origin, opaque `"null"` for sandboxed frames). */
   origin: string;
+  /** The exact URLs when the tools were listed (null when the top document is not readable from here). */
+  urls: PageUrlsValue | null;
   support: WebMcpSupport;
   /** At most LIMITS.maxToolsPerFrame tools, each within the limits. */
   tools: RawTool[];
   violations: Omit<DiscoveryViolation, 'frameId'>[];
 }
 
-/** What `echo:execute` answers inside its Result. */
+/** What `echo:webmcp:execute` answers inside its Result. */
 export interface ExecuteValue {
   /** The string `executeTool` resolved to (null when the tool returned nothing), capped at 2 × LIMITS.maxResultBytes. */
   result: string | null;
@@ -39,16 +57,33 @@ export interface ExecuteValue {
 }
 
 /**
- * Error codes of `echo:execute`: `aborted` (cancelled through the signal),
+ * Error codes of `echo:webmcp:execute`: `aborted` (cancelled through the signal),
  * `tool-failed` (the page's tool threw or the browser failed it), `tool-missing`,
- * `tool-ambiguous`, `descriptor-changed`, `tool-blocked` (the last checks again
- * in the same task as the dispatch), `no-webmcp`.
+ * `tool-ambiguous`, `descriptor-changed`, `tool-blocked`, `navigated` (the URLs
+ * differ from the checked ones; these last checks run again in the same task as
+ * the dispatch), `no-webmcp`.
  */
-export type ExecuteErrorCode = 'aborted' | 'tool-failed' | 'tool-missing' | 'tool-ambiguous' | 'descriptor-changed' | 'tool-blocked' | 'no-webmcp';
+export type ExecuteErrorCode = 'aborted' | 'tool-failed' | 'tool-missing' | 'tool-ambiguous' | 'descriptor-changed' | 'tool-blocked' | 'navigated' | 'no-webmcp';
+
+/** Messages of the `page-info` content module (content/page-info.ts). */
+export type ToPageInfo = { type: 'echo:page-info:read' };
+
+/** What `echo:page-info:read` answers inside its Result: read in the page, untrusted. */
+export interface PageInfoReport {
+  /** `location.href`, exact (the worker strips it). */
+  url: string;
+  /** `document.title` now. */
+  title: string;
+  /** `self.origin`. */
+  origin: string;
+  /** `document.modelContext` with a `getTools` function. */
+  webmcp: boolean;
+}
 
 // ---- content script / popup → service worker ------------------------------------------
 
-export type FromContent = { type: 'echo:tools-changed' };
+/** From the webmcp content module: its document's tool list changed. */
+export type FromContent = { type: 'echo:webmcp:tools-changed' };
 
 export type FromPopup =
   | { type: 'popup:state' }
@@ -71,6 +106,8 @@ export interface PopupLinkState {
   /** ms since the epoch of the last answered heartbeat. */
   lastHeartbeatAt?: number;
   message?: string;
+  /** Something only the person can fix (src/shared/ipc.ts LinkProblem): update a side, or pair again. */
+  problem?: { code: 'extension-outdated' | 'console-outdated' | 'pair-again'; message: string };
 }
 
 /** What `popup:state` answers. */

@@ -1,5 +1,5 @@
 /**
- * The ONE place that reads `chrome.runtime.MessageSender` (CONVENTIONS.md §6;
+ * The ONE place that reads `chrome.runtime.MessageSender` (docs/design.md, "Conventions" §6;
  * bitwarden `apps/browser/src/autofill/security/sender.ts`). Everything else in
  * the extension gets a SenderClass and decides from it.
  *

@@ -33,6 +33,16 @@ const LINK_LABELS: Record<PopupLinkState['state'], [string, 'ok' | 'warn' | 'bad
   unknown: ['Link state unknown', 'warn'],
 };
 
+/**
+ * What a problem only the person can fix says, above its explanation. Version skew and a
+ * pairing that stopped working must never look like a silent "connecting" or a bare "refused".
+ */
+const PROBLEM_LABELS: Record<NonNullable<PopupLinkState['problem']>['code'], string> = {
+  'extension-outdated': 'Update the extension: it is older than Echo Console.',
+  'console-outdated': 'Update Echo Console: it is older than this extension.',
+  'pair-again': 'Pair again: this pairing no longer works.',
+};
+
 async function ask<T>(msg: FromPopup): Promise<Result<T>> {
   try {
     return (await chrome.runtime.sendMessage(msg)) as Result<T>;
@@ -47,16 +57,22 @@ function show(el: HTMLElement, visible: boolean): void {
 
 function renderLink(link: PopupLinkState): void {
   const [label, tone] = LINK_LABELS[link.state] ?? LINK_LABELS.unknown;
-  $('link-label').textContent = label;
-  $('link-dot').className = `dot ${tone}`;
+  const problem = link.problem;
+  // While pairing, the pairing label stays (the code is what to act on); the problem says why.
+  $('link-label').textContent = problem && link.state !== 'awaiting-pairing' ? PROBLEM_LABELS[problem.code] : label;
+  $('link-dot').className = `dot ${problem && link.state !== 'awaiting-pairing' ? 'bad' : tone}`;
   $('link-dot').dataset.state = link.state;
+  if (problem) $('link-dot').dataset.problem = problem.code;
+  else delete $('link-dot').dataset.problem;
   const code = link.state === 'awaiting-pairing' ? link.pairingCode : undefined;
   show($('pairing'), !!code);
   $('pairing-code').textContent = code ?? '';
   show($('confirm-pairing'), !!code && link.awaitingLocalConfirmation === true);
+  $('retry').textContent = problem?.code === 'pair-again' && link.state !== 'awaiting-pairing' ? 'Pair again' : 'Try again';
   show($('retry'), ['refused', 'version-mismatch', 'not-installed', 'console-not-running', 'disconnected', 'stopped'].includes(link.state));
-  show($('link-message'), !!link.message);
-  $('link-message').textContent = link.message ?? '';
+  const message = problem?.message ?? link.message;
+  show($('link-message'), !!message);
+  $('link-message').textContent = message ?? '';
   show($('unpair'), link.paired);
 }
 

@@ -15,7 +15,8 @@ type RegistrationStatus = { state: 'pending' } | { state: 'unavailable' } | { st
 /**
  * Registers the store's tools for as long as the component is mounted. The
  * AbortController's signal goes to every registerTool call and is aborted in
- * the cleanup, which removes the tools at once (FACTS.md), so Strict Mode's
+ * the cleanup, which removes the tools at once (docs/browser-facts.md,
+ * "WebMCP: registering tools"), so Strict Mode's
  * mount/unmount/mount leaves exactly one registration of each name.
  */
 function useStoreTools(facade: StoreFacade, debug: StoreDemoDebug, delayMs: number): RegistrationStatus {

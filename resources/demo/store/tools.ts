@@ -1,7 +1,8 @@
 /**
  * The store's WebMCP tools. Each one reads the latest snapshot through the
  * facade, applies at most ONE command and returns plain JSON. The browser does
- * not validate arguments against `inputSchema` (FACTS.md), so the page checks
+ * not validate arguments against `inputSchema` (docs/browser-facts.md,
+ * "WebMCP: running tools"), so the page checks
  * them itself and answers `invalid_arguments` instead of guessing.
  */
 import { CURRENCY, MAX_QUANTITY, PRODUCT_IDS, PRODUCTS, cartView, type Command } from './domain';

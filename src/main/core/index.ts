@@ -5,7 +5,7 @@
  * endpoint, wires their events, and exposes the `ConsoleApi` (src/shared/ipc.ts)
  * that both hosts (Electron IPC, loopback web host) carry to the renderer.
  *
- * Every api method follows CONVENTIONS.md §2: validate the payload (ajv, one
+ * Every api method follows docs/design.md, "Conventions" §2: validate the payload (ajv, one
  * schema per method, no extra properties), do the work, answer a Result, never
  * throw. Bad input gets a clear error and a `refused` receipt (faculty
  * `console`, actor person); the console stays up.
@@ -14,12 +14,12 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../../shared/extension-id';
-import type { ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo, LinkStatus } from '../../shared/ipc';
+import type { ConsoleApi, ConsoleEvent, ConsoleSettings, EndpointInfo, LinkStatus } from '../../shared/ipc';
 import type { Actor, Receipt, ReceiptInput } from '../../shared/receipt';
-import { err, ok, toErrorInfo, type Result } from '../../shared/result';
+import { toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import { AgentEndpoint } from './agent';
-import { validateApiPayload } from './api-payloads';
+import { createConsoleApi } from './api';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
 import { Broker } from './broker';
@@ -180,12 +180,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   const unsubs: Array<() => void> = [];
   unsubs.push(ledger.onAppend((r) => emit({ kind: 'receipt', receipt: r })));
   unsubs.push(broker.approvals.onChange((approvals) => emit({ kind: 'approvals', approvals })));
-  unsubs.push(
-    broker.onSharedTabs((tabs, complete) => {
-      recordSharing(tabs, complete);
-      emit({ kind: 'shared-tabs', tabs });
-    }),
-  );
+  // Sharing writes its own receipts (src/main/core/sharing); the UI hears every change.
+  unsubs.push(broker.onSharedTabs((tabs) => emit({ kind: 'shared-tabs', tabs })));
   let lastState: LinkStatus['state'] | null = null;
   unsubs.push(
     link.onStatus((s) => {
@@ -195,185 +191,22 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     }),
   );
 
-  // ---- sharing receipts ---------------------------------------------------------------
-  // The ONE place that writes tab-shared / tab-unshared: every new shared-tab list (the
-  // extension's tabs-changed events, list-tabs answers after a (re)connect or for the
-  // agent, the console's own share/unshare) is compared with the shares already
-  // recorded. A share is one (tabId, sharedAt): the extension keeps sharedAt across
-  // same-origin navigations and worker restarts, and a new share gets a new one. The
-  // shares still open in the ledger seed the comparison, so a restarted console does
-  // not record again the tabs the browser kept shared meanwhile.
-  interface KnownShare {
-    tabId: number;
-    origin: string | null;
-    documentId: string | null;
-    /** Absent for shares recorded before sharedAt was kept in the receipt. */
-    sharedAt?: number;
-  }
-  const known = openSharesFromLedger();
-  /** Tabs the person is sharing or unsharing from the console right now: their receipts say via 'console'. */
-  const consoleActions = new Set<number>();
-
-  function openSharesFromLedger(): Map<number, KnownShare> {
-    const open = new Map<number, KnownShare>();
-    try {
-      const rows = [...ledger.query({ event: 'tab-shared', limit: 500 }).receipts, ...ledger.query({ event: 'tab-unshared', limit: 500 }).receipts].sort((a, b) => a.seq - b.seq);
-      for (const r of rows) {
-        if (r.tabId === null) continue;
-        if (r.event === 'tab-unshared') {
-          open.delete(r.tabId);
-          continue;
-        }
-        const sharedAt = (r.detail as { sharedAt?: unknown } | null)?.sharedAt;
-        open.set(r.tabId, { tabId: r.tabId, origin: r.origin, documentId: r.documentId, ...(typeof sharedAt === 'number' ? { sharedAt } : {}) });
-      }
-    } catch (e) {
-      log.warn('could not read the open shares from the ledger', toErrorInfo(e));
-    }
-    return open;
-  }
-
-  function recordSharing(tabs: SharedTab[], complete: boolean): void {
-    const now = new Map(tabs.map((t) => [t.tabId, t]));
-    const via = (tabId: number) => (consoleActions.has(tabId) ? 'console' : 'extension');
-    for (const k of [...known.values()]) {
-      const t = now.get(k.tabId);
-      if (t && t.origin === k.origin && (k.sharedAt === undefined || k.sharedAt === t.sharedAt)) continue;
-      // Before the extension's first whole list, only the console's own unshare proves a share ended.
-      if (!t && !complete && !consoleActions.has(k.tabId)) continue;
-      known.delete(k.tabId);
-      receipt({ requestId: null, event: 'tab-unshared', faculty: 'console', actor: PERSON, tabId: k.tabId, origin: k.origin, documentId: k.documentId, detail: { via: via(k.tabId) } });
-    }
-    for (const t of tabs) {
-      const k = known.get(t.tabId);
-      if (k) {
-        // The same share; a same-origin navigation only moved it to a new document.
-        k.documentId = t.documentId || k.documentId;
-        k.sharedAt ??= t.sharedAt;
-        continue;
-      }
-      known.set(t.tabId, { tabId: t.tabId, origin: t.origin, documentId: t.documentId || null, sharedAt: t.sharedAt });
-      receipt({
-        requestId: null,
-        event: 'tab-shared',
-        faculty: 'console',
-        actor: PERSON,
-        tabId: t.tabId,
-        origin: t.origin,
-        documentId: t.documentId || null,
-        detail: { via: via(t.tabId), sharedAt: t.sharedAt },
-      });
-    }
-  }
-
   async function refreshSharedTabs(): Promise<Result<SharedTab[]>> {
-    const r = await link.request({ op: 'list-tabs' }, { timeoutMs: 10_000 });
-    if (r.ok) broker.setSharedTabs(r.value);
-    return r;
+    return broker.sharing.refresh();
   }
 
   // ---- the api ------------------------------------------------------------------
-
-  /**
-   * Validate (validateApiPayload: API_PAYLOAD_SCHEMAS of src/shared/api-schemas.ts, the
-   * only place a payload is checked), run, answer; bad input and thrown errors become a
-   * Result and a receipt.
-   */
-  function handler<K extends keyof ConsoleApi>(method: K, work: (p: Parameters<ConsoleApi[K]>[0]) => Promise<Result<unknown>> | Result<unknown>): ConsoleApi[K] {
-    const refusedReceipt = (code: string, message: string) =>
-      receipt({ requestId: null, event: 'refused', faculty: 'console', actor: PERSON, detail: { method, code, message: message.slice(0, 500) } });
-    const fn = async (payload?: unknown) => {
-      const checked = validateApiPayload(method, payload);
-      if (!checked.ok) {
-        refusedReceipt(checked.error.code, checked.error.message);
-        return checked;
-      }
-      try {
-        const r = await work(checked.value as Parameters<ConsoleApi[K]>[0]);
-        if (!r.ok) refusedReceipt(r.error.code, r.error.message);
-        return r;
-      } catch (e) {
-        const info = toErrorInfo(e);
-        refusedReceipt(info.code, info.message);
-        return err(info.code, info.message);
-      }
-    };
-    return fn as unknown as ConsoleApi[K];
-  }
-
-  const api: ConsoleApi = {
-    getSnapshot: handler('getSnapshot', (): Result<ConsoleSnapshot> =>
-      ok({ approvals: broker.approvals.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: endpoint(), settings: consoleSettings() }),
-    ),
-    decideApproval: handler('decideApproval', (p) => broker.decide(p.requestId, p.decision, p.reason)),
-    queryReceipts: handler('queryReceipts', (p) => {
-      try {
-        return ok(ledger.query(p));
-      } catch (e) {
-        return err('invalid-query', toErrorInfo(e).message);
-      }
-    }),
-    // verifyAsync yields to the event loop between chunks: a million-receipt check
-    // must not freeze the Electron main thread (and with it the approval dialog).
-    verifyLedger: handler('verifyLedger', async () => ok(await ledger.verifyAsync())),
-    confirmPairing: handler('confirmPairing', (p) => link.confirmPairing(p.accept)),
-    unpair: handler('unpair', () => link.unpair()),
-    // The console's own page is never offered, nor shared (the person would hand the agent the MCP token and the approvals).
-    listShareableTabs: handler('listShareableTabs', async () => {
-      const r = await link.request({ op: 'list-shareable-tabs' }, { timeoutMs: 10_000 });
-      return r.ok ? ok(r.value.filter((t) => !broker.isConsoleTab(t))) : r;
-    }),
-    shareTab: handler('shareTab', async (p) => {
-      const consoleTab = () => err('console-tab', `Tab ${p.tabId} shows the Echo Console itself; the console is never shared with the agent.`);
-      const candidates = await link.request({ op: 'list-shareable-tabs' }, { timeoutMs: 10_000 });
-      if (candidates.ok && candidates.value.some((t) => t.tabId === p.tabId && broker.isConsoleTab(t))) return consoleTab();
-      consoleActions.add(p.tabId);
-      try {
-        const r = await link.request({ op: 'share-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
-        if (!r.ok) return r;
-        if (broker.isConsoleTab(r.value)) {
-          // It navigated to the console meanwhile: undo at once.
-          await link.request({ op: 'unshare-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
-          return consoleTab();
-        }
-        // The receipt is written by recordSharing (via 'console'), once, whichever list reports the share first.
-        broker.putSharedTab(r.value);
-        return r;
-      } finally {
-        consoleActions.delete(p.tabId);
-      }
-    }),
-    unshareTab: handler('unshareTab', async (p) => {
-      consoleActions.add(p.tabId);
-      try {
-        const r = await link.request({ op: 'unshare-tab', tabId: p.tabId }, { timeoutMs: 10_000 });
-        if (!r.ok) return r;
-        broker.dropSharedTab(p.tabId);
-        return ok(null);
-      } finally {
-        consoleActions.delete(p.tabId);
-      }
-    }),
-    rotateToken: handler('rotateToken', async () => {
-      settings.rotateToken();
-      // The old token already fails at the next request; closing the sessions also ends their open streams.
-      await agentEndpoint.closeSessions();
-      receipt({ requestId: null, event: 'token-rotated', faculty: 'console', actor: PERSON, detail: {} });
-      const info = endpoint();
-      emit({ kind: 'endpoint', endpoint: info });
-      return ok(info);
-    }),
-    updateSettings: handler('updateSettings', (p) => {
-      const before = settings.get();
-      settings.update(p);
-      if (p.developerMode !== undefined && p.developerMode !== before.developerMode) {
-        receipt({ requestId: null, event: p.developerMode ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: PERSON, detail: {} });
-      }
-      const s = consoleSettings();
-      emit({ kind: 'settings', settings: s });
-      return ok(s);
-    }),
-  };
+  const api = createConsoleApi({
+    receipt,
+    broker,
+    link,
+    ledger,
+    settings,
+    agentEndpoint,
+    endpoint,
+    consoleSettings,
+    emit,
+  });
 
   let started = false;
   let stopped = false;

@@ -1,6 +1,10 @@
 /**
  * The approval dialog: everything the person needs to approve exactly one
- * invocation, once. Presentational: state and actions come in as props.
+ * request, once. The common part (who asks, where: origin, tab, frame,
+ * document; the arguments and the hashes; the time left) is rendered here,
+ * once for every faculty; what the faculty acts on is rendered by the
+ * subject view of its type (./subjects). Presentational: state and actions
+ * come in as props.
  *
  * Safety choices:
  * - Every page-provided string (title, description, schema, tab title) and the
@@ -14,12 +18,12 @@
  * - While the console is unreachable (`offline`) neither button decides: the
  *   decision could not be delivered, and the dialog says so.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
-import { fingerprint } from '../../shared/canonical';
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { ApprovalView } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
-import type { ToolAnnotations } from '../../shared/types';
 import { formatDuration, prettyJson, revealInvisible, timeLeftMs } from '../text';
+import { Field, HashField } from './fields';
+import { SubjectHeading, SubjectView } from './subjects';
 
 /** How long "Approve once" stays disabled after the dialog opens (ms). */
 export const ARM_DELAY_MS = 1000;
@@ -34,37 +38,6 @@ export interface ApprovalDialogProps {
   onApprove(): void;
   onDeny(reason: string): void;
   onClose(): void;
-}
-
-const ANNOTATION_LABELS: Record<keyof ToolAnnotations, string> = {
-  readOnlyHint: 'read-only',
-  untrustedContentHint: 'returns untrusted content',
-  consequentialHint: 'consequential',
-  debugging: 'debugging tool',
-};
-
-function Field(props: { label: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <div className={props.wide ? 'field field-wide' : 'field'}>
-      <dt>{props.label}</dt>
-      <dd>{props.children}</dd>
-    </div>
-  );
-}
-
-function HashField(props: { label: string; hash: string; testId: string }) {
-  return (
-    <Field label={props.label} wide>
-      <span className="hash-line">
-        <span className="fingerprint" data-testid={`${props.testId}-fingerprint`} title="Short fingerprint: the first 12 hex digits">
-          {fingerprint(props.hash)}
-        </span>
-        <code className="hash" data-testid={`${props.testId}`}>
-          {props.hash}
-        </code>
-      </span>
-    </Field>
-  );
 }
 
 export function ApprovalDialog({ approval: a, now, busy, offline = false, error, onApprove, onDeny, onClose }: ApprovalDialogProps) {
@@ -106,7 +79,6 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
     }
   };
 
-  const annotations = a.annotations;
   return (
     <div className="overlay">
       <div
@@ -123,13 +95,11 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
           <div>
             <p className="eyebrow">
               <span data-testid="field-agent">{revealInvisible(a.agent.name)}</span>
-              {a.agent.version ? <span className="muted"> {revealInvisible(a.agent.version)}</span> : null} asks to run a page tool
+              {a.agent.version ? <span className="muted"> {revealInvisible(a.agent.version)}</span> : null} asks to{' '}
+              <span data-testid="field-verb">{a.verb}</span>
             </p>
             <h2 id={titleId}>
-              <code data-testid="field-tool-name">{revealInvisible(a.toolName)}</code>
-              <span className="dialog-title" data-testid="field-title">
-                {a.title ? revealInvisible(a.title) : '(no title)'}
-              </span>
+              <SubjectHeading subject={a.subject} />
             </h2>
           </div>
           <div className={expired ? 'timer timer-expired' : left < 15_000 ? 'timer timer-low' : 'timer'} data-testid="field-time-left" aria-live="off">
@@ -143,7 +113,12 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
               <code data-testid="field-origin">{a.origin}</code>
             </Field>
             <Field label="Frame">
-              <code data-testid="field-frame">{a.frameId === 0 ? '0 (top frame)' : String(a.frameId)}</code>
+              <code data-testid="field-frame">{a.frame.frameId === 0 ? '0 (top frame)' : String(a.frame.frameId)}</code>
+              {a.frame.url && a.frame.frameId !== 0 ? (
+                <code className="subtle" data-testid="field-frame-url">
+                  {revealInvisible(a.frame.url)}
+                </code>
+              ) : null}
             </Field>
             <Field label="Document">
               <code className="hash" data-testid="field-document-id">
@@ -156,7 +131,12 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
                 {revealInvisible(a.tab.url)}
               </code>
             </Field>
-            <HashField label="Descriptor hash" hash={a.descriptorHash} testId="field-descriptor-hash" />
+            <Field label="Action">
+              <code data-testid="field-faculty">
+                {a.faculty} · {a.operation}
+              </code>
+            </Field>
+            <HashField label={a.subject.type === 'webmcp-tool' ? 'Descriptor hash' : 'Subject hash'} hash={a.subjectHash} testId="field-descriptor-hash" />
             <HashField label="Arguments hash" hash={a.argumentsHash} testId="field-arguments-hash" />
             {a.operationId ? (
               <Field label="Operation">
@@ -172,45 +152,7 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
             </pre>
           </section>
 
-          <section className="block untrusted">
-            <h3>
-              The page’s claims <span className="tag">hints only</span>
-            </h3>
-            <div data-testid="field-annotations">
-              {annotations && Object.keys(annotations).length > 0 ? (
-                <ul className="claims">
-                  {(Object.keys(ANNOTATION_LABELS) as (keyof ToolAnnotations)[])
-                    .filter((k) => annotations[k] !== undefined)
-                    .map((k) => (
-                      <li key={k}>
-                        The page says: {ANNOTATION_LABELS[k]} — <strong>{annotations[k] ? 'yes' : 'no'}</strong>
-                      </li>
-                    ))}
-                </ul>
-              ) : (
-                <p className="muted">The page makes no claims about this tool.</p>
-              )}
-            </div>
-            <p className="muted small">Echo Console treats every page tool call as a change, whatever the page claims.</p>
-          </section>
-
-          <section className="block untrusted">
-            <h3>
-              The page’s description <span className="tag">untrusted text</span>
-            </h3>
-            <p className="page-text" data-testid="field-description">
-              {a.description ? revealInvisible(a.description) : '(no description)'}
-            </p>
-          </section>
-
-          <section className="block untrusted">
-            <h3>
-              The page’s input schema <span className="tag">untrusted text</span>
-            </h3>
-            <pre className="code" data-testid="field-schema">
-              {prettyJson(a.inputSchema)}
-            </pre>
-          </section>
+          <SubjectView subject={a.subject} />
         </div>
 
         <footer className="dialog-foot">

@@ -25,7 +25,7 @@ export function ApprovalList(props: { pending: ApprovalView[]; now: number; onOp
             return (
               <li key={a.requestId} className="approval-item">
                 <div className="approval-main">
-                  <code className="tool">{revealInvisible(a.toolName)}</code>
+                  <code className="tool">{revealInvisible(a.subject.type === 'webmcp-tool' ? a.subject.toolName : `${a.faculty} ${a.operation}`)}</code>
                   <span className="muted"> on </span>
                   <code>{a.origin}</code>
                   <div className="muted small">

@@ -61,7 +61,7 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
 
       <section className="panel" aria-labelledby="link-h">
         <h2 id="link-h">Chrome extension</h2>
-        <p className="status-line" data-testid="link-status">
+        <p className="status-line" data-testid="link-status" data-problem={p.link?.problem?.code}>
           <span className={`dot dot-${p.label.tone}`} aria-hidden="true" />
           <strong>{p.label.text}</strong>
           {p.label.detail ? <span className="muted"> — {p.label.detail}</span> : null}

@@ -39,6 +39,13 @@ export interface LinkLabel {
   detail?: string;
 }
 
+/** The panel's headline for each LinkProblem (src/shared/ipc.ts); the problem's message is the detail. */
+export const PROBLEM_TEXT: Record<NonNullable<LinkStatus['problem']>['code'], string> = {
+  'extension-outdated': 'Update the extension',
+  'console-outdated': 'Update Echo Console',
+  'pair-again': 'Pair again',
+};
+
 /** Whether the console itself (the host behind the transport) answers: only an open transport counts. */
 export function consoleReachable(transport: TransportState): boolean {
   return transport === 'open';
@@ -64,6 +71,11 @@ export function linkLabel(link: LinkStatus | null, now: number, transport?: Tran
     return { tone: 'idle', text: 'Unknown', detail: 'The console is not reachable, so the extension’s link state is unknown.' };
   }
   if (!link) return { tone: 'idle', text: 'Unknown', detail: 'Waiting for the console to answer…' };
+  // A problem only the person can fix is said in plain words, never as a bare "refused".
+  if (link.problem && link.state === 'awaiting-pairing') {
+    return { tone: 'warn', text: 'Awaiting pairing', detail: link.problem.message };
+  }
+  if (link.problem) return { tone: 'bad', text: PROBLEM_TEXT[link.problem.code], detail: link.problem.message };
   switch (link.state) {
     case 'connected': {
       const age = link.lastHeartbeatAt === undefined ? Infinity : now - link.lastHeartbeatAt;

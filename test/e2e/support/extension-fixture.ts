@@ -1,7 +1,8 @@
 /// <reference types="chrome" />
 /**
  * Launch Debian's Chromium with the BUILT extension (extension/dist) loaded,
- * for end-to-end tests (FACTS.md: `launchPersistentContext` with
+ * for end-to-end tests (docs/browser-facts.md, "Extensions: loading and ID":
+ * `launchPersistentContext` with
  * `--load-extension` works headless; the service worker shows in
  * `context.serviceWorkers()`). Builds nothing: run `npm run build` (or
  * `npm run build:extension`) first.

@@ -1,7 +1,7 @@
 /**
  * Helpers every end-to-end fixture shares for invoking page tools: the page-side
  * execution counter (the proof that a refused request never ran the page's tool)
- * and the fields of a grant and an `invoke` request for one discovered tool.
+ * and the fields of a v2 grant and a `dispatch` request (faculty `webmcp-invoke`) for one discovered tool.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
@@ -38,16 +38,27 @@ export function execCount(page: Page, name: string): Promise<number> {
   return page.evaluate((n) => ((globalThis as unknown as { __echoExecCount?: Record<string, number> }).__echoExecCount ?? {})[n] ?? 0, name);
 }
 
-/** Unsigned grant fields binding `args` to `tool`: fresh requestId and nonce, 30 s expiry; `over` replaces any field. */
+/** The `dispatch` ConsoleRequest (src/shared/protocol.ts). */
+export type DispatchRequest = Extract<ConsoleRequest, { op: 'dispatch' }>;
+
+/**
+ * Unsigned v2 grant fields binding `args` to `tool` for the `webmcp-invoke`
+ * faculty (subjectHash = descriptorHash, urlHash = the descriptor's, i.e. the
+ * exact URLs at discovery): fresh requestId and nonce, 30 s expiry; `over`
+ * replaces any field.
+ */
 export async function grantFields(tool: ToolDescriptor, args: Record<string, unknown>, over: Partial<Omit<Grant, 'mac'>> = {}): Promise<Omit<Grant, 'mac'>> {
+  if (!tool.urlHash) throw new Error(`tool ${tool.name} was discovered without urlHash`);
   return {
     requestId: randomUUID(),
+    faculty: 'webmcp-invoke',
+    operation: 'invoke',
     tabId: tool.tabId,
     frameId: tool.frameId,
     documentId: tool.documentId,
     origin: tool.origin,
-    toolName: tool.name,
-    descriptorHash: tool.descriptorHash,
+    urlHash: tool.urlHash,
+    subjectHash: tool.descriptorHash,
     argumentsHash: await argumentsHash(args),
     nonce: randomBytes(16).toString('hex'),
     expiresAt: Date.now() + 30_000,
@@ -55,7 +66,16 @@ export async function grantFields(tool: ToolDescriptor, args: Record<string, unk
   };
 }
 
-/** The `invoke` request for `tool` carrying a signed grant. */
-export function invokeRequestFor(tool: ToolDescriptor, args: Record<string, unknown>, grant: Grant, timeoutMs: number): Extract<ConsoleRequest, { op: 'invoke' }> {
-  return { op: 'invoke', tabId: tool.tabId, frameId: tool.frameId, documentId: tool.documentId, toolName: tool.name, descriptorHash: tool.descriptorHash, arguments: args, grant, timeoutMs };
+/** The `dispatch` request (faculty `webmcp-invoke`, operation `invoke`) for `tool` carrying a signed grant. */
+export function invokeRequestFor(tool: ToolDescriptor, args: Record<string, unknown>, grant: Grant, timeoutMs: number): DispatchRequest {
+  return {
+    op: 'dispatch',
+    faculty: 'webmcp-invoke',
+    operation: 'invoke',
+    target: { tabId: tool.tabId, frameId: tool.frameId, documentId: tool.documentId },
+    subject: { toolName: tool.name, descriptorHash: tool.descriptorHash },
+    arguments: args,
+    grant,
+    timeoutMs,
+  };
 }

@@ -60,7 +60,7 @@ export const HOST_SCRIPT = resolve(import.meta.dirname, '../../../out/tools/nati
 /** The popup, as the manifest's `action.default_popup` names it. */
 export const POPUP_PATH = 'popup/popup.html';
 
-export type InvokeRequest = Extract<ConsoleRequest, { op: 'invoke' }>;
+export type InvokeRequest = Extract<ConsoleRequest, { op: 'dispatch' }>;
 
 /** Options of `startLinkWorld`. */
 export interface LinkWorldOptions {

@@ -18,8 +18,10 @@
  *
  * Why the SDK's low-level `Server` rather than `McpServer`: McpServer validates
  * tool arguments with zod before our handler runs, so a malformed call would
- * leave no receipt; the trust rules want a receipt for every refusal. The tool
- * table (./tools.ts) holds JSON Schemas and is validated with ajv here.
+ * leave no receipt; the trust rules want a receipt for every refusal. The tools
+ * come from the registry (./registry.ts, seeded by ./tools/index.ts); each
+ * validates its own arguments with ajv (./tool.ts). When the registry changes,
+ * every session gets `notifications/tools/list_changed`.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -28,9 +30,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../../../shared/receipt';
-import type { Broker, InvokeRequest } from '../broker';
-import { discoveryResult, errorResult, invokeResult, tabsResult } from './answers';
-import { AGENT_TOOLS, agentTool, checkToolArguments } from './tools';
+import type { Broker } from '../broker';
+import { errorResult } from './answers';
+import { AgentToolRegistry } from './registry';
+import { AGENT_TOOLS } from './tools';
 
 export const MCP_PATH = '/mcp';
 
@@ -45,6 +48,8 @@ export interface AgentEndpointOptions {
   token: () => string;
   /** At most this many MCP sessions; the least recently used is closed beyond it (default 32). */
   maxSessions?: number;
+  /** The agent tools (default: a registry of AGENT_TOOLS). Read at every request. */
+  tools?: AgentToolRegistry;
   serverInfo?: { name: string; version: string };
 }
 
@@ -52,6 +57,10 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
   lastUsed: number;
+  /** The client's standalone SSE stream (its GET) is open: server notifications can reach it. */
+  streamOpen: boolean;
+  /** A tools/list change happened while no stream was open: sent when the client opens one. */
+  listChangedPending: boolean;
 }
 
 const INSTRUCTIONS =
@@ -65,9 +74,27 @@ export class AgentEndpoint {
   private http: HttpServer | null = null;
   private boundPort = 0;
   private readonly sessions = new Map<string, Session>();
+  /** The agent tools, as `tools/list` shows them now. */
+  readonly tools: AgentToolRegistry;
+  private readonly unsubscribeTools: () => void;
 
   constructor(opts: AgentEndpointOptions) {
     this.opts = opts;
+    this.tools = opts.tools ?? new AgentToolRegistry(AGENT_TOOLS);
+    this.unsubscribeTools = this.tools.onChange(() => this.announceToolsChanged());
+  }
+
+  /**
+   * Tell every session that `tools/list` changed. A server notification reaches a
+   * Streamable HTTP client only over its standalone SSE stream (its GET; MCP spec
+   * 2025-06-18, "Listening for Messages from the Server"); a session without one
+   * open yet (the client opens it right after `initialized`) is told when it opens.
+   */
+  private announceToolsChanged(): void {
+    for (const s of this.sessions.values()) {
+      if (s.streamOpen) void s.server.sendToolListChanged().catch(() => undefined);
+      else s.listChangedPending = true;
+    }
   }
 
   /** `http://127.0.0.1:<port>/mcp` once started, else ''. */
@@ -121,6 +148,7 @@ export class AgentEndpoint {
 
   /** Close every session and the listener. */
   async stop(): Promise<void> {
+    this.unsubscribeTools();
     await this.closeSessions();
     const http = this.http;
     this.http = null;
@@ -167,6 +195,7 @@ export class AgentEndpoint {
       if (!s) return this.reject(res, 404, 'Session not found: initialize a new session.');
       s.lastUsed = Date.now();
       this.recordMalformedCalls(body, s.server);
+      if (req.method === 'GET') return this.openStream(s, req, res);
       return s.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) return this.newSession(req, res, body);
@@ -185,13 +214,35 @@ export class AgentEndpoint {
       const name = (m as { params?: { name?: unknown } }).params?.name;
       const agentToolName = typeof name === 'string' ? name : '(no name)';
       this.opts.broker.rejectCall({
-        faculty: agentTool(agentToolName)?.faculty ?? 'console',
+        faculty: this.tools.get(agentToolName)?.faculty ?? 'console',
         agentTool: agentToolName,
         actor: actorOf(server),
         code: 'invalid-params',
         message: 'Invalid tools/call request: params must be {name: string, arguments?: object}.',
       });
     }
+  }
+
+  /**
+   * The client's standalone SSE stream. The SDK keeps the response open for the
+   * stream's life, so "open" is when its head is written (the SDK has registered
+   * the stream by then): a tools/list change that came before is sent at that moment.
+   */
+  private async openStream(s: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      const r = writeHead(...args);
+      if (res.statusCode === 200) {
+        s.streamOpen = true;
+        if (s.listChangedPending) {
+          s.listChangedPending = false;
+          queueMicrotask(() => void s.server.sendToolListChanged().catch(() => undefined));
+        }
+      }
+      return r;
+    }) as typeof res.writeHead;
+    res.once('close', () => (s.streamOpen = false));
+    await s.transport.handleRequest(req, res);
   }
 
   private authorised(header: string | undefined): boolean {
@@ -219,7 +270,7 @@ export class AgentEndpoint {
       await oldest[1].server.close().catch(() => undefined);
     }
     const server = this.makeServer();
-    const session: Session = { server, lastUsed: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport };
+    const session: Session = { server, lastUsed: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport, streamOpen: false, listChangedPending: false };
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -239,14 +290,14 @@ export class AgentEndpoint {
 
   private makeServer(): Server {
     const info = this.opts.serverInfo ?? { name: 'echo-console', version: '0.1.0' };
-    const server = new Server(info, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(info, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: AGENT_TOOLS.map((t) => ({
+      tools: this.tools.list().map((t) => ({
         name: t.name,
         title: t.title,
         description: t.description,
-        inputSchema: t.inputSchema as { type: 'object'; [k: string]: unknown },
-        annotations: { title: t.title, readOnlyHint: t.kind === 'read', destructiveHint: t.kind === 'mutate', openWorldHint: true },
+        inputSchema: t.inputSchema,
+        annotations: { title: t.title, readOnlyHint: t.kind === 'read', destructiveHint: t.kind === 'mutation', openWorldHint: true },
       })),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -263,38 +314,22 @@ export class AgentEndpoint {
 
   private async callTool(name: string, args: Record<string, unknown>, actor: Actor, signal: AbortSignal): Promise<CallToolResult> {
     const broker = this.opts.broker;
-    const tool = agentTool(name);
+    const tool = this.tools.get(name);
     if (!tool) {
       const a = broker.rejectCall({
         faculty: 'console',
         agentTool: name,
         actor,
         code: 'unknown-tool',
-        message: `Unknown tool ${JSON.stringify(name.slice(0, 64))}. The tools are: ${AGENT_TOOLS.map((t) => t.name).join(', ')}.`,
+        message: `Unknown tool ${JSON.stringify(name.slice(0, 64))}. The tools are: ${this.tools.list().map((t) => t.name).join(', ')}.`,
       });
       return errorResult(a, 'console');
     }
-    const issues = checkToolArguments(tool.name, args);
-    if (issues) {
-      const listed = issues.map((i) => `${i.instancePath || '(root)'}: ${i.message}`).join('; ');
-      const a = broker.rejectCall({ faculty: tool.faculty, agentTool: tool.name, actor, code: 'invalid-params', message: `Invalid arguments for ${tool.name}: ${listed}.`, issues });
-      return errorResult(a, tool.name);
-    }
-    const ctx = { actor, kind: tool.kind, signal };
-    switch (tool.name) {
-      case 'list_tabs': {
-        const a = await broker.listTabs(ctx);
-        return a.ok ? tabsResult(a) : errorResult(a, 'list_tabs');
-      }
-      case 'webmcp_discover': {
-        const a = await broker.discover({ tabId: args.tabId as number }, ctx);
-        return a.ok ? discoveryResult(a) : errorResult(a, `webmcp_discover tab ${String(args.tabId)}`);
-      }
-      case 'webmcp_invoke': {
-        const a = await broker.invoke(args as unknown as InvokeRequest, ctx);
-        return a.ok ? invokeResult(a) : errorResult(a, `webmcp_invoke tab ${String(args.tabId)}`);
-      }
-    }
+    const r = await tool.call(args, { broker, agent: { actor, kind: tool.kind, signal } });
+    if (r.ok) return r.result;
+    const listed = r.issues.map((i) => `${i.instancePath || '(root)'}: ${i.message}`).join('; ');
+    const a = broker.rejectCall({ faculty: tool.faculty, agentTool: tool.name, actor, code: 'invalid-params', message: `Invalid arguments for ${tool.name}: ${listed}.`, issues: r.issues });
+    return errorResult(a, tool.name);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Labelling page-provided text for the agent (DESIGN.md, "Trust rules": results
+ * Labelling page-provided text for the agent (docs/design.md, "Trust rules": results
  * are labelled untrusted). Everything a page wrote (tool names, titles,
  * descriptions, schemas, annotations, results, tab titles) reaches the agent
  * only inside

@@ -7,7 +7,7 @@
  *   {name, description, path, type: "stdio", allowed_origins: ["chrome-extension://ID/"]}
  *   - Linux/macOS: `path` must be absolute; the file goes into the browser's
  *     per-user `NativeMessagingHosts` folder (below), or `<user-data-dir>/NativeMessagingHosts`
- *     for a profile started with --user-data-dir (FACTS.md);
+ *     for a profile started with --user-data-dir (docs/browser-facts.md, "Native messaging");
  *   - Windows: the file may live anywhere; the default value of
  *     HKCU\Software\<vendor>\NativeMessagingHosts\<name> names it (written with `reg add`).
  *
@@ -409,7 +409,7 @@ export async function repairHostManifests(o: HostInstallOptions): Promise<Repair
  * Test helper (and for a browser started with --user-data-dir): write the
  * launcher into `launcherDir` (default `<userDataDir>/echo-console-host`) and
  * the manifest into `<userDataDir>/NativeMessagingHosts/<name>.json`, the
- * per-profile location Chromium reads (FACTS.md).
+ * per-profile location Chromium reads (docs/browser-facts.md, "Native messaging").
  */
 export async function writeHostManifestForProfile(
   userDataDir: string,

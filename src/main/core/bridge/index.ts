@@ -1,17 +1,18 @@
 /**
- * The console's end of the link to the extension (DESIGN.md, "The link between
+ * The console's end of the link to the extension (docs/design.md, "The link between
  * console and extension"; docs/link.md). Implements `ExtensionLink`
  * (src/main/core/ports.ts) for the broker.
  *
- * It listens on the private local socket (socket-server.ts), accepts ONE
- * native-host connection at a time, checks the caller origin Chrome gave the
- * host, then runs the handshake: protocol version, pairing (ECDH + a code the
- * person compares and confirms here) or challenge–response auth with the
- * pairing key (the console proves first), then heartbeats, requests with
- * timeouts and cancellation, and events. Everything received is validated
- * (src/shared/protocol.ts); a malformed message is answered with
- * `error{code:'bad-message'}`, logged, and never throws. A dropped link fails
- * every request in flight with `link-down` and never replays it.
+ * A thin adapter over the shared link core (src/shared/link-core): this file
+ * owns only what is the console's own: the private local socket
+ * (socket-server.ts), the native host's `host-hello` (the caller origin Chrome
+ * gave the host, one extension connection at a time), the SecretStore holding
+ * the pairing key, LinkStatus and the audit hook. The handshake is
+ * `consoleStep` (pure, driven by a StepRunner), requests go through the shared
+ * `LinkMux`, liveness through the shared `Heartbeat`. A malformed message is
+ * answered with `error{code:'bad-message'}`, logged, and never throws. A
+ * dropped link fails every request in flight with `link-down` and never
+ * replays it.
  */
 import type net from 'node:net';
 import { FrameDecoder, encodeFrame } from '../../../shared/framing';
@@ -19,32 +20,30 @@ import { signGrant as macGrant } from '../../../shared/grant';
 import type { LinkStatus } from '../../../shared/ipc';
 import { LIMITS } from '../../../shared/limits';
 import {
-  authProof,
-  derivePairing,
-  fromBase64,
-  generateEphemeral,
-  pairingCommitment,
-  PairingCryptoError,
-  randomHex,
-  toBase64,
-  verifyAuthProof,
-  type EphemeralKeyPair,
-  type PairingSecret,
-} from '../../../shared/pairing-crypto';
+  consoleInit,
+  consoleStep,
+  Heartbeat,
+  LinkMux,
+  StepRunner,
+  type ConsoleEffect,
+  type ConsoleEnv,
+  type ConsoleInput,
+  type ConsoleState,
+  type LinkAuditEvent,
+  type LinkError,
+} from '../../../shared/link-core';
+import { fromBase64, randomHex, toBase64 } from '../../../shared/pairing-crypto';
 import {
   PROTOCOL_VERSION,
-  peekProtocolVersion,
   validateConsoleToExtension,
-  validateExtensionToConsole,
   validateHostToConsole,
   validateRequestValue,
   type ConsoleRequest,
   type ConsoleRequestValue,
   type ConsoleToExtension,
   type ExtensionEvent,
-  type ExtensionToConsole,
 } from '../../../shared/protocol';
-import { err, ok, type ErrorInfo, type Result } from '../../../shared/result';
+import { err, ok, type Result } from '../../../shared/result';
 import type { Grant } from '../../../shared/types';
 import type { ExtensionLink } from '../ports';
 import type { SecretStore } from './secret-store';
@@ -62,18 +61,7 @@ export interface BridgeLogger {
   warn(message: string, detail?: unknown): void;
 }
 
-/**
- * What the bridge reports for receipts (the composition root maps these to
- * ledger events of the same names; `link-refused` has no receipt event of its
- * own and may be written as a `refused` receipt of faculty `link`).
- */
-export type LinkAuditEvent =
-  | { kind: 'paired'; extensionId: string; pairingId: string }
-  | { kind: 'pairing-rejected'; extensionId: string; reason: 'person' | 'extension' | 'timeout' | 'link-dropped' }
-  | { kind: 'unpaired'; by: 'person' | 'extension'; pairingId: string; extensionId: string }
-  | { kind: 'link-connected'; extensionId: string; extensionVersion: string; pairingId: string }
-  | { kind: 'link-disconnected'; extensionId: string; reason: string }
-  | { kind: 'link-refused'; code: string; message: string; extensionId?: string; callerOrigin?: string };
+export type { LinkAuditEvent };
 
 /** Timing knobs (ms). Defaults come from LIMITS; tests shorten them. */
 export interface BridgeTiming {
@@ -116,41 +104,19 @@ interface StoredPairing {
   pairedAt: number;
 }
 
-type Phase =
-  | 'host-hello'
-  | 'hello'
-  | 'pair-or-auth'
-  | 'pair-offered'
-  | 'pair-confirm'
-  | 'await-auth'
-  | 'auth-challenged'
-  | 'ready'
-  | 'closed';
-
 interface Conn {
   id: number;
   sock: net.Socket;
   decoder: FrameDecoder;
-  phase: Phase;
-  queue: Promise<void>;
+  closed: boolean;
+  /** Until host-hello: its deadline and a queue for the first frame. */
+  helloDeadline?: ReturnType<typeof setTimeout>;
   callerOrigin?: string;
-  extensionId?: string;
-  extensionVersion?: string;
-  pairing?: { own: EphemeralKeyPair; consoleNonce: string; extPublicKey: string; commitment: string; secret?: PairingSecret };
-  /** A pairing the person accepted, kept in memory until the extension proves the same key. */
-  accepted?: StoredPairing & { keyBytes: Uint8Array };
-  auth?: { pairingId: string; extNonce: string; consoleNonce: string; key: Uint8Array };
-  pingSeq: number;
-  lastPongAt: number;
-  heartbeat?: ReturnType<typeof setInterval>;
-  deadline?: ReturnType<typeof setTimeout>;
-}
-
-interface Pending {
-  op: ConsoleRequest['op'];
-  conn: Conn;
-  resolve: (r: Result<unknown>) => void;
-  cleanup: () => void;
+  /** From an accepted host-hello on: the handshake, the requests, the heartbeat. */
+  runner?: StepRunner<ConsoleState, ConsoleInput, ConsoleToExtension, ConsoleEffect>;
+  mux?: LinkMux;
+  heartbeat?: Heartbeat;
+  ready: boolean;
 }
 
 const defaultLogger: BridgeLogger = {
@@ -175,9 +141,6 @@ export class Bridge implements ExtensionLink {
   private nextConnId = 1;
   private pairing: StoredPairing | null = null;
   private pairingKey: Uint8Array | null = null;
-  private readonly pending = new Map<string, Pending>();
-  /** Ids of fire-and-forget requests (cancels) whose answers are dropped quietly. */
-  private readonly ignored = new Set<string>();
   private readonly eventListeners = new Set<(e: ExtensionEvent) => void>();
   private readonly statusListeners = new Set<(s: LinkStatus) => void>();
   private current: LinkStatus = { state: 'no-extension', paired: false };
@@ -217,8 +180,8 @@ export class Bridge implements ExtensionLink {
 
   /** Close the link and the socket. In-flight requests fail with `link-down`. */
   async stop(): Promise<void> {
-    if (this.conn) this.close(this.conn, 'console-stopping');
-    for (const c of [...this.fresh]) this.close(c, 'console-stopping');
+    if (this.conn) await this.drop(this.conn, 'console-stopping');
+    for (const c of [...this.fresh]) this.end(c, 'console-stopping');
     const server = this.server;
     this.server = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -232,48 +195,13 @@ export class Bridge implements ExtensionLink {
     opts: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<Result<ConsoleRequestValue[K]>> {
     const conn = this.conn;
-    if (!conn || conn.phase !== 'ready') {
-      return Promise.resolve(err('link-down', 'The extension is not connected.'));
-    }
+    if (!conn || !conn.ready || !conn.mux) return Promise.resolve(err('link-down', 'The extension is not connected.'));
     if (opts.signal?.aborted) return Promise.resolve(err('aborted', 'The request was aborted before it was sent.'));
-    const id = randomHex(16);
-    const msg: ConsoleToExtension = { type: 'request', id, request: req };
-    const check = validateConsoleToExtension(msg);
+    const check = validateConsoleToExtension({ type: 'request', id: 'check', request: req });
     if (!check.ok) return Promise.resolve(err('bad-request', check.error.message));
     const r = req as ConsoleRequest;
-    const defaultTimeout = r.op === 'invoke' ? Math.max(this.t.requestTimeoutMs, r.timeoutMs + 5_000) : this.t.requestTimeoutMs;
-    const timeoutMs = opts.timeoutMs ?? defaultTimeout;
-
-    return new Promise((resolve) => {
-      let settled = false;
-      const finish = (r: Result<unknown>): void => {
-        if (settled) return;
-        settled = true;
-        entry.cleanup();
-        this.pending.delete(id);
-        resolve(r as Result<ConsoleRequestValue[K]>);
-      };
-      const onAbort = (): void => {
-        this.sendCancel(conn, id, req.op);
-        finish(err('aborted', 'The request was aborted; the extension was asked to cancel it.'));
-      };
-      const timer = setTimeout(() => {
-        this.sendCancel(conn, id, req.op);
-        finish(err('timeout', `No answer from the extension within ${timeoutMs} ms.`));
-      }, timeoutMs);
-      const entry: Pending = {
-        op: req.op,
-        conn,
-        resolve: finish,
-        cleanup: () => {
-          clearTimeout(timer);
-          opts.signal?.removeEventListener('abort', onAbort);
-        },
-      };
-      this.pending.set(id, entry);
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (!this.send(conn, msg)) finish(err('too-large', 'The request does not fit in one link message.'));
-    });
+    const defaultTimeout = r.op === 'dispatch' ? Math.max(this.t.requestTimeoutMs, r.timeoutMs + 5_000) : this.t.requestTimeoutMs;
+    return conn.mux.call(r, { signal: opts.signal, timeoutMs: opts.timeoutMs ?? defaultTimeout }) as Promise<Result<ConsoleRequestValue[K]>>;
   }
 
   /** {@inheritDoc ExtensionLink.onEvent} */
@@ -309,32 +237,11 @@ export class Bridge implements ExtensionLink {
    */
   async confirmPairing(accept: boolean): Promise<Result<null>> {
     const conn = this.conn;
-    const secret = conn?.pairing?.secret;
-    if (!conn || conn.phase !== 'pair-confirm' || !secret || !conn.extensionId) {
+    const s = conn?.runner?.state;
+    if (!conn?.runner || !s || s.phase !== 'pair-confirm' || !s.pair?.secret) {
       return err('no-pairing-pending', 'No pairing code is waiting for confirmation.');
     }
-    if (!accept) {
-      this.audit({ kind: 'pairing-rejected', extensionId: conn.extensionId, reason: 'person' });
-      this.send(conn, { type: 'pair-result', accepted: false });
-      this.close(conn, 'pairing-rejected', { code: 'pairing-rejected', message: 'Pairing was rejected in the console.' });
-      return ok(null);
-    }
-    // Stored only once the extension proved it derived the same key (auth below):
-    // a rejection in the popup, or a dropped link, leaves any earlier pairing untouched.
-    conn.accepted = {
-      v: 1,
-      pairingId: randomHex(16),
-      key: toBase64(secret.key),
-      keyBytes: secret.key,
-      extensionId: conn.extensionId,
-      pairedAt: Date.now(),
-    };
-    conn.pairing = undefined;
-    conn.phase = 'await-auth';
-    // The extension may also ask the person to confirm in its popup before it proves the new key.
-    this.arm(conn, this.t.pairingTimeoutMs, 'pairing-timeout');
-    this.send(conn, { type: 'pair-result', accepted: true, pairingId: conn.accepted.pairingId });
-    this.setStatus({ state: 'handshaking', pairingCode: undefined });
+    await conn.runner.dispatch({ kind: 'confirm', accept, pairingId: randomHex(16), now: Date.now() });
     return ok(null);
   }
 
@@ -343,16 +250,16 @@ export class Bridge implements ExtensionLink {
     const p = this.pairing;
     await this.forgetPairing();
     const conn = this.conn;
-    if (conn && conn.phase === 'ready') {
+    if (conn && conn.ready) {
       this.send(conn, { type: 'unpaired' });
-      this.close(conn, 'unpaired');
+      await this.drop(conn, 'unpaired');
     }
     if (p) this.audit({ kind: 'unpaired', by: 'person', pairingId: p.pairingId, extensionId: p.extensionId });
     this.setStatus({});
     return ok(null);
   }
 
-  // ---- connection handling ------------------------------------------------------------
+  // ---- the socket and the native host -----------------------------------------------
 
   private accept(sock: net.Socket): void {
     sock.on('error', (e) => this.log.info('link socket error', { message: e.message }));
@@ -363,334 +270,165 @@ export class Bridge implements ExtensionLink {
       sock.destroy();
       return;
     }
-    const conn: Conn = {
-      id: this.nextConnId++,
-      sock,
-      decoder: new FrameDecoder(LIMITS.maxMessageBytes),
-      phase: 'host-hello',
-      queue: Promise.resolve(),
-      pingSeq: 0,
-      lastPongAt: Date.now(),
-    };
+    const conn: Conn = { id: this.nextConnId++, sock, decoder: new FrameDecoder(LIMITS.maxMessageBytes), closed: false, ready: false };
     this.fresh.add(conn);
-    this.arm(conn, this.t.handshakeTimeoutMs, 'handshake-timeout');
+    conn.helloDeadline = setTimeout(() => {
+      this.send(conn, { type: 'error', code: 'handshake-timeout', message: 'The handshake did not complete in time.' });
+      this.end(conn, 'handshake-timeout');
+    }, this.t.handshakeTimeoutMs);
     sock.on('data', (chunk: Buffer) => {
       for (const f of conn.decoder.push(chunk)) {
+        if (conn.closed) return;
         if (!f.ok) {
           this.log.warn('bad frame from the native host', f.error);
           this.send(conn, { type: 'error', code: 'bad-message', message: f.error.message });
-          if (f.fatal) return this.close(conn, 'frame-too-large');
+          if (f.fatal) {
+            void this.drop(conn, 'frame-too-large');
+            return;
+          }
           continue;
         }
-        const value = f.value;
-        conn.queue = conn.queue
-          .then(() => (conn.phase === 'closed' ? undefined : this.onFrame(conn, value)))
-          .catch((e: unknown) => {
-            this.log.warn('internal error handling a link message', { message: e instanceof Error ? e.message : String(e) });
-            this.close(conn, 'internal-error');
-          });
+        if (conn.runner) void conn.runner.dispatch({ kind: 'received', raw: f.value });
+        else this.onHostHello(conn, f.value);
       }
     });
-    sock.on('close', () => this.close(conn, 'host-disconnected'));
+    sock.on('close', () => void this.drop(conn, 'host-disconnected'));
   }
 
-  private async onFrame(conn: Conn, raw: unknown): Promise<void> {
-    if (conn.phase === 'host-hello') {
-      const v = validateHostToConsole(raw);
-      if (!v.ok) return this.refuse(conn, 'bad-message', `expected host-hello: ${v.error.message}`);
-      const origin = v.value.callerOrigin;
-      const allowed = this.opts.expectedExtensionIds.some((id) => origin === `chrome-extension://${id}/`);
-      if (!allowed) {
-        return this.refuse(conn, 'origin-not-allowed', `The caller ${origin} is not the Echo Console extension this console expects.`, {
-          callerOrigin: origin,
-        });
-      }
-      if (this.conn) {
-        // One extension connection at a time: a second one is told why and closed.
-        return this.refuse(conn, 'already-connected', 'Echo Console is already connected to an extension; only one connection at a time is allowed.', {
-          callerOrigin: origin,
-        });
-      }
-      this.fresh.delete(conn);
-      this.conn = conn;
-      conn.callerOrigin = origin;
-      conn.phase = 'hello';
-      this.arm(conn, this.t.handshakeTimeoutMs, 'handshake-timeout');
-      this.setStatus({ state: 'handshaking', extensionId: undefined, pairingCode: undefined, error: undefined, lastHeartbeatAt: undefined });
-      return;
+  /** The native host's first frame: who Chrome said is calling. */
+  private onHostHello(conn: Conn, raw: unknown): void {
+    const v = validateHostToConsole(raw);
+    if (!v.ok) return this.refuseFresh(conn, 'bad-message', `expected host-hello: ${v.error.message}`);
+    const origin = v.value.callerOrigin;
+    const allowed = this.opts.expectedExtensionIds.some((id) => origin === `chrome-extension://${id}/`);
+    if (!allowed) {
+      return this.refuseFresh(conn, 'origin-not-allowed', `The caller ${origin} is not the Echo Console extension this console expects.`, origin);
     }
-
-    // Version first, so a newer or older extension is told plainly even if its hello changed shape.
-    const peerVersion = peekProtocolVersion(raw);
-    if (conn.phase === 'hello' && peerVersion !== null && peerVersion !== this.version) {
-      const message = `Version mismatch: the extension speaks link protocol v${peerVersion}, this console speaks v${this.version}. Update Echo Console and its extension to the same release.`;
-      this.send(conn, { type: 'error', code: 'version-mismatch', message });
-      this.audit({ kind: 'link-refused', code: 'version-mismatch', message, callerOrigin: conn.callerOrigin });
-      this.close(conn, 'version-mismatch', { code: 'version-mismatch', message }, 'version-mismatch');
-      return;
+    if (this.conn) {
+      // One extension connection at a time: a second one is told why and closed.
+      return this.refuseFresh(conn, 'already-connected', 'Echo Console is already connected to an extension; only one connection at a time is allowed.', origin);
     }
-
-    const v = validateExtensionToConsole(raw);
-    if (!v.ok) {
-      this.log.warn('invalid message from the extension', { phase: conn.phase, error: v.error.message });
-      if (conn.phase === 'ready') {
-        this.send(conn, { type: 'error', code: 'bad-message', message: v.error.message });
-        return;
-      }
-      return this.refuse(conn, 'bad-message', v.error.message);
-    }
-    const msg = v.value;
-
-    // Allowed in every phase after hello.
-    if (conn.phase !== 'hello') {
-      if (msg.type === 'ping') return void this.send(conn, { type: 'pong', seq: msg.seq });
-      if (msg.type === 'pong') return this.onPong(conn);
-    }
-    if (msg.type === 'error') {
-      this.log.warn('the extension reported an error', { code: msg.code, message: msg.message });
-      if (msg.code === 'pairing-rejected' && (conn.phase === 'pair-confirm' || conn.phase === 'await-auth') && conn.extensionId) {
-        // The person rejected the code in the popup (requireLocalPairingConfirmation).
-        this.audit({ kind: 'pairing-rejected', extensionId: conn.extensionId, reason: 'extension' });
-        this.close(conn, 'pairing-rejected', { code: 'pairing-rejected', message: 'Pairing was rejected in the extension.' });
-        return;
-      }
-      if (msg.code === 'auth-failed') {
-        const message = 'The extension could not verify this console with its pairing key. Unpair and pair again.';
-        this.audit({ kind: 'link-refused', code: 'auth-failed', message, extensionId: conn.extensionId });
-        this.close(conn, 'auth-failed', { code: 'auth-failed', message }, 'refused');
-      }
-      return;
-    }
-
-    switch (conn.phase) {
-      case 'hello':
-        if (msg.type !== 'hello') return this.refuse(conn, 'bad-message', `expected hello, got ${msg.type}`);
-        return this.onHello(conn, msg);
-      case 'pair-or-auth':
-        if (msg.type === 'pair-begin') return this.onPairBegin(conn, msg);
-        if (msg.type === 'auth-begin') return this.onAuthBegin(conn, msg);
-        return this.refuse(conn, 'bad-message', `expected pair-begin or auth-begin, got ${msg.type}`);
-      case 'pair-offered':
-        if (msg.type !== 'pair-reveal') return this.refuse(conn, 'bad-message', `expected pair-reveal, got ${msg.type}`);
-        return this.onPairReveal(conn, msg);
-      case 'await-auth':
-        if (msg.type !== 'auth-begin') return this.refuse(conn, 'bad-message', `expected auth-begin, got ${msg.type}`);
-        return this.onAuthBegin(conn, msg);
-      case 'auth-challenged':
-        if (msg.type !== 'auth-response') return this.refuse(conn, 'bad-message', `expected auth-response, got ${msg.type}`);
-        return this.onAuthResponse(conn, msg);
-      case 'ready':
-        return this.onReadyMessage(conn, msg);
-      default:
-        // pair-confirm: only ping/pong/error (handled above) while the person decides.
-        return this.refuse(conn, 'bad-message', `unexpected ${msg.type} while ${conn.phase}`);
-    }
+    clearTimeout(conn.helloDeadline);
+    this.fresh.delete(conn);
+    this.conn = conn;
+    conn.callerOrigin = origin;
+    conn.mux = new LinkMux({
+      newId: () => randomHex(16),
+      sendRequest: (id, request) => this.send(conn, { type: 'request', id, request }),
+      sendResponse: () => {}, // the console serves no requests
+      checkValue: (op, value) => validateRequestValue(op, value),
+      onInvalidValue: (op, message) => {
+        this.log.warn('invalid response value from the extension', { op, error: message });
+        this.send(conn, { type: 'error', code: 'bad-message', message });
+      },
+    });
+    conn.heartbeat = new Heartbeat({
+      intervalMs: this.t.heartbeatIntervalMs,
+      timeoutMs: this.t.heartbeatTimeoutMs,
+      ping: (seq) => this.send(conn, { type: 'ping', seq }),
+      onTimeout: () => {
+        this.log.warn('heartbeat timeout: dropping the link');
+        void this.drop(conn, 'heartbeat-timeout');
+      },
+    });
+    conn.runner = new StepRunner(
+      {
+        step: (s, input) => consoleStep(s, input, this.env()),
+        send: (m) => void this.send(conn, m),
+        perform: (e) => this.perform(conn, e),
+        onError: (e) => {
+          this.log.warn('internal error handling a link message', { message: e instanceof Error ? e.message : String(e) });
+          this.end(conn, 'internal-error');
+        },
+      },
+      consoleInit(origin, this.env()),
+    );
   }
 
-  private async onHello(conn: Conn, msg: Extract<ExtensionToConsole, { type: 'hello' }>): Promise<void> {
-    if (`chrome-extension://${msg.extensionId}/` !== conn.callerOrigin) {
-      return this.refuse(conn, 'origin-not-allowed', `hello names ${msg.extensionId}, but Chrome started the host for ${conn.callerOrigin}.`);
-    }
-    conn.extensionId = msg.extensionId;
-    conn.extensionVersion = msg.extensionVersion;
+  /** A connection refused before its handshake began (bad host-hello, origin, second connection). */
+  private refuseFresh(conn: Conn, code: string, message: string, callerOrigin?: string): void {
+    this.log.warn(`link refused: ${code}`, { message });
+    this.send(conn, { type: 'error', code, message });
+    this.audit({ kind: 'link-refused', code, message, callerOrigin });
+    this.end(conn, code, { code, message }, 'refused');
+  }
+
+  private env(): ConsoleEnv {
     const p = this.pairing;
-    const paired = !!p && msg.pairingId === p.pairingId && p.extensionId === msg.extensionId;
-    conn.phase = 'pair-or-auth';
-    this.arm(conn, this.t.handshakeTimeoutMs, 'handshake-timeout');
-    this.startHeartbeat(conn);
-    this.setStatus({ state: 'handshaking', extensionId: msg.extensionId });
-    this.send(conn, { type: 'hello-ack', protocolVersion: this.version, consoleVersion: this.opts.consoleVersion ?? '0.1.0', paired });
-  }
-
-  private async onPairBegin(conn: Conn, msg: Extract<ExtensionToConsole, { type: 'pair-begin' }>): Promise<void> {
-    if (!fromBase64(msg.publicKey)) return this.refuse(conn, 'bad-message', 'pair-begin.publicKey is not base64');
-    const own = await generateEphemeral();
-    conn.pairing = { own, consoleNonce: randomHex(16), extPublicKey: msg.publicKey, commitment: msg.commitment };
-    conn.phase = 'pair-offered';
-    this.arm(conn, this.t.handshakeTimeoutMs, 'handshake-timeout');
-    this.send(conn, { type: 'pair-offer', publicKey: own.publicKey, nonce: conn.pairing.consoleNonce });
-  }
-
-  private async onPairReveal(conn: Conn, msg: Extract<ExtensionToConsole, { type: 'pair-reveal' }>): Promise<void> {
-    const p = conn.pairing;
-    if (!p || !conn.extensionId) return this.refuse(conn, 'bad-message', 'pair-reveal without pair-begin');
-    if ((await pairingCommitment(p.extPublicKey, msg.nonce)) !== p.commitment) {
-      return this.refuse(conn, 'pairing-failed', 'The extension’s pairing nonce does not match its commitment.');
-    }
-    try {
-      p.secret = await derivePairing(p.own, p.extPublicKey, {
-        protocolVersion: this.version,
-        extensionId: conn.extensionId,
-        extPublicKey: p.extPublicKey,
-        extNonce: msg.nonce,
-        consolePublicKey: p.own.publicKey,
-        consoleNonce: p.consoleNonce,
-      });
-    } catch (e) {
-      if (e instanceof PairingCryptoError) return this.refuse(conn, 'pairing-failed', e.message);
-      throw e;
-    }
-    conn.phase = 'pair-confirm';
-    this.arm(conn, this.t.pairingTimeoutMs, 'pairing-timeout');
-    this.setStatus({ state: 'awaiting-pairing', pairingCode: p.secret.code });
-  }
-
-  private async onAuthBegin(conn: Conn, msg: Extract<ExtensionToConsole, { type: 'auth-begin' }>): Promise<void> {
-    const p = conn.accepted ?? this.pairing;
-    const key = conn.accepted ? conn.accepted.keyBytes : this.pairingKey;
-    if (!p || !key || p.pairingId !== msg.pairingId || p.extensionId !== conn.extensionId) {
-      return this.refuse(conn, 'not-paired', 'This console does not know that pairing. Pair the extension again.');
-    }
-    const consoleNonce = randomHex(16);
-    conn.auth = { pairingId: p.pairingId, extNonce: msg.nonce, consoleNonce, key };
-    const proof = await authProof(key, this.authParams(conn, 'console'));
-    conn.phase = 'auth-challenged';
-    this.arm(conn, this.t.handshakeTimeoutMs, 'handshake-timeout');
-    this.send(conn, { type: 'auth-challenge', nonce: consoleNonce, proof });
-  }
-
-  private async onAuthResponse(conn: Conn, msg: Extract<ExtensionToConsole, { type: 'auth-response' }>): Promise<void> {
-    const a = conn.auth;
-    if (!a || !(await verifyAuthProof(a.key, this.authParams(conn, 'extension'), msg.proof))) {
-      return this.refuse(conn, 'auth-failed', 'The extension could not prove it holds the pairing key.', {}, 'refused');
-    }
-    const fresh = conn.accepted;
-    if (fresh) {
-      const { keyBytes, ...record } = fresh;
-      try {
-        await this.opts.secretStore.set(PAIRING_SECRET_NAME, JSON.stringify(record));
-      } catch (e) {
-        this.log.warn('cannot store the pairing key', { message: (e as Error).message });
-        return this.refuse(conn, 'store-failed', 'The console could not store the pairing key; pair again.');
-      }
-      this.pairing = record;
-      this.pairingKey = keyBytes;
-      conn.accepted = undefined;
-      this.audit({ kind: 'paired', extensionId: record.extensionId, pairingId: record.pairingId });
-    }
-    conn.phase = 'ready';
-    this.disarm(conn);
-    conn.lastPongAt = Date.now();
-    this.send(conn, { type: 'auth-ok' });
-    this.setStatus({ state: 'connected', lastHeartbeatAt: conn.lastPongAt, error: undefined, pairingCode: undefined });
-    this.audit({
-      kind: 'link-connected',
-      extensionId: conn.extensionId as string,
-      extensionVersion: conn.extensionVersion as string,
-      pairingId: a.pairingId,
-    });
-  }
-
-  private async onReadyMessage(conn: Conn, msg: ExtensionToConsole): Promise<void> {
-    switch (msg.type) {
-      case 'response': {
-        if (this.ignored.delete(msg.id)) return;
-        const p = this.pending.get(msg.id);
-        if (!p || p.conn !== conn) {
-          this.log.info('response to an unknown or finished request', { id: msg.id });
-          return;
-        }
-        if (!msg.result.ok) return p.resolve(msg.result);
-        const checked = validateRequestValue(p.op, msg.result.value);
-        if (!checked.ok) {
-          this.log.warn('invalid response value from the extension', { op: p.op, error: checked.error.message });
-          this.send(conn, { type: 'error', code: 'bad-message', message: checked.error.message });
-          return p.resolve(err('bad-message', `The extension answered ${p.op} with an invalid value: ${checked.error.message}`));
-        }
-        return p.resolve(checked);
-      }
-      case 'event':
-        for (const l of [...this.eventListeners]) {
-          try {
-            l(msg.event);
-          } catch (e) {
-            this.log.warn('event listener threw', { message: (e as Error).message });
-          }
-        }
-        return;
-      case 'unpair': {
-        const p = this.pairing;
-        await this.forgetPairing();
-        if (p) this.audit({ kind: 'unpaired', by: 'extension', pairingId: p.pairingId, extensionId: p.extensionId });
-        this.close(conn, 'unpaired-by-extension');
-        return;
-      }
-      default:
-        this.send(conn, { type: 'error', code: 'bad-message', message: `unexpected ${msg.type} on an established link` });
-    }
-  }
-
-  // ---- helpers ------------------------------------------------------------------------
-
-  private authParams(conn: Conn, role: 'console' | 'extension') {
-    const a = conn.auth as NonNullable<Conn['auth']>;
     return {
-      role,
-      protocolVersion: this.version,
-      extensionId: conn.extensionId as string,
-      pairingId: a.pairingId,
-      extNonce: a.extNonce,
-      consoleNonce: a.consoleNonce,
+      version: this.version,
+      consoleVersion: this.opts.consoleVersion ?? '0.1.0',
+      held: p && this.pairingKey ? { pairingId: p.pairingId, extensionId: p.extensionId, key: this.pairingKey } : null,
+      handshakeTimeoutMs: this.t.handshakeTimeoutMs,
+      pairingTimeoutMs: this.t.pairingTimeoutMs,
     };
   }
 
-  private startHeartbeat(conn: Conn): void {
-    conn.lastPongAt = Date.now();
-    conn.heartbeat = setInterval(() => {
-      if (Date.now() - conn.lastPongAt > this.t.heartbeatTimeoutMs) {
-        this.log.warn('heartbeat timeout: dropping the link');
-        this.close(conn, 'heartbeat-timeout');
+  /** Perform one effect of the console step. */
+  private async perform(conn: Conn, e: ConsoleEffect): Promise<ConsoleInput | void> {
+    switch (e.kind) {
+      case 'status':
+        if (this.conn === conn) this.setStatus(e.patch);
+        return;
+      case 'audit':
+        return this.audit(e.event);
+      case 'log':
+        return this.log.warn(e.message, e.detail);
+      case 'start-heartbeat':
+        return conn.heartbeat?.start();
+      case 'pong': {
+        const at = conn.heartbeat?.pong();
+        if (conn.ready) this.setStatus({ lastHeartbeatAt: at });
         return;
       }
-      this.send(conn, { type: 'ping', seq: ++conn.pingSeq });
-    }, this.t.heartbeatIntervalMs);
-  }
-
-  private onPong(conn: Conn): void {
-    conn.lastPongAt = Date.now();
-    if (conn.phase === 'ready') this.setStatus({ lastHeartbeatAt: conn.lastPongAt });
-  }
-
-  /** (Re)arm the per-phase deadline. */
-  private arm(conn: Conn, ms: number, code: 'handshake-timeout' | 'pairing-timeout'): void {
-    this.disarm(conn);
-    conn.deadline = setTimeout(() => {
-      if (code === 'pairing-timeout' && conn.extensionId) {
-        this.audit({ kind: 'pairing-rejected', extensionId: conn.extensionId, reason: 'timeout' });
+      case 'store': {
+        const record: StoredPairing = { v: 1, pairingId: e.pairing.pairingId, key: toBase64(e.pairing.key), extensionId: e.pairing.extensionId, pairedAt: e.pairing.pairedAt };
+        try {
+          await this.opts.secretStore.set(PAIRING_SECRET_NAME, JSON.stringify(record));
+        } catch (x) {
+          this.log.warn('cannot store the pairing key', { message: (x as Error).message });
+          return { kind: 'stored', ok: false, message: (x as Error).message };
+        }
+        this.pairing = record;
+        this.pairingKey = e.pairing.key;
+        return { kind: 'stored', ok: true };
       }
-      const message = code === 'pairing-timeout' ? 'Nobody confirmed the pairing code in time.' : 'The handshake did not complete in time.';
-      this.send(conn, { type: 'error', code, message });
-      this.close(conn, code);
-    }, ms);
+      case 'forget':
+        await this.forgetPairing();
+        this.setStatus({}); // paired: false, before anyone hears of it
+        return;
+      case 'established':
+        conn.ready = true;
+        this.setStatus({ lastHeartbeatAt: conn.heartbeat?.touch() });
+        return;
+      case 'response':
+        if (!conn.mux?.settle(e.id, e.result)) this.log.info('response to an unknown or finished request', { id: e.id });
+        return;
+      case 'event':
+        for (const l of [...this.eventListeners]) {
+          try {
+            l(e.event);
+          } catch (x) {
+            this.log.warn('event listener threw', { message: (x as Error).message });
+          }
+        }
+        return;
+      case 'close':
+        return this.end(conn, e.reason, e.error, e.state);
+      default:
+        return; // arm / disarm / crypto are the runner's
+    }
   }
 
-  private disarm(conn: Conn): void {
-    if (conn.deadline) clearTimeout(conn.deadline);
-    conn.deadline = undefined;
-  }
-
-  /** Tell the peer why, log, audit, and close. */
-  private refuse(conn: Conn, code: string, message: string, extra: { callerOrigin?: string } = {}, state: 'refused' | 'no-extension' = 'refused'): void {
-    this.log.warn(`link refused: ${code}`, { message });
-    this.send(conn, { type: 'error', code, message });
-    this.audit({ kind: 'link-refused', code, message, extensionId: conn.extensionId, callerOrigin: extra.callerOrigin ?? conn.callerOrigin });
-    this.close(conn, code, { code, message }, state);
-  }
-
-  private sendCancel(conn: Conn, requestId: string, op: ConsoleRequest['op']): void {
-    if (op === 'cancel' || this.conn !== conn || conn.phase !== 'ready') return;
-    const id = randomHex(16);
-    this.ignored.add(id);
-    if (this.ignored.size > 1000) this.ignored.delete(this.ignored.values().next().value as string);
-    this.send(conn, { type: 'request', id, request: { op: 'cancel', requestId } });
+  /** End a connection through its handshake (so the step audits what a close implies). */
+  private async drop(conn: Conn, reason: string): Promise<void> {
+    if (conn.closed) return;
+    if (conn.runner) await conn.runner.dispatch({ kind: 'drop', reason });
+    this.end(conn, reason); // no-op when the step already closed it
   }
 
   private send(conn: Conn, msg: ConsoleToExtension): boolean {
-    if (conn.phase === 'closed') return false;
-    return this.writeRaw(conn.sock, msg);
-  }
-
-  private writeRaw(sock: net.Socket, msg: unknown): boolean {
+    if (conn.closed) return false;
     let frame: Uint8Array;
     try {
       frame = encodeFrame(msg);
@@ -698,7 +436,7 @@ export class Bridge implements ExtensionLink {
       this.log.warn('cannot encode a link message', { message: (e as Error).message });
       return false;
     }
-    if (!sock.destroyed && sock.writable) sock.write(frame);
+    if (!conn.sock.destroyed && conn.sock.writable) conn.sock.write(frame);
     return true;
   }
 
@@ -706,41 +444,31 @@ export class Bridge implements ExtensionLink {
    * End a connection (idempotent): fail its requests with `link-down` (never
    * replayed), stop its timers, report the new status.
    */
-  private close(
-    conn: Conn,
-    reason: string,
-    error?: ErrorInfo,
-    state: LinkStatus['state'] = error ? 'refused' : 'no-extension',
-  ): void {
-    if (conn.phase === 'closed') return;
-    const wasReady = conn.phase === 'ready';
-    const wasConfirming = conn.phase === 'pair-confirm';
-    conn.phase = 'closed';
-    this.disarm(conn);
-    if (conn.heartbeat) clearInterval(conn.heartbeat);
+  private end(conn: Conn, reason: string, error?: LinkError, state: LinkStatus['state'] = error ? 'refused' : 'no-extension'): void {
+    if (conn.closed) return;
+    conn.closed = true;
+    conn.ready = false;
+    clearTimeout(conn.helloDeadline);
+    conn.runner?.stop();
+    conn.heartbeat?.stop();
+    conn.mux?.failAll();
     conn.sock.end();
     // A peer that never reads must not keep the socket open.
     setTimeout(() => conn.sock.destroy(), 1000).unref();
-    for (const [, p] of this.pending) {
-      if (p.conn === conn) {
-        p.resolve(err('link-down', 'The link to the extension dropped before it answered; the request was not replayed and its outcome is unknown.'));
-      }
-    }
     const wasActive = this.conn === conn;
     if (wasActive) this.conn = null;
     this.fresh.delete(conn);
-    if (wasConfirming && conn.extensionId && reason === 'host-disconnected') {
-      this.audit({ kind: 'pairing-rejected', extensionId: conn.extensionId, reason: 'link-dropped' });
-    }
-    if (wasReady) this.audit({ kind: 'link-disconnected', extensionId: conn.extensionId as string, reason });
+    this.log.info('link closed', { reason });
     // Status follows the active connection; a refused newcomer is shown only while none is active.
     if (this.conn === null && (wasActive || error)) {
+      const { problem, ...info } = error ?? { problem: undefined };
       this.setStatus({
         state: error ? state : 'no-extension',
-        extensionId: error ? conn.extensionId : undefined,
+        extensionId: error ? conn.runner?.state.extensionId : undefined,
         pairingCode: undefined,
         lastHeartbeatAt: undefined,
-        error,
+        error: error ? (info as LinkError) : undefined,
+        problem,
       });
     }
   }

@@ -4,7 +4,7 @@
  * `safeStorage` (OS keychain), and `FileSecretStore` is the plain-Node default:
  * a 0600 JSON file in a 0700 folder of the console's data dir.
  *
- * Fails closed (CONVENTIONS.md §5): an unreadable or corrupt file, or one that
+ * Fails closed (docs/design.md, "Conventions" §5): an unreadable or corrupt file, or one that
  * other users could read, yields "no secret" (the extension must pair again),
  * never a guessed or possibly copied key.
  */

@@ -1,7 +1,7 @@
 /**
  * The console's private local socket: a Unix domain socket in a folder only
  * this user can open (0700, socket 0600), or a named pipe on Windows. No TCP
- * port is ever opened for the extension (DESIGN.md, "The link").
+ * port is ever opened for the extension (docs/design.md, "The link between console and extension").
  *
  * Start-up rules:
  *   - the folder is created 0700; an existing one is tightened to 0700, and

@@ -1,6 +1,6 @@
 /**
  * Pending approval requests: one per agent request, each with its own expiry
- * (DESIGN.md, "Request lifecycle"). The queue only holds and settles them; the
+ * (docs/design.md, "Request lifecycle"). The queue only holds and settles them; the
  * broker writes the receipts. Invariants:
  *  - each request settles exactly once (approved, denied, expired or cancelled);
  *  - a decision names one requestId and settles only that request, so one

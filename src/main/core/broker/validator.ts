@@ -1,6 +1,7 @@
 /**
- * Argument validation against a page tool's reviewed `inputSchema` (DESIGN.md,
- * "Trust rules": the browser does not validate arguments, FACTS.md).
+ * Argument validation against a page tool's reviewed `inputSchema` (docs/design.md,
+ * "Trust rules": the browser does not validate arguments, docs/browser-facts.md,
+ * "WebMCP: running tools").
  *
  * The schema comes from a page and is hostile until proven otherwise:
  *  - size and depth are checked before ajv sees it (LIMITS.maxSchemaBytes,

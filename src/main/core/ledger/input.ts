@@ -6,7 +6,7 @@
  */
 import { canonicalJson } from '../../../shared/canonical';
 import { LIMITS } from '../../../shared/limits';
-import { RECEIPT_EVENTS, type Actor, type Faculty, type ReceiptEvent, type ReceiptInput } from '../../../shared/receipt';
+import { FACULTIES, RECEIPT_EVENTS, type Actor, type Faculty, type ReceiptEvent, type ReceiptInput } from '../../../shared/receipt';
 import { redact } from '../../../shared/redact';
 
 /** Thrown for a malformed receipt input, query, cursor or checkpoint. `code` is stable. */
@@ -23,17 +23,7 @@ export const MAX_FIELD_CHARS = 2048;
 /** Longest accepted actor name or version, in UTF-16 code units. */
 export const MAX_ACTOR_CHARS = 256;
 
-// Record<Faculty, true> so that the compiler flags a faculty added to the shared type but not here.
-const FACULTY_SET: Record<Faculty, true> = {
-  'webmcp-discover': true,
-  'webmcp-invoke': true,
-  'list-tabs': true,
-  semantic: true,
-  'live-patch': true,
-  'raw-js': true,
-  link: true,
-  console: true,
-};
+const FACULTY_SET: ReadonlySet<string> = new Set<string>(FACULTIES);
 const EVENT_SET: ReadonlySet<string> = new Set(RECEIPT_EVENTS);
 const ACTOR_KINDS: Record<Actor['kind'], true> = { agent: true, person: true, extension: true, console: true };
 const INPUT_KEYS: ReadonlySet<string> = new Set<keyof ReceiptInput>([
@@ -200,8 +190,8 @@ export function normaliseInput(input: unknown): NormalisedInput {
     }
   }
   if (!isReceiptEvent(input.event)) throw new LedgerInputError(`receipt event must be one of RECEIPT_EVENTS, got ${JSON.stringify(input.event) ?? 'undefined'}`);
-  if (typeof input.faculty !== 'string' || !Object.hasOwn(FACULTY_SET, input.faculty)) {
-    throw new LedgerInputError(`receipt faculty must be one of ${Object.keys(FACULTY_SET).join(', ')}, got ${JSON.stringify(input.faculty) ?? 'undefined'}`);
+  if (typeof input.faculty !== 'string' || !FACULTY_SET.has(input.faculty)) {
+    throw new LedgerInputError(`receipt faculty must be one of ${FACULTIES.join(', ')}, got ${JSON.stringify(input.faculty) ?? 'undefined'}`);
   }
   if (input.requestId !== null && typeof input.requestId !== 'string') {
     throw new LedgerInputError('receipt requestId must be a string or null');

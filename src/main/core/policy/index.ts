@@ -1,11 +1,11 @@
 /**
  * Policy: the console's local decision for every agent call, before anything
- * reaches the person or the page (DESIGN.md, "Trust rules").
+ * reaches the person or the page (docs/design.md, "Trust rules").
  *
  * A `ToolRouter` holds local rules (by faculty, origin and page tool name) that
  * answer 'allow' | 'review' | 'deny'. Two floors no rule can lower:
  *  - every WebMCP invocation (`faculty: 'webmcp-invoke'`) and every call whose
- *    agent-tool `kind` is 'mutate' is at least 'review' (a one-use approval);
+ *    agent-tool `kind` is a mutation (low-impact or not) is at least 'review' (a one-use approval);
  *    a rule may deny it, never skip review;
  *  - page annotations (readOnlyHint, ...) are claims made by the page: they are
  *    recorded and shown, and NEVER lower the level. (They are not used to raise
@@ -20,7 +20,7 @@ import type { ToolAnnotations } from '../../../shared/types';
 export type PolicyAction = 'allow' | 'review' | 'deny';
 
 /** Whether an agent-facing tool reads or mutates (declared once in the agent tool table). */
-export type ToolKind = 'read' | 'mutate';
+export type ToolKind = 'read' | 'low-impact-mutation' | 'mutation';
 
 /**
  * One local rule. Every present matcher must match; absent matchers match all.
@@ -120,7 +120,7 @@ export class ToolRouter {
 
   /** The minimum level for a query, independent of rules and of page annotations. */
   static floor(q: Pick<PolicyQuery, 'faculty' | 'kind'>): PolicyAction {
-    return q.kind === 'mutate' || q.faculty === 'webmcp-invoke' ? 'review' : 'allow';
+    return q.kind !== 'read' || q.faculty === 'webmcp-invoke' ? 'review' : 'allow';
   }
 }
 

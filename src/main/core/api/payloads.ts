@@ -6,8 +6,8 @@
  * not validate again.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { API_METHODS, API_PAYLOAD_SCHEMAS, NO_PAYLOAD, type ApiMethod } from '../../shared/api-schemas';
-import { err, type Result } from '../../shared/result';
+import { API_METHODS, API_PAYLOAD_SCHEMAS, NO_PAYLOAD, type ApiMethod } from '../../../shared/api-schemas';
+import { err, type Result } from '../../../shared/result';
 
 // allErrors off: a hostile payload (50,000 levels, 600 kB strings) stops at its first fault.
 const ajv = new Ajv({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false, removeAdditional: false });

@@ -1,42 +1,42 @@
 /**
- * Invocation of one page tool under a one-use grant (DESIGN.md, capability 2),
- * and its cancellation. The checks before dispatch are lib/grant-checks.ts;
- * this module supplies their effects, dispatches to the content script of the
- * exact document (`chrome.tabs.sendMessage` with `documentId`), bounds and
- * redacts the result, and maps every ending to an InvocationResult outcome:
- * `succeeded`, `failed` (the page's tool threw), `cancelled` (AbortError
- * through the signal, FACTS.md), `refused` (a check failed; nothing ran),
- * `outcome-unknown` (dispatch began and then the timeout passed or the
- * document went away: the agent must look at the page before retrying).
+ * Dispatch of one reviewed action of any dispatch faculty under its one-use
+ * grant (docs/design.md, "Request lifecycle"), and its cancellation. The
+ * generic checks before dispatch are lib/grant-checks.ts (which calls the
+ * faculty's own checks in their place); this module supplies their effects,
+ * hands the run to the faculty's page-side runner in exactly the target
+ * document, bounds and redacts the result, and maps every ending to an
+ * InvocationResult outcome: `succeeded`, `failed` (the page's action threw),
+ * `cancelled` (AbortError through the signal, docs/browser-facts.md, "WebMCP: running tools"), `refused` (a check
+ * failed; nothing ran), `outcome-unknown` (dispatch began and then the timeout
+ * passed or the document went away: the agent must look at the page before
+ * retrying).
  */
 import { LIMITS, utf8Bytes } from '../../../src/shared/limits';
-import { argumentsHash, canonicalJson } from '../../../src/shared/canonical';
+import { argumentsHash, canonicalJson, urlHash } from '../../../src/shared/canonical';
 import { err, ok, type Result } from '../../../src/shared/result';
-import type { ConsoleRequest } from '../../../src/shared/protocol';
+import type { ConsoleRequest, DispatchTarget } from '../../../src/shared/protocol';
 import type { Grant, InvocationResult, RefusalCode } from '../../../src/shared/types';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../lib/grant-checks';
-import type { ExecuteValue } from '../lib/messages';
 import { boundResult, truncateUtf8 } from '../../../src/shared/bounds';
+import type { DispatchFaculty } from './faculties/registry';
 
-
-export type InvokeRequest = Extract<ConsoleRequest, { op: 'invoke' }>;
+/** The `dispatch` ConsoleRequest (src/shared/protocol.ts). */
+export type DispatchRequest = Extract<ConsoleRequest, { op: 'dispatch' }>;
 
 /** The longest a dispatch may be told to wait (ms); longer requested timeouts are cut to this. */
 export const MAX_DISPATCH_TIMEOUT_MS = 10 * 60_000;
 
-function isInvokeShaped(r: InvokeRequest): boolean {
-  return (
-    Number.isInteger(r.tabId) && Number.isInteger(r.frameId) && typeof r.documentId === 'string' &&
-    typeof r.toolName === 'string' && typeof r.descriptorHash === 'string' && !!r.grant && typeof r.grant === 'object'
-  );
-}
+/** The effects of the generic checks that the worker supplies (the URL read and the hashing come from the faculty and src/shared). */
+export type DispatcherDeps = Omit<GrantCheckDeps, 'pageUrls' | 'urlHash' | 'argumentsHash' | 'argumentsBytes'>;
 
-/** The chrome-side effects of dispatch, injectable for tests. */
-export interface DispatchDeps {
-  /** Send `echo:execute` to exactly this document. Rejects when it cannot be delivered or the document died meanwhile. */
-  execute(target: { tabId: number; frameId: number; documentId: string }, msg: { requestId: string; toolName: string; expected: string; args: Record<string, unknown> }): Promise<Result<ExecuteValue>>;
-  /** Send `echo:abort` for `requestId` to that document (best effort). */
-  abort(target: { tabId: number; frameId: number; documentId: string }, requestId: string): void;
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function isDispatchShaped(r: DispatchRequest): boolean {
+  const t = r.target as Partial<DispatchTarget> | undefined;
+  return (
+    isObj(t) && Number.isInteger(t.tabId) && Number.isInteger(t.frameId) && typeof t.documentId === 'string' &&
+    isObj(r.subject) && isObj(r.arguments)
+  );
 }
 
 /** Chrome's error when a message reaches no listener: nothing was delivered, so nothing ran. */
@@ -49,22 +49,26 @@ interface Running {
   abort?: () => void;
 }
 
-/** The invocation faculty: one per service worker. */
-export class Invoker {
+/** The dispatcher: one per service worker, shared by every dispatch faculty. */
+export class Dispatcher {
   private readonly running = new Map<string, Running>();
 
-  constructor(
-    private readonly checks: Omit<GrantCheckDeps, 'argumentsHash' | 'argumentsBytes'>,
-    private readonly dispatch: DispatchDeps,
-  ) {}
+  constructor(private readonly checks: DispatcherDeps) {}
 
   /**
-   * Check, dispatch, bound. Always answers `ok(InvocationResult)` once the
-   * request is well-formed; refusals are `outcome: 'refused'` with the RefusalCode.
+   * Check (the faculty's request check, then lib/grant-checks.ts), run in the
+   * page, bound. `faculty` is the one the registry resolved for
+   * `req.faculty`/`req.operation`. Errors: `bad-request` for a malformed
+   * request or one the faculty's request check refuses; otherwise always
+   * `ok(InvocationResult)`, refusals being `outcome: 'refused'` with the RefusalCode.
    */
-  async invoke(req: InvokeRequest, signal?: AbortSignal): Promise<Result<InvocationResult>> {
-    if (!req || !isInvokeShaped(req)) return err('bad-request', 'malformed invoke request');
-    const requestId = typeof (req.grant as Grant).requestId === 'string' ? (req.grant as Grant).requestId : '';
+  async dispatch(req: DispatchRequest, faculty: DispatchFaculty<unknown>, signal?: AbortSignal): Promise<Result<InvocationResult>> {
+    if (!req || !isDispatchShaped(req)) return err('bad-request', 'malformed dispatch request');
+    const problem = faculty.checkRequest(req.operation, req.subject, req.arguments);
+    if (problem !== null) return err('bad-request', problem);
+    // The grant's shape is checked once, by the generic checks (validateGrantShape): a malformed one is refused there.
+    const grant = req.grant as Partial<Grant> | null | undefined;
+    const requestId = isObj(grant) && typeof grant.requestId === 'string' ? grant.requestId : '';
     const state: Running = { phase: 'checking', cancelled: false };
     // A second request with the same requestId carries the same nonce and is refused by the checks;
     // `cancel` keeps addressing the first.
@@ -73,19 +77,21 @@ export class Invoker {
     if (signal?.aborted) state.cancelled = true;
     signal?.addEventListener('abort', onAbort);
     try {
-      return ok(await this.run(req, requestId, state));
+      return ok(await this.run(req, faculty, requestId, state));
     } finally {
       signal?.removeEventListener('abort', onAbort);
       if (requestId && this.running.get(requestId) === state) this.running.delete(requestId);
     }
   }
 
-  private async run(req: InvokeRequest, requestId: string, state: Running): Promise<InvocationResult> {
+  private async run(req: DispatchRequest, faculty: DispatchFaculty<unknown>, requestId: string, state: Running): Promise<InvocationResult> {
     const refused = (refusal: RefusalCode, message: string): InvocationResult => ({ outcome: 'refused', refusal, error: { code: refusal, message } });
     let checked;
     try {
-      checked = await checkBeforeDispatch(req, {
+      checked = await checkBeforeDispatch(req, faculty, {
         ...this.checks,
+        pageUrls: (t) => faculty.pageUrls(t),
+        urlHash: (tab, frame) => urlHash(tab, frame),
         argumentsHash: (a) => argumentsHash(a),
         argumentsBytes: (a) => utf8Bytes(canonicalJson(a)),
       });
@@ -96,23 +102,23 @@ export class Invoker {
     if (!checked.ok) return refused(checked.refusal, checked.message);
     if (state.cancelled) return { outcome: 'cancelled', error: { code: 'cancelled', message: 'cancelled before dispatch' } };
 
-    const target = { tabId: req.tabId, frameId: req.frameId, documentId: req.documentId };
+    const target: DispatchTarget = { tabId: req.target.tabId, frameId: req.target.frameId, documentId: req.target.documentId };
     const timeoutMs = Math.min(Math.max(Number.isFinite(req.timeoutMs) ? req.timeoutMs : LIMITS.dispatchTimeoutMs, 1), MAX_DISPATCH_TIMEOUT_MS);
     const started = Date.now();
     state.phase = 'dispatched';
-    state.abort = () => this.dispatch.abort(target, requestId);
+    state.abort = () => faculty.abort(target, requestId);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
-    const sent = this.dispatch
-      .execute(target, { requestId, toolName: req.toolName, expected: checked.tool.canonical, args: req.arguments })
+    const sent = Promise.resolve()
+      .then(() => faculty.execute(target, { requestId, operation: req.operation, prepared: checked.prepared, urls: checked.urls, args: req.arguments }))
       .then((r) => ({ kind: 'answer' as const, r }), (e: unknown) => ({ kind: 'error' as const, e }));
     const settled = await Promise.race([sent, timeout]);
     clearTimeout(timer);
     const elapsedMs = Date.now() - started;
     if (settled === 'timeout') {
-      this.dispatch.abort(target, requestId);
+      faculty.abort(target, requestId);
       return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'timeout', message: `no answer within ${timeoutMs} ms after dispatch began` } };
     }
     if (settled.kind === 'error') {
@@ -128,22 +134,19 @@ export class Invoker {
     }
     switch (r.error.code) {
       case 'aborted':
-        return { outcome: 'cancelled', elapsedMs, error: { code: 'cancelled', message: 'the invocation was cancelled' } };
+        return { outcome: 'cancelled', elapsedMs, error: { code: 'cancelled', message: 'the dispatch was cancelled' } };
       case 'tool-failed': {
         const m = boundResult(r.error.message, false);
         return { outcome: 'failed', elapsedMs, error: { code: 'tool-failed', message: truncateUtf8(m.result ?? '', 2048).text }, ...(m.redacted ? { redacted: true } : {}) };
       }
-      case 'tool-missing':
-      case 'no-webmcp':
-        return refused('tool-missing', 'the page no longer offers this tool');
-      case 'tool-ambiguous':
-        return refused('tool-ambiguous', 'the page offers several tools with this name');
-      case 'descriptor-changed':
-        return refused('descriptor-changed', 'the tool changed just before dispatch');
-      case 'tool-blocked':
-        return refused('tool-blocked', 'the tool is blocked');
-      default:
+      case 'navigated':
+        // The page's own last comparison of the exact URLs, in the task that would have acted.
+        return refused('navigated', 'the page URL changed just before dispatch');
+      default: {
+        const own = faculty.refusalFor(String(r.error.code));
+        if (own !== null) return refused(own, `refused in the page (${own})`);
         return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'content-error', message: truncateUtf8(String(r.error.message), 1024).text } };
+      }
     }
   }
 
@@ -160,13 +163,3 @@ export class Invoker {
     return true;
   }
 }
-
-/** Dispatch through chrome.tabs.sendMessage to one document (Chrome 106+: `documentId` option). */
-export const chromeDispatch: DispatchDeps = {
-  execute(target, msg) {
-    return chrome.tabs.sendMessage(target.tabId, { type: 'echo:execute', ...msg }, { frameId: target.frameId, documentId: target.documentId }) as Promise<Result<ExecuteValue>>;
-  },
-  abort(target, requestId) {
-    chrome.tabs.sendMessage(target.tabId, { type: 'echo:abort', requestId }, { frameId: target.frameId, documentId: target.documentId }).catch(() => undefined);
-  },
-};

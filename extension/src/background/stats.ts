@@ -1,0 +1,29 @@
+/**
+ * Counters of the checks every invoke must pass through (issue 7, item 10: the
+ * agent benchmark proves with them that its calls were not fast because a check
+ * was skipped). faculties.ts increments them where it builds the Invoker's deps:
+ * - `rediscoveries`: the content script's rediscovery in the target document before dispatch (`toolsNamed`);
+ * - `macChecks`: grant MAC checks with the pairing key (`verifyGrant`);
+ * - `nonceChecks`: one-use nonce checks (`consumeNonce`).
+ * They count calls, whatever the answer, since the worker started (a restarted
+ * worker starts again from 0). Read through `globalThis.echoConsole.stats()`.
+ */
+
+/** The counters' shape: each a count of calls since the worker started. */
+export interface CheckCounters {
+  rediscoveries: number;
+  macChecks: number;
+  nonceChecks: number;
+}
+
+const counters: CheckCounters = { rediscoveries: 0, macChecks: 0, nonceChecks: 0 };
+
+/** Count one call of check `k`. */
+export function count(k: keyof CheckCounters): void {
+  counters[k] += 1;
+}
+
+/** A copy of the counters (plain data, safe to hand out). */
+export function stats(): CheckCounters {
+  return { ...counters };
+}

@@ -1,0 +1,14 @@
+/**
+ * The one list of the console's agent tools (docs/architecture.md, "Where to
+ * add things"): `tools/list` is generated from the registry these seed. Each
+ * tool is declared, handled and presented in its own file here. Developer
+ * mode adds its tools to the registry at run time (./registry.ts).
+ */
+import type { AgentTool } from '../tool';
+import { listTabs } from './list-tabs';
+import { pageInfo } from './page-info';
+import { webmcpDiscover } from './webmcp-discover';
+import { webmcpInvoke } from './webmcp-invoke';
+
+/** The tools every console offers, in the order `tools/list` shows them. */
+export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo];

@@ -1,0 +1,108 @@
+/**
+ * The console API (src/shared/ipc.ts `ConsoleApi`) that both hosts carry to
+ * the renderer: one handler per method, each in the four steps of
+ * docs/design.md "Conventions" §2 — the host has checked the sender; here, and only here,
+ * the payload is validated against its schema (API_PAYLOAD_SCHEMAS, src/shared/api-schemas.ts),
+ * the work is done, and the answer is a Result; nothing throws. Bad input gets
+ * a clear error and a `refused` receipt (faculty `console`, actor person); the
+ * console stays up. `createConsoleCore` builds the parts and passes them here.
+ */
+import type { ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo } from '../../../shared/ipc';
+import type { Actor, Receipt, ReceiptInput } from '../../../shared/receipt';
+import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
+import type { AgentEndpoint } from '../agent';
+import type { Broker } from '../broker';
+import type { Ledger } from '../ledger';
+import type { ExtensionLink } from '../ports';
+import type { SettingsStore } from '../settings';
+import { validateApiPayload } from './payloads';
+
+const PERSON: Actor = { kind: 'person' };
+
+/** The parts of the core the api handlers use. */
+export interface ConsoleApiParts {
+  /** Append a receipt; null (never a throw) when the ledger failed. */
+  receipt(input: ReceiptInput): Receipt | null;
+  broker: Broker;
+  link: ExtensionLink;
+  ledger: Ledger;
+  settings: SettingsStore;
+  agentEndpoint: AgentEndpoint;
+  endpoint(): EndpointInfo;
+  consoleSettings(): ConsoleSettings;
+  emit(e: ConsoleEvent): void;
+}
+
+/** Build the ConsoleApi over the core's parts. Never throws; every method answers a Result. */
+export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
+  const { broker, link, ledger, settings, agentEndpoint, receipt } = p;
+
+  /**
+   * Validate (validateApiPayload: API_PAYLOAD_SCHEMAS of src/shared/api-schemas.ts, the
+   * only place a payload is checked), run, answer; bad input and thrown errors become a
+   * Result and a receipt.
+   */
+  function handler<K extends keyof ConsoleApi>(method: K, work: (payload: Parameters<ConsoleApi[K]>[0]) => Promise<Result<unknown>> | Result<unknown>): ConsoleApi[K] {
+    const refusedReceipt = (code: string, message: string) =>
+      receipt({ requestId: null, event: 'refused', faculty: 'console', actor: PERSON, detail: { method, code, message: message.slice(0, 500) } });
+    const fn = async (payload?: unknown) => {
+      const checked = validateApiPayload(method, payload);
+      if (!checked.ok) {
+        refusedReceipt(checked.error.code, checked.error.message);
+        return checked;
+      }
+      try {
+        const r = await work(checked.value as Parameters<ConsoleApi[K]>[0]);
+        if (!r.ok) refusedReceipt(r.error.code, r.error.message);
+        return r;
+      } catch (e) {
+        const info = toErrorInfo(e);
+        refusedReceipt(info.code, info.message);
+        return err(info.code, info.message);
+      }
+    };
+    return fn as unknown as ConsoleApi[K];
+  }
+
+  return {
+    getSnapshot: handler('getSnapshot', (): Result<ConsoleSnapshot> =>
+      ok({ approvals: broker.approvals.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: p.endpoint(), settings: p.consoleSettings() }),
+    ),
+    decideApproval: handler('decideApproval', (x) => broker.decide(x.requestId, x.decision, x.reason)),
+    queryReceipts: handler('queryReceipts', (x) => {
+      try {
+        return ok(ledger.query(x));
+      } catch (e) {
+        return err('invalid-query', toErrorInfo(e).message);
+      }
+    }),
+    // verifyAsync yields to the event loop between chunks: a million-receipt check
+    // must not freeze the Electron main thread (and with it the approval dialog).
+    verifyLedger: handler('verifyLedger', async () => ok(await ledger.verifyAsync())),
+    confirmPairing: handler('confirmPairing', (x) => link.confirmPairing(x.accept)),
+    unpair: handler('unpair', () => link.unpair()),
+    // The console's own page is never offered, nor shared (the person would hand the agent the MCP token and the approvals).
+    listShareableTabs: handler('listShareableTabs', () => broker.sharing.shareable()),
+    shareTab: handler('shareTab', (x) => broker.sharing.share(x.tabId)),
+    unshareTab: handler('unshareTab', (x) => broker.sharing.unshare(x.tabId)),
+    rotateToken: handler('rotateToken', async () => {
+      settings.rotateToken();
+      // The old token already fails at the next request; closing the sessions also ends their open streams.
+      await agentEndpoint.closeSessions();
+      receipt({ requestId: null, event: 'token-rotated', faculty: 'console', actor: PERSON, detail: {} });
+      const info = p.endpoint();
+      p.emit({ kind: 'endpoint', endpoint: info });
+      return ok(info);
+    }),
+    updateSettings: handler('updateSettings', (x) => {
+      const before = settings.get();
+      settings.update(x);
+      if (x.developerMode !== undefined && x.developerMode !== before.developerMode) {
+        receipt({ requestId: null, event: x.developerMode ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: PERSON, detail: {} });
+      }
+      const s = p.consoleSettings();
+      p.emit({ kind: 'settings', settings: s });
+      return ok(s);
+    }),
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The receipt trail of one request: every step the pipeline takes appends one
+ * receipt with the request's common fields (docs/design.md, "Request
+ * lifecycle"), and every answer names the request and its last receipt.
+ *
+ * Before dispatch a receipt that cannot be written aborts the request
+ * (`write` throws LedgerUnavailable: fail closed, nothing happens unrecorded);
+ * after dispatch the agent still gets its answer (`tryWrite`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Actor, Faculty, Receipt, ReceiptEvent, ReceiptInput } from '../../../shared/receipt';
+import { redactText } from '../../../shared/redact';
+import { toErrorInfo, type Err, type ErrorInfo, type Result } from '../../../shared/result';
+import type { ArgumentIssue } from './validator';
+
+/** Where receipts go: the Ledger (src/main/core/ledger) satisfies this. */
+export interface ReceiptSink {
+  /** Append one receipt; may throw when the store is unavailable. */
+  append(input: ReceiptInput): Receipt;
+}
+
+/**
+ * A broker answer: a Result plus the request id and the id of the last receipt
+ * written for it (empty only when even the first receipt could not be written).
+ * On failure `error.detail` may carry `issues` (ArgumentIssue[]) or
+ * `untrustedText` (page-provided text that must be labelled for the agent).
+ */
+export type BrokerAnswer<T> = Result<T> & { requestId: string; receiptId: string };
+
+/** A broker answer that is a failure. */
+export type BrokerFailure = Err & { requestId: string; receiptId: string };
+
+/** Thrown by `Trail.write` when a receipt cannot be written before dispatch (fail closed). */
+export class LedgerUnavailable extends Error {
+  readonly code = 'ledger-unavailable';
+}
+
+/** The receipt fields every receipt of one request shares (set as the pipeline learns them). */
+export type TrailFields = Omit<ReceiptInput, 'event' | 'actor' | 'detail' | 'requestId' | 'faculty'>;
+
+/** One request's receipts and answers. */
+export class Trail {
+  readonly requestId: string;
+  readonly faculty: Faculty;
+  private fields: TrailFields;
+  private last = '';
+
+  constructor(
+    private readonly sink: ReceiptSink,
+    faculty: Faculty,
+    fields: Partial<TrailFields> = {},
+    requestId: string = randomUUID(),
+  ) {
+    this.requestId = requestId;
+    this.faculty = faculty;
+    this.fields = {
+      origin: null,
+      tabId: null,
+      frameId: null,
+      documentId: null,
+      toolName: null,
+      descriptorHash: null,
+      argumentsHash: null,
+      ...fields,
+    };
+  }
+
+  /** The id of the last receipt written ('' before the first). */
+  get lastReceiptId(): string {
+    return this.last;
+  }
+
+  /** Set common fields for the receipts that follow (e.g. the resolved origin, frame and document). */
+  set(fields: Partial<TrailFields>): void {
+    this.fields = { ...this.fields, ...fields };
+  }
+
+  /** The common fields as they stand (copies). */
+  get current(): TrailFields {
+    return { ...this.fields };
+  }
+
+  /**
+   * Append one receipt of this request.
+   * @throws LedgerUnavailable when the sink throws (before dispatch that aborts the request).
+   */
+  write(event: ReceiptEvent, actor: Actor, detail: Record<string, unknown>): Receipt {
+    let r: Receipt;
+    try {
+      r = this.sink.append({ ...this.fields, requestId: this.requestId, faculty: this.faculty, event, actor, detail });
+    } catch (e) {
+      throw new LedgerUnavailable(`The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
+    }
+    this.last = r.id;
+    return r;
+  }
+
+  /** After dispatch the answer must still reach the agent even if the ledger fails. */
+  tryWrite(event: ReceiptEvent, actor: Actor, detail: Record<string, unknown>): void {
+    try {
+      this.write(event, actor, detail);
+    } catch {
+      /* reported by the ledger's own health check; the agent still gets its answer */
+    }
+  }
+
+  /** Wrap a Result as this request's answer. */
+  answer<T>(r: Result<T>): BrokerAnswer<T> {
+    return { ...r, requestId: this.requestId, receiptId: this.last };
+  }
+
+  /** A `refused` receipt and the matching failure (message bounded in the receipt, whole for the agent). */
+  refuse<T>(actor: Actor, code: string, message: string, extra?: { issues?: ArgumentIssue[] }): BrokerAnswer<T> {
+    this.write('refused', actor, { code, message: message.slice(0, 1000), ...(extra?.issues ? { issues: extra.issues } : {}) });
+    const error: ErrorInfo = { code, message, ...(extra?.issues ? { detail: { issues: extra.issues } } : {}) };
+    return this.answer({ ok: false, error });
+  }
+
+  /** A `cancelled` receipt: nothing was dispatched. */
+  cancelled<T>(actor: Actor, reason: string): BrokerAnswer<T> {
+    this.tryWrite('cancelled', actor, { reason });
+    return this.answer({ ok: false, error: { code: 'cancelled', message: `Cancelled: ${reason}. Nothing was dispatched.` } });
+  }
+
+  /** A read the extension could not answer: `failed` (or `cancelled` when the agent aborted it). */
+  readFailed<T>(actor: Actor, signal: AbortSignal | undefined, e: ErrorInfo): BrokerAnswer<T> {
+    if (signal?.aborted || e.code === 'aborted') return this.cancelled(actor, 'the agent cancelled the read');
+    const message = redactText(String(e.message)).value.slice(0, 500);
+    this.tryWrite('failed', actor, { error: { code: e.code, message } });
+    return this.answer({ ok: false, error: { code: e.code, message: `The extension could not answer (${e.code}): ${message}` } });
+  }
+
+  /** Anything thrown inside a step: `ledger-unavailable`, or `internal` with a `failed` receipt. */
+  internal<T>(e: unknown): BrokerAnswer<T> {
+    if (e instanceof LedgerUnavailable) return this.answer({ ok: false, error: { code: e.code, message: e.message } });
+    const info = toErrorInfo(e);
+    this.tryWrite('failed', { kind: 'console' }, { error: { code: 'internal', message: info.message.slice(0, 500) } });
+    return this.answer({ ok: false, error: { code: 'internal', message: 'The console hit an internal error; nothing further was done.' } });
+  }
+}

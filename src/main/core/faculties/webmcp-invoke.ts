@@ -1,0 +1,130 @@
+/**
+ * The console side of the `webmcp-invoke` faculty (rung 3 of the capability
+ * ladder, docs/design.md): run one exact page tool descriptor. Its subject is
+ * the descriptor from the latest discovery of the tab; the subject hash the
+ * grant binds is its `descriptorHash`; the arguments are validated with ajv
+ * against the exact reviewed `inputSchema` (the browser does not validate them,
+ * docs/browser-facts.md). The extension's half is
+ * extension/src/background/faculties/webmcp-invoke.ts.
+ */
+import { stripUrl } from '../../../shared/url';
+import { err, ok, type Result } from '../../../shared/result';
+import type { ToolDescriptor } from '../../../shared/types';
+import type { ActionFaculty, ActionRequestBase, FacultyEnv, ResolvedAction } from '../broker/pipeline';
+
+/** `webmcp_invoke` as the agent asks it. */
+export interface InvokeRequest extends ActionRequestBase {
+  tabId: number;
+  /** Needed only when the same descriptor is offered by several frames. */
+  frameId?: number;
+  name: string;
+  descriptorHash: string;
+  /**
+   * The `documentId` discovery gave for this descriptor (optional). When given it
+   * must be the resolved descriptor's document, else the request is refused
+   * (`navigated`: the page moved to a new document since that discovery).
+   */
+  documentId?: string;
+  /** Passed to `executeTool` exactly as reviewed and hashed. */
+  arguments: Record<string, unknown>;
+  operationId?: string;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** What the agent is told to do when its view of the page is stale. */
+export const discoverAgain = (tabId: number): string => `call webmcp_discover {"tabId": ${tabId}} again`;
+
+/** Resolve (tabId, frameId?, name, descriptorHash, documentId?) against the latest discovery. */
+export function resolveDescriptor(req: InvokeRequest, env: FacultyEnv): Result<ToolDescriptor> {
+  const again = `Call webmcp_discover {"tabId": ${req.tabId}} again and use a descriptorHash from its answer.`;
+  const d = env.discoveries.get(req.tabId);
+  if (!d) {
+    return err('descriptor-unknown', `There is no current discovery of tab ${req.tabId} (never discovered, or the page navigated or changed its tools since). ${again}`);
+  }
+  const sameName = d.tools.filter((t) => t.name === req.name && (req.frameId === undefined || t.frameId === req.frameId));
+  const exact = sameName.filter((t) => t.descriptorHash === req.descriptorHash);
+  if (exact.length === 0) {
+    const why = sameName.length
+      ? `the tool ${JSON.stringify(req.name)} exists but its descriptor changed (a different descriptorHash)`
+      : `no tool named ${JSON.stringify(req.name)}${req.frameId !== undefined ? ` in frame ${req.frameId}` : ''} is in the latest discovery of tab ${req.tabId}`;
+    return err('descriptor-unknown', `Unknown or changed descriptor: ${why}. ${again}`);
+  }
+  let matches = exact;
+  if (req.documentId !== undefined) {
+    // The agent names the document it discovered in: the call runs there or nowhere.
+    matches = exact.filter((t) => t.documentId === req.documentId);
+    if (matches.length === 0) {
+      const given = typeof req.documentId === 'string' ? JSON.stringify(req.documentId.slice(0, 128)) : 'an invalid documentId';
+      return err(
+        'navigated',
+        `The page moved to a new document since the discovery that gave documentId ${given}; nothing was done. ` +
+          `Call webmcp_discover {"tabId": ${req.tabId}} again and use the documentId and descriptorHash from its answer.`,
+      );
+    }
+  }
+  if (matches.length > 1) {
+    return err('descriptor-ambiguous', `Several frames (${matches.map((t) => t.frameId).join(', ')}) offer this exact descriptor; pass frameId to choose one.`);
+  }
+  return ok(matches[0] as ToolDescriptor);
+}
+
+/** The `webmcp-invoke` faculty. */
+export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
+  faculty: 'webmcp-invoke',
+  operation: 'invoke',
+  agentTool: 'webmcp_invoke',
+  verb: 'run a page tool',
+  initialFields: (req) => ({
+    tabId: Number.isSafeInteger(req.tabId) ? req.tabId : null,
+    frameId: Number.isSafeInteger(req.frameId) ? (req.frameId as number) : null,
+    toolName: typeof req.name === 'string' ? req.name.slice(0, 128) : null,
+    descriptorHash: typeof req.descriptorHash === 'string' && HEX64.test(req.descriptorHash) ? req.descriptorHash : null,
+  }),
+  resolveSubject(req, env): Result<ResolvedAction> {
+    const found = resolveDescriptor(req, env);
+    if (!found.ok) return found;
+    const tool = found.value;
+    if (tool.blocked) return err('tool-blocked', `The tool ${JSON.stringify(tool.name)} is listed but may not be invoked (${tool.blocked}).`);
+    if (!tool.urlHash || !HEX64.test(tool.urlHash)) {
+      // An extension that does not report the URL hash cannot have the URL bound: refuse rather than bind less.
+      return err('descriptor-unknown', `The discovery of tab ${req.tabId} did not report the page's URL hash (an outdated extension?); update the extension, then ${discoverAgain(req.tabId)}.`);
+    }
+    const discovery = env.discoveries.get(req.tabId);
+    return ok({
+      target: {
+        tabId: tool.tabId,
+        frameId: tool.frameId,
+        documentId: tool.documentId,
+        origin: tool.origin,
+        urlHash: tool.urlHash,
+        frameUrl: tool.frameUrl ?? (tool.frameId === 0 && discovery ? stripUrl(discovery.url) : ''),
+      },
+      subjectHash: tool.descriptorHash,
+      subjectKey: tool.name,
+      subject: {
+        type: 'webmcp-tool',
+        toolName: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: structuredClone(tool.inputSchema),
+        ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
+        descriptorHash: tool.descriptorHash,
+        toolKind: tool.kind,
+        ...(tool.flags?.length ? { flags: [...tool.flags] } : {}),
+      },
+      linkSubject: { toolName: tool.name, descriptorHash: tool.descriptorHash },
+      receiptFields: { origin: tool.origin, frameId: tool.frameId, documentId: tool.documentId, toolName: tool.name, descriptorHash: tool.descriptorHash },
+      policy: { toolName: tool.name, ...(tool.annotations ? { annotations: tool.annotations } : {}) },
+    });
+  },
+  validate(r, args, env) {
+    const subject = r.subject;
+    const v = env.validator.validate(r.subjectHash, subject.inputSchema, args);
+    if (v.ok) return ok({ dialect: v.dialect });
+    if (v.code === 'invalid-arguments') return err('invalid-arguments', `${v.message}.`, { issues: v.issues });
+    return err('schema-rejected', `The page's inputSchema for ${JSON.stringify(subject.toolName)} cannot be used safely, so the tool cannot be invoked: ${v.message}.`);
+  },
+  lookAgain: discoverAgain,
+  onStale: (tabId, env) => env.discoveries.forget(tabId),
+};
