@@ -2,11 +2,13 @@
  * The receipt ledger from a terminal (docs/ledger.md):
  *
  *   npm run ledger -- verify <file> [--checkpoint cp.json] [--json]
- *   npm run ledger -- export <file>            JSON Lines on stdout, oldest first
+ *   npm run ledger -- export <file>            JSON Lines on stdout, oldest first (every Receipt field,
+ *                                              operation and subjectHash included, null when absent)
  *   npm run ledger -- tail <file> [-n 20] [--json]   the newest N, oldest of them first
  *   npm run ledger -- checkpoint <file>        a checkpoint as JSON, to keep elsewhere
  *
- * Opens the file read-only. Exit codes: 0 fine; 1 the chain is broken (verify);
+ * Opens the file read-only, so a format-1 ledger is read as it is (not
+ * migrated; its receipts show operation and subjectHash as null). Exit codes: 0 fine; 1 the chain is broken (verify);
  * 2 usage error or the file could not be opened as a ledger.
  */
 import { readFileSync } from 'node:fs';
@@ -54,15 +56,20 @@ function short(hash: string): string {
   return hash.slice(0, 12);
 }
 
-/** One line for a person: seq, UTC time, event, faculty, origin, tool, request, actor, hash prefix. */
+/**
+ * One line for a person: seq, UTC time, event, faculty, operation, origin,
+ * tool, subject hash prefix, request, actor, hash prefix ("-" for an absent field).
+ */
 function line(r: Receipt): string {
   const parts = [
     `#${r.seq}`,
     new Date(r.time).toISOString(),
     r.event,
     r.faculty,
+    `op=${r.operation ?? '-'}`,
     r.origin ?? '-',
     r.toolName ?? '-',
+    `subject=${r.subjectHash ? short(r.subjectHash) : '-'}`,
     r.requestId ? `req=${r.requestId}` : 'req=-',
     `actor=${r.actor.kind}${r.actor.name ? `:${r.actor.name}` : ''}`,
     short(r.hash),

@@ -87,6 +87,17 @@ export interface ReceiptInput {
   toolName?: string | null;
   descriptorHash?: string | null;
   argumentsHash?: string | null;
+  /**
+   * The faculty's operation, e.g. 'invoke', 'discover', 'list', 'info' (later
+   * 'click', 'hover', …): 1 to 64 characters of [a-z0-9-], or null.
+   */
+  operation?: string | null;
+  /**
+   * SHA-256 (64 lowercase hex) of what the grant binds as the subject, or null:
+   * for WebMCP the descriptor hash; for later faculties a target fingerprint,
+   * a patch or a script hash.
+   */
+  subjectHash?: string | null;
   actor: Actor;
   /** Bounded (LIMITS.maxReceiptDetailBytes) and redacted by the ledger before it is stored. */
   detail?: unknown;
@@ -116,6 +127,10 @@ export interface ReceiptQuery {
   /** One of OUTCOME_EVENTS: receipts recording that ending. */
   outcome?: OutcomeEvent;
   requestId?: string;
+  /** Exact operation (e.g. 'invoke'). */
+  operation?: string;
+  /** Exact subject hash (64 lowercase hex). */
+  subjectHash?: string;
   /** One receipt by its id (the id the agent is given with every result). */
   id?: string;
   /** Opaque cursor from a previous page's `nextCursor`. */

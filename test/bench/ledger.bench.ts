@@ -16,7 +16,11 @@
  * - p50/p95 of one filtered page of 200 receipts at 1,000,000 (target p95 ≤ 10 ms),
  *   per filter, beside the unfiltered newest page.
  *
- * BENCH_LEDGER_ROWS overrides the 1,000,000 (for a quick run). The database lives
+ * BENCH_LEDGER_ROWS overrides the 1,000,000 (for a quick run). BENCH_LEDGER_SUBJECT=1
+ * gives every receipt the format-2 fields as the broker will write them
+ * (`operation: 'invoke'`, and `subjectHash` = the descriptor hash once it is
+ * known), so the partial indexes and the longer hash input are exercised;
+ * without it the rows are format-1 shaped, the same as before format 2. The database lives
  * in the OS temp folder and is removed afterwards.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -32,6 +36,7 @@ import type { OutcomeEvent, ReceiptEvent, ReceiptInput, ReceiptQuery } from '../
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
 const VERIFY_ROUNDS = Number(process.env.BENCH_LEDGER_VERIFY_ROUNDS ?? 3);
 const PAGE = 200;
+const SUBJECT = process.env.BENCH_LEDGER_SUBJECT === '1';
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -70,6 +75,7 @@ function inputs(seed: number): (i: number) => ReceiptInput {
       toolName: tool,
       descriptorHash: invoke ? 'ab'.repeat(32) : null,
       argumentsHash: invoke ? 'cd'.repeat(32) : null,
+      ...(SUBJECT ? { operation: 'invoke', subjectHash: invoke ? 'ab'.repeat(32) : null } : {}),
       actor: step === 3 ? { kind: 'person' } : { kind: 'agent', name: 'claude-code', version: '2.0.1' },
       detail: { step, ms: i % 1000 },
     };
@@ -256,6 +262,10 @@ export async function run(): Promise<Record<string, unknown>> {
       requestId: () => ({ requestId: `req-${Math.floor(rand() * (ROWS / 6))}` }),
       timeRange1Day: () => randomWindow(),
       originAndTimeRange: () => ({ origin: pick(ORIGINS), ...randomWindow() }),
+      // Format 2's partial indexes (only with BENCH_LEDGER_SUBJECT=1 do the rows carry the fields).
+      ...(SUBJECT
+        ? { operationAndTimeRange: () => ({ operation: 'invoke', ...randomWindow() }), subjectHash: () => ({ subjectHash: 'ab'.repeat(32) }) }
+        : {}),
     };
     const pageCounts: number[] = [];
     const queries: Record<string, unknown> = {};

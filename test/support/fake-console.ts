@@ -67,6 +67,8 @@ function receipt(seq: number, event: ReceiptEvent, time: number, over: Partial<R
     toolName: 'add_to_cart',
     descriptorHash: HEX('ab'),
     argumentsHash: HEX('cd'),
+    operation: 'invoke',
+    subjectHash: HEX('ab'),
     actor: { kind: 'agent', name: 'Claude Code' },
     detail: null,
     prevHash: HEX('0'),

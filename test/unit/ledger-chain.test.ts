@@ -8,7 +8,8 @@ import { canonicalJson } from '../../src/shared/canonical';
 import { sha256HexSync } from '../../src/main/core/digest';
 import Database from 'better-sqlite3';
 import {
-  CHAINED_FIELDS, GENESIS_PREV_HASH, HASH_INPUT_SQL, ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, sha256Hex, type RawRow,
+  CHAINED_FIELDS, GENESIS_PREV_HASH, HASH_INPUT_SQL, OPTIONAL_CHAINED_FIELDS, ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, sha256Hex,
+  type RawRow,
 } from '../../src/main/core/ledger/chain';
 import { prepareSchema } from '../../src/main/core/ledger/schema';
 
@@ -16,15 +17,20 @@ const fieldOfColumn: Record<(typeof ROW_COLUMNS)[number], string> = {
   seq: 'seq', id: 'id', time: 'time', request_id: 'requestId', event: 'event', faculty: 'faculty', origin: 'origin',
   tab_id: 'tabId', frame_id: 'frameId', document_id: 'documentId', tool_name: 'toolName', descriptor_hash: 'descriptorHash',
   arguments_hash: 'argumentsHash', actor: 'actor', detail: 'detail', prev_hash: 'prevHash', hash: 'hash',
+  operation: 'operation', subject_hash: 'subjectHash',
 };
 
-/** The receipt object (without hash) that a raw row stands for. */
+/** The receipt object (without hash) that a raw row stands for; operation and subjectHash left out when both are null. */
 function objectOf(row: RawRow): Record<string, unknown> {
   const o: Record<string, unknown> = {};
   ROW_COLUMNS.forEach((c, i) => {
     if (c === 'hash') return;
     o[fieldOfColumn[c]] = c === 'actor' || c === 'detail' ? JSON.parse(row[i] as string) : row[i];
   });
+  if (o.operation === null && o.subjectHash === null) {
+    delete o.operation;
+    delete o.subjectHash;
+  }
   return o;
 }
 
@@ -45,10 +51,32 @@ function randomRow(rand: () => number): RawRow {
     1 + Math.floor(rand() * 2 ** 40), 'id-' + pick(NASTY), Math.floor(rand() * 2 ** 52), maybe(pick(NASTY)), 'succeeded', 'semantic',
     maybe(pick(NASTY)), maybe(Math.floor(rand() * 2000) - 1), maybe(Math.floor(rand() * 20)), maybe(pick(NASTY)), maybe(pick(NASTY)),
     maybe('ab'.repeat(32)), maybe('cd'.repeat(32)), actor, detail, pick([GENESIS_PREV_HASH, 'ef'.repeat(32)]), '',
-  ];
+    // Half the rows have neither operation nor subjectHash (the format-1 shape), the rest one or both.
+    ...(rand() < 0.5 ? [null, null] : [maybe(pick(['invoke', 'discover', 'click', 'a-1'])), maybe('12'.repeat(32))]),
+  ] as RawRow;
 }
 
 describe('chain', () => {
+  it('leaves out operation and subjectHash only when both are null', () => {
+    expect([...OPTIONAL_CHAINED_FIELDS]).toEqual(['operation', 'subjectHash']);
+    const rand = rng(3);
+    let without = 0;
+    let withOne = 0;
+    for (let i = 0; i < 500; i++) {
+      const row = randomRow(rand);
+      const text = canonicalReceiptText(row);
+      const both = row[17] === null && row[18] === null;
+      expect(text.includes('"operation":')).toBe(!both);
+      expect(text.includes('"subjectHash":')).toBe(!both);
+      if (both) without++;
+      else if (row[17] === null || row[18] === null) withOne++;
+      // A format-1 row (17 values) reads as both null.
+      if (both) expect(canonicalReceiptText(row.slice(0, 17))).toBe(text);
+    }
+    expect(without).toBeGreaterThan(100);
+    expect(withOne).toBeGreaterThan(50);
+  });
+
   it('covers exactly the receipt fields without hash, in RFC 8785 key order', () => {
     const fields = ROW_COLUMNS.filter((c) => c !== 'hash').map((c) => fieldOfColumn[c]);
     expect([...CHAINED_FIELDS].sort()).toEqual([...fields].sort());
@@ -94,6 +122,7 @@ describe('chain', () => {
     const row: RawRow = [
       1, '00000000-0000-4000-8000-000000000000', 1700000000000, 'req-1', 'succeeded', 'webmcp-invoke', 'https://shop.example',
       7, 0, 'doc-1', 'add_to_cart', 'a'.repeat(64), 'b'.repeat(64), '{"kind":"agent","name":"claude"}', '{"qty":2}', GENESIS_PREV_HASH, '',
+      null, null,
     ];
     const text = canonicalReceiptText(row);
     expect(text).toBe(
@@ -106,6 +135,23 @@ describe('chain', () => {
     expect(sha256Hex(GENESIS_PREV_HASH + text)).toBe(chainHash(GENESIS_PREV_HASH, text));
     // Pinned with coreutils: printf '%s' "$prevHash$text" | sha256sum
     expect(chainHash(GENESIS_PREV_HASH, text)).toBe('104e1919ca0049eabcdf2c987a0db02c2f20a8e6c80f81e9b71c2fb56bd2a57a');
+  });
+
+  it('format 2: operation and subjectHash in their key order, and a pinned vector', () => {
+    const row: RawRow = [
+      1, '00000000-0000-4000-8000-000000000000', 1700000000000, 'req-1', 'succeeded', 'webmcp-invoke', 'https://shop.example',
+      7, 0, 'doc-1', 'add_to_cart', 'a'.repeat(64), 'b'.repeat(64), '{"kind":"agent","name":"claude"}', '{"qty":2}', GENESIS_PREV_HASH, '',
+      'invoke', 'c'.repeat(64),
+    ];
+    const text = canonicalReceiptText(row);
+    expect(text).toContain('"id":"00000000-0000-4000-8000-000000000000","operation":"invoke","origin":');
+    expect(text).toContain('"seq":1,"subjectHash":"' + 'c'.repeat(64) + '","tabId":7');
+    expect(text).toBe(canonicalJson(objectOf(row)));
+    // Pinned with coreutils: printf '%s' "$prevHash$text" | sha256sum
+    expect(chainHash(GENESIS_PREV_HASH, text)).toBe('9f0c1c297b2d8db8aa45b78cad20d47dadb6114ecd4fbeed8bf4749d392687ea');
+    // One of the two alone still puts both in the text.
+    const onlySubject = [...row.slice(0, 17), null, 'c'.repeat(64)] as RawRow;
+    expect(canonicalReceiptText(onlySubject)).toContain('"operation":null,"origin"');
   });
 
   it('uses 64 zeros as the genesis prevHash', () => {

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
 import type { Receipt } from '../../src/shared/receipt';
-import { fullInput, tempDir } from './support/ledger-fixtures';
+import { fullInput, tempDir, writeFormat1Ledger } from './support/ledger-fixtures';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = path.join(root, 'scripts', 'ledger-cli.ts');
@@ -84,11 +84,33 @@ describe('ledger CLI', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(20);
-    expect(lines[0]).toMatch(/^#7 \S+Z succeeded webmcp-invoke https:\/\/shop\.example add_to_cart req=req-7 actor=agent:claude-code [0-9a-f]{12}$/);
+    expect(lines[0]).toMatch(
+      /^#7 \S+Z succeeded webmcp-invoke op=invoke https:\/\/shop\.example add_to_cart subject=aaaaaaaaaaaa req=req-7 actor=agent:claude-code [0-9a-f]{12}$/,
+    );
     // A hostile origin is quoted, so it cannot forge a line of its own.
     expect(lines[19]).toMatch(/^#26 .* "https:\/\/evil\.example\\n#999 forged line" "x y" /);
     const three = cli('tail', good, '-n', '3', '--json');
     expect(three.stdout.trimEnd().split('\n').map((l) => (JSON.parse(l) as Receipt).seq)).toEqual([24, 25, 26]);
+  });
+
+  it('a receipt without operation or subject shows "-" for them', () => {
+    const f = tmp.file('plain.db');
+    const l = new Ledger(f);
+    l.append(fullInput(1, { operation: null, subjectHash: null }));
+    l.close();
+    expect(cli('tail', f).stdout).toMatch(/^#1 \S+Z succeeded webmcp-invoke op=- https:\/\/shop\.example add_to_cart subject=- req=req-1 /);
+  });
+
+  it('reads a format-1 ledger as it is: verify, export and tail, and leaves it at format 1', () => {
+    const f = tmp.file('v1.db');
+    const old = writeFormat1Ledger(f, [fullInput(1), fullInput(2)].map(({ operation: _o, subjectHash: _s, ...v1 }) => v1));
+    expect(cli('verify', f).stdout).toBe(`ok: 2 receipts, chain intact; head ${old[1]?.hash}\n`);
+    const exported = cli('export', f).stdout.trimEnd().split('\n').map((x) => JSON.parse(x) as Receipt);
+    expect(exported).toEqual(old.map((r) => ({ ...r, operation: null, subjectHash: null })));
+    expect(cli('tail', f).stdout).toMatch(/^#1 .* op=- .* subject=- /);
+    const db = new Database(f, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    db.close();
   });
 
   it('exit 2 with a plain message for usage errors and unopenable files', () => {

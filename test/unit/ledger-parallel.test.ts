@@ -160,7 +160,7 @@ describe('parallel verify on an intact ledger', () => {
 });
 
 const POSITIONS = [1, 99, 100, 101, 150, 500, 501, N];
-const COLUMNS: (typeof ROW_COLUMNS)[number][] = ['id', 'time', 'origin', 'tab_id', 'actor', 'detail', 'prev_hash', 'hash'];
+const COLUMNS: (typeof ROW_COLUMNS)[number][] = ['id', 'time', 'origin', 'tab_id', 'actor', 'detail', 'prev_hash', 'hash', 'operation', 'subject_hash'];
 
 describe('parallel verify names the same first broken link as the single thread', () => {
   describe.each(POSITIONS.map((p) => [p]))('receipt %i', (p) => {
@@ -214,6 +214,24 @@ describe('parallel verify names the same first broken link as the single thread'
     });
     const r = await runAll();
     expect(r.single).toMatchObject({ ok: false, count: 154, firstBroken: { seq: 155 } });
+  });
+
+  it.each([[2], [100], [103], [N]])('operation and subjectHash of receipt %i both set to NULL (the hash input loses the two fields)', async (p) => {
+    attack((db) => {
+      expect(rowAt(db, p)[17]).toBe('invoke');
+      db.prepare('UPDATE receipts SET operation = NULL, subject_hash = NULL WHERE seq = ?').run(p);
+    });
+    const r = await runAll();
+    expect(r.single).toMatchObject({ ok: false, count: p - 1, firstBroken: { seq: p, reason: expect.stringMatching(/hash does not match/) } });
+  });
+
+  it.each([[1], [151], [501]])('an operation written into receipt %i, which had neither field', async (p) => {
+    attack((db) => {
+      expect(rowAt(db, p).slice(17)).toEqual([null, null]);
+      db.prepare("UPDATE receipts SET operation = 'invoke' WHERE seq = ?").run(p);
+    });
+    const r = await runAll();
+    expect(r.single).toMatchObject({ ok: false, count: p - 1, firstBroken: { seq: p, reason: expect.stringMatching(/hash does not match/) } });
   });
 
   it('a whole range deleted', async () => {

@@ -77,6 +77,8 @@ const expected: Record<(typeof ROW_COLUMNS)[number], RegExp> = {
   detail: HASH_MISMATCH,
   prev_hash: /prevHash does not match the hash of receipt 3/,
   hash: HASH_MISMATCH,
+  operation: HASH_MISMATCH,
+  subject_hash: HASH_MISMATCH,
 };
 
 describe('tampering is detected', () => {
@@ -93,6 +95,19 @@ describe('tampering is detected', () => {
     expect(report.firstBroken?.seq).toBe(4);
     expect(report.firstBroken?.reason).toMatch(expected[column]);
     expect(report.count).toBe(3); // the intact prefix
+  });
+
+  it('operation and subjectHash removed together (the canonical text then leaves both out)', () => {
+    attack((db) => db.prepare('UPDATE receipts SET operation = NULL, subject_hash = NULL WHERE seq = 4').run());
+    const report = withLedger((l) => l.verify());
+    expect(report).toMatchObject({ ok: false, count: 3, firstBroken: { seq: 4, reason: expect.stringMatching(HASH_MISMATCH) } });
+  });
+
+  it('only subjectHash removed, or swapped for another valid hash', () => {
+    attack((db) => db.prepare('UPDATE receipts SET subject_hash = NULL WHERE seq = 4').run());
+    expect(withLedger((l) => l.verify())).toMatchObject({ ok: false, count: 3, firstBroken: { seq: 4 } });
+    attack((db) => db.prepare("UPDATE receipts SET subject_hash = ? WHERE seq = 4").run('f'.repeat(64)));
+    expect(withLedger((l) => l.verify())).toMatchObject({ ok: false, count: 3, firstBroken: { seq: 4 } });
   });
 
   it('a structural change to actor JSON is named too', () => {

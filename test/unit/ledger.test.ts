@@ -30,10 +30,18 @@ afterEach(() => {
   tmp.cleanup();
 });
 
-/** The formula, computed independently of chain.ts: SHA-256(prevHash || canonicalJson(receipt without hash)). */
+/**
+ * The formula, computed independently of chain.ts: SHA-256(prevHash || canonicalJson(receipt without hash)),
+ * where operation and subjectHash are left out when both are null (format-1 receipts hash as before).
+ */
 function expectedHash(r: Receipt): string {
   const { hash: _hash, ...rest } = r;
-  return sha256HexSync(r.prevHash + canonicalJson(rest));
+  const chained: Record<string, unknown> = { ...rest };
+  if (r.operation === null && r.subjectHash === null) {
+    delete chained.operation;
+    delete chained.subjectHash;
+  }
+  return sha256HexSync(r.prevHash + canonicalJson(chained));
 }
 
 describe('append', () => {
@@ -80,6 +88,13 @@ describe('append', () => {
     ['string frameId', { ...fullInput(), frameId: '0' }, /frameId must be an integer/],
     ['upper-case hash', { ...fullInput(), descriptorHash: 'A'.repeat(64) }, /descriptorHash must be 64 lowercase hex/],
     ['short hash', { ...fullInput(), argumentsHash: 'abc' }, /argumentsHash must be 64 lowercase hex/],
+    ['short subjectHash', { ...fullInput(), subjectHash: 'ab'.repeat(31) }, /subjectHash must be 64 lowercase hex/],
+    ['upper-case subjectHash', { ...fullInput(), subjectHash: 'AB'.repeat(32) }, /subjectHash must be 64 lowercase hex/],
+    ['upper-case operation', { ...fullInput(), operation: 'Invoke' }, /operation must be 1 to 64 characters of \[a-z0-9-\]/],
+    ['operation with a space', { ...fullInput(), operation: 'in voke' }, /operation must be 1 to 64/],
+    ['empty operation', { ...fullInput(), operation: '' }, /operation must be 1 to 64/],
+    ['operation of 65 characters', { ...fullInput(), operation: 'a'.repeat(65) }, /operation must be 1 to 64/],
+    ['numeric operation', { ...fullInput(), operation: 5 }, /operation must be 1 to 64/],
     ['origin not a string', { ...fullInput(), origin: 42 }, /origin must be a string or null/],
     ['origin too long', { ...fullInput(), origin: 'x'.repeat(3000) }, /origin is 3000 characters/],
     ['no actor', { ...fullInput(), actor: undefined }, /actor must be an object/],
@@ -222,6 +237,28 @@ describe('query', () => {
     expect(ledger.query({ origin: 'https://nowhere.example' })).toEqual({ receipts: [], nextCursor: null });
   });
 
+  it('filters by operation and subjectHash, alone, together and with other filters', () => {
+    const SUBJECT = 'e'.repeat(64);
+    ledger.appendBatch([
+      fullInput(61, { operation: 'discover', subjectHash: null }),
+      fullInput(62, { operation: 'click', subjectHash: SUBJECT, toolName: 'search' }),
+      fullInput(63, { operation: null, subjectHash: SUBJECT }),
+      consoleInput(),
+    ]);
+    expect(seqs(ledger.query({ operation: 'discover' }).receipts)).toEqual([61]);
+    expect(seqs(ledger.query({ operation: 'invoke', limit: 500 }).receipts)).toEqual(Array.from({ length: 60 }, (_, i) => 60 - i));
+    expect(seqs(ledger.query({ subjectHash: SUBJECT }).receipts)).toEqual([63, 62]);
+    expect(seqs(ledger.query({ subjectHash: SUBJECT, operation: 'click' }).receipts)).toEqual([62]);
+    expect(seqs(ledger.query({ subjectHash: SUBJECT, toolName: 'add_to_cart' }).receipts)).toEqual([63]);
+    expect(seqs(ledger.query({ operation: 'invoke', event: 'failed' }).receipts)).toEqual([60, 50, 40, 30, 20, 10]);
+    expect(ledger.query({ operation: 'hover' }).receipts).toEqual([]);
+    const stored = ledger.query({ operation: 'click' }).receipts[0] as Receipt;
+    expect(stored).toMatchObject({ operation: 'click', subjectHash: SUBJECT });
+    expect(ledger.query({ limit: 1 }).receipts[0]).toMatchObject({ operation: null, subjectHash: null });
+    expect(() => ledger.query({ operation: 1 as never })).toThrow(/operation must be a string/);
+    expect(() => ledger.query({ subjectHash: null as never })).toThrow(/subjectHash must be a string/);
+  });
+
   it('finds one receipt by its id, and nothing for an unknown or a near-miss id', () => {
     const target = ledger.query({ limit: 500 }).receipts.find((r) => r.seq === 17)!;
     expect(ledger.query({ id: target.id }).receipts).toEqual([target]);
@@ -269,6 +306,11 @@ describe('query', () => {
       ["origin = 'x' AND event = 'y'", /SEARCH receipts USING INDEX receipts_(origin|event)/],
       ["tool_name = 'x' AND event = 'y' AND origin = 'z'", /SEARCH receipts USING INDEX receipts_(origin|event|tool)/],
       ['1', /SCAN receipts USING INDEX receipts_time/],
+      // Format 2's partial indexes: an equality implies IS NOT NULL, so SQLite takes them.
+      ["operation = 'x'", /SEARCH receipts USING INDEX receipts_operation \(operation=\?\)/],
+      ["operation = 'x' AND time >= 1 AND time <= 2", /USING INDEX receipts_operation \(operation=\? AND time>\? AND time<\?\)/],
+      ["subject_hash = 'x'", /SEARCH receipts USING INDEX receipts_subject \(subject_hash=\?\)/],
+      ["subject_hash = 'x' AND (time, seq) < (5, 9)", /USING INDEX receipts_subject \(subject_hash=\? AND time<\?\)/],
     ];
     for (const [where, want] of cases) {
       expect(plan(where), where).toMatch(want);

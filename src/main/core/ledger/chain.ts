@@ -9,8 +9,11 @@
  * where `||` is string concatenation of the 64 lowercase hex characters of
  * prevHash and `canonical(n)` is the RFC 8785 canonical JSON
  * (src/shared/canonical.ts, `canonicalJson`) of the receipt without its `hash`:
- * the 16 fields in CHAINED_FIELDS, every one always present (absent optional
- * values are `null`). `canonicalReceiptText` builds that text directly from a
+ * the 18 fields in CHAINED_FIELDS, every one present (absent optional values
+ * are `null`) with one exception: `operation` and `subjectHash` (ledger format
+ * 2) are left out when BOTH are null. So a format-1 row, which has neither,
+ * and a new row without them hash exactly as format 1 did, and a ledger
+ * migrated to format 2 keeps verifying; when either is set, both are present. `canonicalReceiptText` builds that text directly from a
  * stored row rather than through `canonicalJson`, for speed; HASH_INPUT_SQL has
  * SQLite build `prevHash || canonical` itself, which is what lets verify walk
  * a million rows in seconds. test/unit/ledger-chain.test.ts pins all three to
@@ -21,7 +24,11 @@ import { createHash, hash as oneShotHash } from 'node:crypto';
 /** prevHash of the first receipt (seq 1). */
 export const GENESIS_PREV_HASH = '0'.repeat(64);
 
-/** The fields covered by a receipt's hash, in RFC 8785 key order (UTF-16 code unit order). */
+/**
+ * The fields covered by a receipt's hash, in RFC 8785 key order (UTF-16 code
+ * unit order). `operation` and `subjectHash` are among them only when one of
+ * the two is not null (OPTIONAL_CHAINED_FIELDS).
+ */
 export const CHAINED_FIELDS = [
   'actor',
   'argumentsHash',
@@ -32,18 +39,25 @@ export const CHAINED_FIELDS = [
   'faculty',
   'frameId',
   'id',
+  'operation',
   'origin',
   'prevHash',
   'requestId',
   'seq',
+  'subjectHash',
   'tabId',
   'time',
   'toolName',
 ] as const;
 
+/** Chained fields left out of the canonical text when both are null (format-1 receipts hash as before). */
+export const OPTIONAL_CHAINED_FIELDS = ['operation', 'subjectHash'] as const;
+
 /**
  * Column order of a stored row, as selected by `ROW_COLUMNS_SQL` (raw mode).
- * `actor` and `detail` are stored as their canonical JSON text.
+ * `actor` and `detail` are stored as their canonical JSON text. The format-2
+ * columns come last (after `hash`), where ALTER TABLE ADD COLUMN put them in a
+ * migrated ledger, so the positions of the format-1 columns never moved.
  */
 export const ROW_COLUMNS = [
   'seq',
@@ -63,8 +77,15 @@ export const ROW_COLUMNS = [
   'detail',
   'prev_hash',
   'hash',
+  'operation',
+  'subject_hash',
 ] as const;
 export const ROW_COLUMNS_SQL = ROW_COLUMNS.join(', ');
+/**
+ * ROW_COLUMNS_SQL for a format-1 file opened read-only (not migrated): it has
+ * no `operation` or `subject_hash` column, so both read as NULL.
+ */
+export const ROW_COLUMNS_SQL_FORMAT_1 = ROW_COLUMNS.map((c) => (c === 'operation' || c === 'subject_hash' ? 'NULL' : c)).join(', ');
 
 /** A stored row in ROW_COLUMNS order (what `.raw()` statements return). */
 export type RawRow = [
@@ -85,6 +106,8 @@ export type RawRow = [
   detailJson: string,
   prevHash: string,
   hash: string,
+  operation: string | null,
+  subjectHash: string | null,
 ];
 
 // JSON text of a scalar column. JSON.stringify is exactly what the `canonicalize`
@@ -98,10 +121,16 @@ function j(v: unknown): string {
 /**
  * RFC 8785 canonical JSON of a stored receipt without its hash, built from a
  * raw row (ROW_COLUMNS order). Equal, byte for byte, to
- * `canonicalJson({...receipt fields in CHAINED_FIELDS})` when `actorJson` and
- * `detailJson` are themselves canonical JSON (the ledger stores them so).
+ * `canonicalJson({...receipt fields in CHAINED_FIELDS})` (without `operation`
+ * and `subjectHash` when both are null) when `actorJson` and `detailJson` are
+ * themselves canonical JSON (the ledger stores them so). A row of 17 values
+ * (format 1, no operation/subject columns) reads them as null.
  */
 export function canonicalReceiptText(r: RawRow | unknown[]): string {
+  // `?? null`: undefined (a 17-column row) counts as null, as SQL's NULL does.
+  const operation = r[17] ?? null;
+  const subjectHash = r[18] ?? null;
+  const both = operation === null && subjectHash === null;
   return (
     '{"actor":' + (r[13] as string) +
     ',"argumentsHash":' + j(r[12]) +
@@ -112,10 +141,12 @@ export function canonicalReceiptText(r: RawRow | unknown[]): string {
     ',"faculty":' + j(r[5]) +
     ',"frameId":' + j(r[8]) +
     ',"id":' + j(r[1]) +
+    (both ? '' : ',"operation":' + j(operation)) +
     ',"origin":' + j(r[6]) +
     ',"prevHash":' + j(r[15]) +
     ',"requestId":' + j(r[3]) +
     ',"seq":' + j(r[0]) +
+    (both ? '' : ',"subjectHash":' + j(subjectHash)) +
     ',"tabId":' + j(r[7]) +
     ',"time":' + j(r[2]) +
     ',"toolName":' + j(r[10]) +
@@ -152,24 +183,35 @@ const q = (column: string): string => `json_quote(${column})`;
  * receipts table, the same bytes as `prev_hash + canonicalReceiptText(row)`.
  * `actor` and `detail` are spliced raw, as canonicalReceiptText does; verify
  * also requires both to be valid JSON (json_valid), which keeps the text one-to-one with the row.
+ * `operation` and `subjectHash` appear only when one of them is not NULL, as in
+ * canonicalReceiptText (the CASE yields '' when both are NULL).
  */
-export const HASH_INPUT_SQL = `concat(${[
-  'prev_hash',
-  `'{"actor":'`, 'actor',
-  `',"argumentsHash":'`, q('arguments_hash'),
-  `',"descriptorHash":'`, q('descriptor_hash'),
-  `',"detail":'`, 'detail',
-  `',"documentId":'`, q('document_id'),
-  `',"event":'`, q('event'),
-  `',"faculty":'`, q('faculty'),
-  `',"frameId":'`, q('frame_id'),
-  `',"id":'`, q('id'),
-  `',"origin":'`, q('origin'),
-  `',"prevHash":'`, q('prev_hash'),
-  `',"requestId":'`, q('request_id'),
-  `',"seq":'`, q('seq'),
-  `',"tabId":'`, q('tab_id'),
-  `',"time":'`, q('time'),
-  `',"toolName":'`, q('tool_name'),
-  `'}'`,
-].join(', ')})`;
+export const HASH_INPUT_SQL = hashInputSql('operation', 'subject_hash');
+/** HASH_INPUT_SQL for a format-1 file opened read-only: no operation or subject column, both NULL. */
+export const HASH_INPUT_SQL_FORMAT_1 = hashInputSql('NULL', 'NULL');
+
+function hashInputSql(operation: string, subjectHash: string): string {
+  const bothNull = `${operation} IS NULL AND ${subjectHash} IS NULL`;
+  return `concat(${[
+    'prev_hash',
+    `'{"actor":'`, 'actor',
+    `',"argumentsHash":'`, q('arguments_hash'),
+    `',"descriptorHash":'`, q('descriptor_hash'),
+    `',"detail":'`, 'detail',
+    `',"documentId":'`, q('document_id'),
+    `',"event":'`, q('event'),
+    `',"faculty":'`, q('faculty'),
+    `',"frameId":'`, q('frame_id'),
+    `',"id":'`, q('id'),
+    `CASE WHEN ${bothNull} THEN '' ELSE ',"operation":' || ${q(operation)} END`,
+    `',"origin":'`, q('origin'),
+    `',"prevHash":'`, q('prev_hash'),
+    `',"requestId":'`, q('request_id'),
+    `',"seq":'`, q('seq'),
+    `CASE WHEN ${bothNull} THEN '' ELSE ',"subjectHash":' || ${q(subjectHash)} END`,
+    `',"tabId":'`, q('tab_id'),
+    `',"time":'`, q('time'),
+    `',"toolName":'`, q('tool_name'),
+    `'}'`,
+  ].join(', ')})`;
+}

@@ -15,15 +15,18 @@ import path from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
-import { OUTCOME_EVENTS, isOutcomeEvent, type Checkpoint, type Receipt, type ReceiptInput, type ReceiptPage, type ReceiptQuery, type VerifyReport } from '../../../shared/receipt';
+import { OUTCOME_EVENTS, isOutcomeEvent, type Checkpoint, type Receipt, type ReceiptEvent, type ReceiptInput, type ReceiptPage, type ReceiptQuery, type VerifyReport } from '../../../shared/receipt';
 import { nativeBindingPath, openDatabase, type OpenDatabaseOptions } from './sqlite';
 import { VerifyPool, coreCount, verifyWorkerRuntime, type RangeResult } from './parallel';
 import { prepareSchema } from './schema';
-import { GENESIS_PREV_HASH, HASH_INPUT_SQL, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, sha256Hex, type RawRow } from './chain';
+import {
+  GENESIS_PREV_HASH, HASH_INPUT_SQL, HASH_INPUT_SQL_FORMAT_1, ROW_COLUMNS_SQL, ROW_COLUMNS_SQL_FORMAT_1, canonicalReceiptText, chainHash, sha256Hex,
+  type RawRow,
+} from './chain';
 import { LedgerInputError, isReceiptEvent, normaliseInput, type NormalisedInput } from './input';
 
 export { OUTCOME_EVENTS } from '../../../shared/receipt';
-export { LedgerInputError, boundedDetail, TRUNCATION_KEY, MAX_FIELD_CHARS } from './input';
+export { LedgerInputError, OPERATION_RE, boundedDetail, TRUNCATION_KEY, MAX_FIELD_CHARS } from './input';
 export { LedgerFormatError, LEDGER_FORMAT } from './schema';
 export { GENESIS_PREV_HASH, CHAINED_FIELDS, canonicalReceiptText, chainHash } from './chain';
 export { openDatabase, NativeBindingMissingError } from './sqlite';
@@ -33,7 +36,10 @@ export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 500;
 
 export interface LedgerOptions extends Pick<OpenDatabaseOptions, 'electronAbiDir' | 'timeoutMs'> {
-  /** Open read-only (CLI verify/export/tail): no schema changes, `append` throws. The file must exist. */
+  /**
+   * Open read-only (CLI verify/export/tail): no schema changes (a format-1 file
+   * is read as it is, not migrated), `append` throws. The file must exist.
+   */
   readonly?: boolean;
   /** Clock, ms since the epoch (tests inject one). Default Date.now. */
   now?: () => number;
@@ -125,7 +131,7 @@ interface VerifyWalk {
 /** Outcome of one walk step: the first broken link, or whether rows up to the step's end remain. */
 type WalkStep = VerifyReport | 'more' | 'done';
 
-type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId' | 'id';
+type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId' | 'id' | 'operation' | 'subjectHash';
 
 /**
  * Verify's scan, params (after seq, up to seq, limit). One string per row:
@@ -133,9 +139,48 @@ type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId' | 
  * One string, not an array of columns, because per-row JS objects are most of verify's cost.
  * The worker threads of a parallel verify run this same statement (parallel.ts).
  */
-const SCAN_SQL =
-  `SELECT concat(seq, ':', json_valid(actor) AND json_valid(detail) AND length(hash) = 64 AND length(prev_hash) = 64, ':', hash, ':', ${HASH_INPUT_SQL}) ` +
+const scanSql = (hashInput: string): string =>
+  `SELECT concat(seq, ':', json_valid(actor) AND json_valid(detail) AND length(hash) = 64 AND length(prev_hash) = 64, ':', hash, ':', ${hashInput}) ` +
   'FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?';
+
+/** Request lifecycle events after which a request is still waiting for its outcome (`Ledger.openRequests`). */
+export const OPEN_EVENTS: readonly ReceiptEvent[] = ['requested', 'validated', 'approval-shown', 'approved', 'dispatched'];
+/** Default and largest look-back of `openRequests` and `unresolvedOutcomeUnknowns`. */
+export const RECOVERY_LOOKBACK = 10_000;
+export const MAX_RECOVERY_LOOKBACK = 100_000;
+
+const sqlList = (xs: readonly string[]): string => xs.map((x) => `'${x}'`).join(', ');
+
+/**
+ * `Ledger.openRequests`. The newest `@limit` `requested` receipts (one backward
+ * walk of receipts_event), for each the highest seq of its request (a seek in
+ * receipts_request, which ends with seq), and of those the rows whose event is
+ * still an open one. Never a scan of the table.
+ */
+const openRequestsSql = (cols: string): string =>
+  `SELECT ${cols} FROM receipts WHERE seq IN (` +
+  'SELECT (SELECT max(r.seq) FROM receipts r WHERE r.request_id = q.request_id) FROM receipts q ' +
+  "WHERE q.event = 'requested' AND q.request_id IS NOT NULL ORDER BY q.time DESC, q.seq DESC LIMIT @limit" +
+  `) AND event IN (${sqlList(OPEN_EVENTS)}) ORDER BY seq`;
+
+/**
+ * `Ledger.unresolvedOutcomeUnknowns`. The newest `@limit` `outcome-unknown`
+ * receipts (receipts_event) without a later outcome of the same request
+ * (receipts_request) and without a later `discovered` receipt for the same tab
+ * (the partial index receipts_discovered, whose WHERE the literal matches).
+ */
+const unresolvedUnknownsSql = (cols: string): string =>
+  `SELECT ${cols} FROM receipts WHERE seq IN (SELECT u.seq FROM receipts u ` +
+  "WHERE u.event = 'outcome-unknown' ORDER BY u.time DESC, u.seq DESC LIMIT @limit) " +
+  "AND NOT EXISTS (SELECT 1 FROM receipts d WHERE d.event = 'discovered' AND d.tab_id = receipts.tab_id AND d.seq > receipts.seq) " +
+  'AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.request_id = receipts.request_id AND o.seq > receipts.seq ' +
+  `AND o.event IN (${sqlList(OUTCOME_EVENTS)})) ORDER BY seq`;
+
+/** The SQL of `openRequests` and `unresolvedOutcomeUnknowns` (tests read their query plans). */
+export const RECOVERY_SQL = {
+  openRequests: openRequestsSql(ROW_COLUMNS_SQL),
+  unresolvedOutcomeUnknowns: unresolvedUnknownsSql(ROW_COLUMNS_SQL),
+} as const;
 
 
 function rowToReceipt(r: RawRow): Receipt {
@@ -155,12 +200,14 @@ function rowToReceipt(r: RawRow): Receipt {
     argumentsHash: r[12],
     actor: JSON.parse(r[13]) as Receipt['actor'],
     detail: JSON.parse(r[14]) as unknown,
+    operation: r[17] ?? null,
+    subjectHash: r[18] ?? null,
     prevHash: r[15],
     hash: r[16],
   };
 }
 
-function checkString(q: ReceiptQuery, key: 'origin' | 'toolName' | 'requestId' | 'id'): void {
+function checkString(q: ReceiptQuery, key: 'origin' | 'toolName' | 'requestId' | 'id' | 'operation' | 'subjectHash'): void {
   const v = q[key];
   if (v !== undefined && typeof v !== 'string') throw new LedgerInputError(`query ${key} must be a string`);
 }
@@ -198,25 +245,36 @@ export class Ledger {
   private readonly openOpts: Pick<LedgerOptions, 'electronAbiDir' | 'timeoutMs'>;
   /** Absolute path and `dev:ino` of the file opened, for the worker threads of a parallel verify (null: none can be used). */
   private readonly identity: { path: string; id: string } | null;
+  /**
+   * Format of the file as opened: LEDGER_FORMAT, or 1 for a format-1 file
+   * opened read-only (not migrated), whose missing columns are read as NULL.
+   */
+  readonly format: number;
+  /** SQL for the format-2 columns: the column names, or NULL on a read-only format-1 file. */
+  private readonly cols: { rows: string; operation: string; subjectHash: string; scan: string };
+  /** null when read-only. */
+  private readonly insert: Database.Statement | null;
   private db: Database.Database | null;
   private readonly now: () => number;
   private readonly listeners = new Set<(r: Receipt) => void>();
   private readonly queryCache = new Map<string, Database.Statement>();
   private readonly stmts: {
     head: Database.Statement;
-    insert: Database.Statement;
     bySeq: Database.Statement;
     scan: Database.Statement;
     maxSeq: Database.Statement;
     count: Database.Statement;
     chunk: Database.Statement;
     highWater: Database.Statement;
+    openRequests: Database.Statement;
+    unresolvedUnknowns: Database.Statement;
   };
   private readonly appendTx: Database.Transaction<(items: NormalisedInput[]) => Receipt[]>;
 
   /**
-   * Open (creating if needed, unless `readonly`) the ledger at `file`.
-   * @throws LedgerFormatError for a file that is not a ledger or is from a newer format;
+   * Open (creating if needed, unless `readonly`) the ledger at `file`; a
+   * read-write open migrates a format-1 file to format 2 (schema.ts).
+   * @throws LedgerFormatError for a file that is not a ledger, is from a newer format, or failed to migrate;
    *   NativeBindingMissingError inside Electron without the Electron-ABI binary;
    *   better-sqlite3's SqliteError for I/O errors.
    */
@@ -227,24 +285,32 @@ export class Ledger {
     this.openOpts = { electronAbiDir: opts.electronAbiDir, timeoutMs: opts.timeoutMs };
     const db = openDatabase(file, { readonly: this.readonly, electronAbiDir: opts.electronAbiDir, timeoutMs: opts.timeoutMs });
     try {
-      prepareSchema(db, this.readonly);
+      this.format = prepareSchema(db, this.readonly);
     } catch (e) {
       db.close();
       throw e;
     }
     this.db = db;
     this.identity = fileIdentity(file);
+    this.cols = this.format >= 2
+      ? { rows: ROW_COLUMNS_SQL, operation: 'operation', subjectHash: 'subject_hash', scan: scanSql(HASH_INPUT_SQL) }
+      : { rows: ROW_COLUMNS_SQL_FORMAT_1, operation: 'NULL', subjectHash: 'NULL', scan: scanSql(HASH_INPUT_SQL_FORMAT_1) };
+    const cols = this.cols.rows;
+    this.insert = this.readonly ? null : db.prepare(`INSERT INTO receipts (${ROW_COLUMNS_SQL}) VALUES (${ROW_COLUMNS_SQL.replace(/\w+/g, '?')})`);
     this.stmts = {
       head: db.prepare('SELECT seq, hash FROM receipts ORDER BY seq DESC LIMIT 1').raw(),
-      insert: db.prepare(`INSERT INTO receipts (${ROW_COLUMNS_SQL}) VALUES (${ROW_COLUMNS_SQL.replace(/\w+/g, '?')})`),
-      bySeq: db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts WHERE seq = ?`).raw(),
-      scan: db.prepare(SCAN_SQL).pluck(),
+      bySeq: db.prepare(`SELECT ${cols} FROM receipts WHERE seq = ?`).raw(),
+      scan: db.prepare(this.cols.scan).pluck(),
       maxSeq: db.prepare('SELECT MAX(seq) FROM receipts').pluck(),
       count: db.prepare('SELECT count(*) FROM receipts').pluck(),
-      chunk: db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(),
+      chunk: db.prepare(`SELECT ${cols} FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(),
       highWater: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'receipts'").pluck(),
+      openRequests: db.prepare(openRequestsSql(cols)).raw(),
+      unresolvedUnknowns: db.prepare(unresolvedUnknownsSql(cols)).raw(),
     };
     this.appendTx = db.transaction((items: NormalisedInput[]) => {
+      const insert = this.insert;
+      if (!insert) throw new LedgerStateError('the ledger was opened read-only');
       const head = this.stmts.head.get() as [number, string] | undefined;
       let seq = head ? head[0] : 0;
       let prevHash = head ? head[1] : GENESIS_PREV_HASH;
@@ -255,10 +321,10 @@ export class Ledger {
         if (!Number.isSafeInteger(time)) throw new LedgerInputError('clock returned a non-integer time');
         const row = [
           seq, randomUUID(), time, n.requestId, n.event, n.faculty, n.origin, n.tabId, n.frameId, n.documentId,
-          n.toolName, n.descriptorHash, n.argumentsHash, n.actorJson, n.detailJson, prevHash, '',
+          n.toolName, n.descriptorHash, n.argumentsHash, n.actorJson, n.detailJson, prevHash, '', n.operation, n.subjectHash,
         ] as RawRow;
         row[16] = chainHash(prevHash, canonicalReceiptText(row));
-        this.stmts.insert.run(row);
+        insert.run(row);
         out.push(rowToReceipt(row));
         prevHash = row[16];
       }
@@ -343,7 +409,7 @@ export class Ledger {
    * One page of receipts, newest first (descending time, then descending seq for
    * equal times), matching every filter given:
    * `from`/`to` inclusive bounds on `time` (ms since the epoch); `origin`,
-   * `toolName`, `requestId`, `id` (one receipt) exact; `event` one of RECEIPT_EVENTS; `outcome` one
+   * `toolName`, `requestId`, `id` (one receipt), `operation`, `subjectHash` exact; `event` one of RECEIPT_EVENTS; `outcome` one
    * of OUTCOME_EVENTS (receipts recording that outcome; with `event` too, both must agree).
    * `limit` 1..MAX_PAGE_LIMIT (default DEFAULT_PAGE_LIMIT). `cursor` continues
    * from a previous page's `nextCursor`, which is null on the last page.
@@ -365,6 +431,8 @@ export class Ledger {
     checkString(q, 'toolName');
     checkString(q, 'requestId');
     checkString(q, 'id');
+    checkString(q, 'operation');
+    checkString(q, 'subjectHash');
     if (q.event !== undefined && !isReceiptEvent(q.event)) throw new LedgerInputError(`query event must be one of RECEIPT_EVENTS`);
     if (q.outcome !== undefined && !isOutcomeEvent(q.outcome)) {
       throw new LedgerInputError(`query outcome must be one of ${OUTCOME_EVENTS.join(', ')}`);
@@ -382,6 +450,8 @@ export class Ledger {
       event,
       requestId: q.requestId,
       id: q.id,
+      operation: q.operation,
+      subjectHash: q.subjectHash,
     };
     const cursor = q.cursor === undefined ? undefined : decodeCursor(String(q.cursor));
     const keys = (Object.keys(values) as QueryKey[]).filter((k) => values[k] !== undefined);
@@ -399,12 +469,15 @@ export class Ledger {
           requestId: 'request_id = @requestId',
           // `id` is UNIQUE, so this is one index lookup (schema.ts).
           id: 'id = @id',
+          // Partial indexes (schema.ts): `x = @x` implies `x IS NOT NULL`, so SQLite uses them.
+          operation: `${this.cols.operation} = @operation`,
+          subjectHash: `${this.cols.subjectHash} = @subjectHash`,
         }[k]);
       }
       // Row-value comparison: SQLite walks the index from (time, seq) downwards.
       if (cursor) where.push('(time, seq) < (@cursorTime, @cursorSeq)');
       const sql =
-        `SELECT ${ROW_COLUMNS_SQL} FROM receipts` +
+        `SELECT ${this.cols.rows} FROM receipts` +
         (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
         ' ORDER BY time DESC, seq DESC LIMIT @limit';
       stmt = db.prepare(sql).raw();
@@ -422,6 +495,44 @@ export class Ledger {
     const receipts = rows.map(rowToReceipt);
     const last = receipts[receipts.length - 1];
     return { receipts, nextCursor: more && last ? encodeCursor(last.time, last.seq) : null };
+  }
+
+  /**
+   * Requests still waiting for an outcome, for restart recovery
+   * (src/main/core/broker/recovery.ts): among the `limit` newest requests (by
+   * their `requested` receipt, which the broker writes first for every request),
+   * those whose newest receipt (highest seq) is one of OPEN_EVENTS (requested,
+   * validated, approval-shown, approved, dispatched). Returns that newest
+   * receipt of each, oldest first.
+   *
+   * Bounded: at most `limit` index lookups, never a table scan (RECOVERY_SQL;
+   * test/unit/ledger-recovery.test.ts reads its query plan). A request opened
+   * before the `limit` newest ones is not seen; since recovery runs at every
+   * start, that needs `limit` newer requests in one session while it stays open.
+   * @param limit 1..MAX_RECOVERY_LOOKBACK, default RECOVERY_LOOKBACK.
+   * @throws LedgerInputError for a bad limit.
+   */
+  openRequests(limit: number = RECOVERY_LOOKBACK): Receipt[] {
+    this.open();
+    return (this.stmts.openRequests.all({ limit: lookback(limit) }) as RawRow[]).map(rowToReceipt);
+  }
+
+  /**
+   * `outcome-unknown` receipts that still stand, for the outcome-unknown blocks
+   * of restart recovery: among the `limit` newest outcome-unknown receipts,
+   * those with no later outcome receipt (OUTCOME_EVENTS) of the same request
+   * and no later `discovered` receipt for the same tab (a discovery is the
+   * agent looking at the page again, which lifts the block). Oldest first.
+   * A receipt without a tabId is never lifted by a discovery.
+   *
+   * Bounded like `openRequests`: `limit` rows of receipts_event, each checked by
+   * a seek in receipts_request and in the partial index receipts_discovered.
+   * @param limit 1..MAX_RECOVERY_LOOKBACK, default RECOVERY_LOOKBACK.
+   * @throws LedgerInputError for a bad limit.
+   */
+  unresolvedOutcomeUnknowns(limit: number = RECOVERY_LOOKBACK): Receipt[] {
+    this.open();
+    return (this.stmts.unresolvedUnknowns.all({ limit: lookback(limit) }) as RawRow[]).map(rowToReceipt);
   }
 
   /**
@@ -528,7 +639,7 @@ export class Ledger {
         fileId: this.identity.id,
         nativeBinding: nativeBindingPath(this.openOpts.electronAbiDir),
         timeoutMs: this.openOpts.timeoutMs ?? 5000,
-        scanSql: SCAN_SQL,
+        scanSql: this.cols.scan,
         end: w.end,
         rangeRows,
         batch: VERIFY_CHUNK,
@@ -819,6 +930,13 @@ function fileIdentity(file: string): { path: string; id: string } | null {
   } catch {
     return null;
   }
+}
+
+function lookback(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RECOVERY_LOOKBACK) {
+    throw new LedgerInputError(`look-back must be an integer from 1 to ${MAX_RECOVERY_LOOKBACK}`);
+  }
+  return limit;
 }
 
 /** Highest seq of range k. */

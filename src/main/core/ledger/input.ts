@@ -28,9 +28,11 @@ const EVENT_SET: ReadonlySet<string> = new Set(RECEIPT_EVENTS);
 const ACTOR_KINDS: Record<Actor['kind'], true> = { agent: true, person: true, extension: true, console: true };
 const INPUT_KEYS: ReadonlySet<string> = new Set<keyof ReceiptInput>([
   'requestId', 'event', 'faculty', 'origin', 'tabId', 'frameId', 'documentId', 'toolName',
-  'descriptorHash', 'argumentsHash', 'actor', 'detail',
+  'descriptorHash', 'argumentsHash', 'operation', 'subjectHash', 'actor', 'detail',
 ]);
 const HASH_RE = /^[0-9a-f]{64}$/;
+/** A receipt's `operation`: 1 to 64 characters of [a-z0-9-] ('invoke', 'discover', 'click', …). */
+export const OPERATION_RE = /^[a-z0-9-]{1,64}$/;
 // Buffer.byteLength counts without encoding into a new array (limits.ts's utf8Bytes does; this is per append).
 const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
@@ -51,6 +53,8 @@ export interface NormalisedInput {
   toolName: string | null;
   descriptorHash: string | null;
   argumentsHash: string | null;
+  operation: string | null;
+  subjectHash: string | null;
   actorJson: string;
   detailJson: string;
 }
@@ -90,6 +94,15 @@ function optHash(input: Record<string, unknown>, key: string): string | null {
   const v = input[key];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || !HASH_RE.test(v)) throw new LedgerInputError(`receipt ${key} must be 64 lowercase hex characters or null`);
+  return v;
+}
+
+function optOperation(input: Record<string, unknown>): string | null {
+  const v = input.operation;
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string' || !OPERATION_RE.test(v)) {
+    throw new LedgerInputError('receipt operation must be 1 to 64 characters of [a-z0-9-] or null');
+  }
   return v;
 }
 
@@ -177,7 +190,8 @@ function truncationMarker(json: string, bytes: number, maxBytes: number): string
  * Rules: a plain object with only ReceiptInput's fields; `event` in RECEIPT_EVENTS;
  * `faculty` one of Faculty; `requestId` a string or null; origin, documentId,
  * toolName strings (≤ MAX_FIELD_CHARS) or absent; tabId, frameId safe integers or
- * absent; descriptorHash, argumentsHash 64 lowercase hex or absent; `actor`
+ * absent; descriptorHash, argumentsHash, subjectHash 64 lowercase hex or absent;
+ * operation 1 to 64 characters of [a-z0-9-] (OPERATION_RE) or absent; `actor`
  * `{kind, name?, version?}` with kind agent|person|extension|console; detail
  * anything (see `boundedDetail`).
  * @throws LedgerInputError naming the first bad field.
@@ -207,6 +221,8 @@ export function normaliseInput(input: unknown): NormalisedInput {
     toolName: optString(input, 'toolName'),
     descriptorHash: optHash(input, 'descriptorHash'),
     argumentsHash: optHash(input, 'argumentsHash'),
+    operation: optOperation(input),
+    subjectHash: optHash(input, 'subjectHash'),
     actorJson: actorJson(input.actor),
     detailJson: boundedDetail(input.detail).json,
   };

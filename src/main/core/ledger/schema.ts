@@ -12,8 +12,14 @@ import type Database from 'better-sqlite3';
 
 /** `PRAGMA application_id` of a ledger file: "ECHO" in ASCII. */
 export const LEDGER_APPLICATION_ID = 0x4543484f;
-/** `PRAGMA user_version`: the schema format this code writes and reads. */
-export const LEDGER_FORMAT = 1;
+/**
+ * `PRAGMA user_version`: the schema format this code writes. It reads formats
+ * 1 and 2; a read-write open migrates format 1 to 2 (MIGRATE_1_TO_2_SQL).
+ * - 1: the first schema.
+ * - 2: adds `operation` and `subject_hash` (receipt `operation`, `subjectHash`)
+ *   and three partial indexes. Format-1 rows hash as before (chain.ts).
+ */
+export const LEDGER_FORMAT = 2;
 
 export const TRIGGERS_SQL = `
 CREATE TRIGGER IF NOT EXISTS receipts_no_update BEFORE UPDATE ON receipts
@@ -52,7 +58,9 @@ CREATE TABLE receipts (
   actor           TEXT    NOT NULL,
   detail          TEXT    NOT NULL,
   prev_hash       TEXT    NOT NULL,
-  hash            TEXT    NOT NULL
+  hash            TEXT    NOT NULL,
+  operation       TEXT,
+  subject_hash    TEXT
 ) STRICT;
 CREATE INDEX receipts_time ON receipts(time);
 CREATE INDEX receipts_origin ON receipts(origin, time, seq, event, tool_name);
@@ -60,6 +68,33 @@ CREATE INDEX receipts_tool ON receipts(tool_name, time, seq, event, origin);
 CREATE INDEX receipts_event ON receipts(event, time, seq, origin, tool_name);
 CREATE INDEX receipts_request ON receipts(request_id, time);
 `;
+
+// Format 2. The new columns come last, as ALTER TABLE ADD COLUMN places them, so
+// a new ledger and a migrated one have the same table. The indexes are partial:
+// a row that does not match the WHERE costs no index write, so receipts without
+// an operation or subject (every console event, every format-1 row) append as
+// cheaply as before.
+// - operation / subject: `query` filters by them (with or without a time range)
+//   as one backward walk, like the other filters.
+// - discovered: restart recovery (broker/recovery.ts) asks "is there a
+//   `discovered` receipt for tab T after seq S?" without walking every discovery.
+const INDEXES_2_SQL = `
+CREATE INDEX IF NOT EXISTS receipts_operation ON receipts(operation, time, seq) WHERE operation IS NOT NULL;
+CREATE INDEX IF NOT EXISTS receipts_subject ON receipts(subject_hash, time, seq) WHERE subject_hash IS NOT NULL;
+CREATE INDEX IF NOT EXISTS receipts_discovered ON receipts(tab_id, seq) WHERE event = 'discovered';
+`;
+
+/**
+ * Format 1 → 2, run inside one IMMEDIATE transaction with `user_version = 2`,
+ * so a crash leaves either format 1 untouched or format 2 complete. ADD COLUMN
+ * only edits the table's definition (existing rows read the new columns as
+ * NULL, nothing is rewritten); the partial indexes read the table once, and
+ * hold no entry for any format-1 row except its `discovered` receipts.
+ */
+export const MIGRATE_1_TO_2_SQL = `
+ALTER TABLE receipts ADD COLUMN operation TEXT;
+ALTER TABLE receipts ADD COLUMN subject_hash TEXT;
+${INDEXES_2_SQL}`;
 
 /** Thrown when a file is not a ledger this code can open. */
 export class LedgerFormatError extends Error {
@@ -80,10 +115,14 @@ function hasReceiptsTable(db: Database.Database): boolean {
  *   `append` returns, and readers never block the writer.
  * - recursive_triggers: makes `INSERT OR REPLACE` fire the delete trigger, so a
  *   REPLACE cannot silently remove a row through a UNIQUE conflict on `id`.
- * - A read-write open recreates the guard triggers when they are missing.
- * @throws LedgerFormatError for a non-ledger file, or a format newer than LEDGER_FORMAT.
+ * - A read-write open recreates the guard triggers when they are missing, and
+ *   migrates an older format to LEDGER_FORMAT (one transaction per step).
+ * - A read-only open leaves the file as it is, so it may be of an older format.
+ * @returns the format of the file as opened: LEDGER_FORMAT, or older when read-only.
+ * @throws LedgerFormatError for a non-ledger file, a format newer than LEDGER_FORMAT,
+ *   or a migration that failed (rolled back: the file is left at its format).
  */
-export function prepareSchema(db: Database.Database, readonly: boolean): void {
+export function prepareSchema(db: Database.Database, readonly: boolean): number {
   db.pragma('busy_timeout = 5000');
   if (!readonly) {
     db.pragma('journal_mode = WAL');
@@ -99,14 +138,37 @@ export function prepareSchema(db: Database.Database, readonly: boolean): void {
     if (!empty || appId !== 0) throw new LedgerFormatError('not a receipt ledger: the database holds other tables');
     db.transaction(() => {
       db.exec(SCHEMA_SQL);
+      db.exec(INDEXES_2_SQL);
       db.exec(TRIGGERS_SQL);
       db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);
       db.pragma(`user_version = ${LEDGER_FORMAT}`);
     }).immediate();
-    return;
+    return LEDGER_FORMAT;
   }
   if (appId !== LEDGER_APPLICATION_ID) throw new LedgerFormatError('not a receipt ledger: wrong application_id');
   if (format > LEDGER_FORMAT) throw new LedgerFormatError(`ledger format ${format} is newer than this console understands (${LEDGER_FORMAT})`);
   if (format < 1) throw new LedgerFormatError(`ledger format ${format} is unknown`);
-  if (!readonly) db.exec(TRIGGERS_SQL);
+  if (readonly) return format;
+  if (format < LEDGER_FORMAT) migrate(db);
+  db.exec(TRIGGERS_SQL);
+  return LEDGER_FORMAT;
+}
+
+/**
+ * Bring a format-1 ledger to format 2. The format is read again inside the
+ * write transaction: another connection may have migrated the file meanwhile.
+ */
+function migrate(db: Database.Database): void {
+  try {
+    db.transaction(() => {
+      const format = db.pragma('user_version', { simple: true }) as number;
+      if (format === 1) {
+        db.exec(MIGRATE_1_TO_2_SQL);
+        db.pragma('user_version = 2');
+      }
+    }).immediate();
+  } catch (e) {
+    // Rolled back: the file is still a complete format-1 ledger.
+    throw new LedgerFormatError(`cannot migrate ledger format 1 to 2: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
