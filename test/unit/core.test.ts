@@ -306,6 +306,60 @@ describe("the console's own tab is never the agent's", () => {
   });
 });
 
+describe('restart recovery', () => {
+  const AGENT: AgentContext = { actor: { kind: 'agent', name: 'restart-test' }, kind: 'mutation' };
+
+  it('a request left dispatched becomes outcome-unknown (console restarted) with its block; a pending approval is cancelled; the agent must look again', async () => {
+    link.discoveries.set(1, await makeDiscovery(1, [{ name: 'pay', inputSchema: { type: 'object' } }, { name: 'note', inputSchema: { type: 'object' } }]));
+    // The page tool hangs: the call stays dispatched when the console "crashes".
+    link.invokeHandler = () => new Promise(() => undefined);
+    const d = await core.broker.discover({ tabId: 1 }, { ...AGENT, kind: 'read' });
+    expect(d.ok).toBe(true);
+    const hash = (n: string) => (d.ok ? d.value.tools.find((t) => t.name === n)!.descriptorHash : '');
+    const hung = core.broker.invoke({ tabId: 1, name: 'pay', descriptorHash: hash('pay'), arguments: {} }, AGENT);
+    await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
+    const dispatchedId = core.broker.approvals.list()[0]!.requestId;
+    const reached = link.nextInvoke();
+    await core.api.decideApproval({ requestId: dispatchedId, decision: 'approve' });
+    await reached;
+    void hung;
+    // A crash: the process ends without an outcome for the dispatched request and without
+    // settling a pending approval. Simulated by writing that pending approval's trail into
+    // the ledger of a stopped console (stop() would cancel a live one itself).
+    await core.stop();
+    const { Ledger } = await import('../../src/main/core/ledger');
+    const led = new Ledger(join(dir, 'ledger.db'));
+    const pendingId = '00000000-0000-4000-8000-00000000abcd';
+    for (const event of ['requested', 'validated', 'approval-shown'] as const) {
+      led.append({ requestId: pendingId, event, faculty: 'webmcp-invoke', operation: 'invoke', tabId: 1, toolName: 'note', documentId: 'doc-1', actor: AGENT.actor, detail: {} });
+    }
+    expect(led.query({ requestId: dispatchedId, limit: 10 }).receipts[0]!.event).toBe('dispatched');
+    led.close();
+
+    link = new FakeLink();
+    link.tabs = [sharedTab(1)];
+    link.discoveries.set(1, await makeDiscovery(1, [{ name: 'pay', inputSchema: { type: 'object' } }, { name: 'note', inputSchema: { type: 'object' } }]));
+    core = createConsoleCore({ dataDir: dir, mcpPort: 0, link });
+    await core.start();
+    const after = core.ledger.query({ requestId: dispatchedId, limit: 10 }).receipts[0]!;
+    expect(after).toMatchObject({ event: 'outcome-unknown', actor: { kind: 'console' }, faculty: 'webmcp-invoke', operation: 'invoke', toolName: 'pay', detail: { reason: 'console-restarted' } });
+    expect(core.broker.discoveries.blockedBy(1, 'doc-1', 'pay')).toBe(dispatchedId);
+    expect(core.ledger.query({ requestId: pendingId, limit: 10 }).receipts[0]).toMatchObject({ event: 'cancelled', actor: { kind: 'console' } });
+    // No discovery survives a restart: the agent cannot retry blindly, it must look at the page again…
+    const blind = await core.broker.invoke({ tabId: 1, name: 'pay', descriptorHash: hash('pay'), arguments: {} }, AGENT);
+    expect(!blind.ok && blind.error.code).toBe('descriptor-unknown');
+    // …and looking again lifts the block (docs/broker.md, "Outcome unknown").
+    expect((await core.broker.discover({ tabId: 1 }, { ...AGENT, kind: 'read' })).ok).toBe(true);
+    expect(core.broker.discoveries.blockedBy(1, 'doc-1', 'pay')).toBeUndefined();
+    // A second start of the same data finds nothing left to recover.
+    const count = core.ledger.query({ limit: 500 }).receipts.length;
+    await core.stop();
+    core = createConsoleCore({ dataDir: dir, mcpPort: 0, link });
+    await core.start();
+    expect(core.ledger.query({ limit: 500 }).receipts.length).toBe(count);
+  });
+});
+
 describe('settings file', () => {
   it('is 0600, holds the token and the live endpoint, and the endpoint is cleared on stop', async () => {
     const file = join(dir, 'settings.json');

@@ -23,6 +23,7 @@ import { createConsoleApi } from './api';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
 import { Broker } from './broker';
+import { recoverAtStart } from './broker/recovery';
 import { Ledger } from './ledger';
 import { ToolRouter, type PolicyRule } from './policy';
 import type { ExtensionLink } from './ports';
@@ -239,6 +240,18 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       if (link instanceof Bridge) {
         const r = await link.start();
         if (!r.ok) throw Object.assign(new Error(`The extension link could not start (${r.error.code}): ${r.error.message}`), { code: r.error.code });
+      }
+      // Restart recovery, once this console owns the link (a second console is refused
+      // above, so it never cancels the live one's requests): a request left dispatched
+      // becomes outcome-unknown and blocks its subject; a pending approval is cancelled.
+      try {
+        const recovered = recoverAtStart(ledger);
+        for (const b of recovered.blocks) broker.discoveries.block(b.tabId, b.documentId, b.subject, b.requestId);
+        if (recovered.outcomeUnknown.length || recovered.cancelled.length) {
+          log.info('restart recovery', { outcomeUnknown: recovered.outcomeUnknown.length, cancelled: recovered.cancelled.length, blocks: recovered.blocks.length });
+        }
+      } catch (e) {
+        log.warn('restart recovery failed', toErrorInfo(e));
       }
       try {
         const { url } = await agentEndpoint.start();

@@ -208,7 +208,7 @@ export class Broker {
   /** `list_tabs`: the tabs the person shared (policy: read, allowed unless a rule denies). */
   listTabs(ctx: AgentContext): Promise<BrokerAnswer<SharedTab[]>> {
     return this.pipeline.read(
-      { faculty: 'list-tabs', agentTool: 'list_tabs', ctx },
+      { faculty: 'list-tabs', operation: 'list', agentTool: 'list_tabs', ctx },
       async () => {
         const res = await this.link.request({ op: 'list-tabs' }, { signal: ctx.signal, timeoutMs: this.readTimeoutMs });
         if (!res.ok) return res;
@@ -226,7 +226,7 @@ export class Broker {
    */
   discover(p: { tabId: number }, ctx: AgentContext): Promise<BrokerAnswer<DiscoveryResult>> {
     return this.pipeline.read(
-      { faculty: 'webmcp-discover', agentTool: 'webmcp_discover', tabId: p.tabId, ctx, event: 'discovered' },
+      { faculty: 'webmcp-discover', operation: 'discover', agentTool: 'webmcp_discover', tabId: p.tabId, ctx, event: 'discovered' },
       (trail) => this.link.request({ op: 'discover', tabId: p.tabId }, { signal: ctx.signal, timeoutMs: this.readTimeoutMs }).then((r) => {
         if (r.ok) trail.set({ origin: r.value.origin, documentId: r.value.documentId, frameId: 0 });
         return r;
@@ -254,7 +254,7 @@ export class Broker {
   ): Promise<BrokerAnswer<V>> {
     let seen: { origin: string; url: string; detail: Record<string, unknown> } | null = null;
     return this.pipeline.read(
-      { faculty: p.faculty, agentTool: p.agentTool, tabId: p.tabId, ctx },
+      { faculty: p.faculty, operation: p.operation, agentTool: p.agentTool, tabId: p.tabId, ctx },
       async (trail: Trail) => {
         const r = await this.link.request(
           { op: 'read', faculty: p.faculty, operation: p.operation, tabId: p.tabId, arguments: p.arguments ?? {} },

@@ -13,137 +13,25 @@
  * See docs/broker.md for the rules and the choices made.
  */
 import { randomBytes } from 'node:crypto';
-import { argumentsHash as hashArguments, canonicalJson } from '../../../shared/canonical';
-import { nodeSha256, sha256HexSync } from '../digest';
-import type { ApprovalSubject, ApprovalView } from '../../../shared/ipc';
-import { LIMITS, jsonDepth, utf8Bytes } from '../../../shared/limits';
-import { INVOCATION_OUTCOMES, type Actor, type Faculty } from '../../../shared/receipt';
-import { boundText } from '../../../shared/bounds';
-import { redactText } from '../../../shared/redact';
+import type { ApprovalView } from '../../../shared/ipc';
+import { LIMITS } from '../../../shared/limits';
+import type { Faculty } from '../../../shared/receipt';
 import { toErrorInfo, type Result } from '../../../shared/result';
-import type { Grant, InvocationResult, RefusalCode, ToolAnnotations } from '../../../shared/types';
+import type { Grant, InvocationResult } from '../../../shared/types';
 import type { ExtensionLink } from '../ports';
-import type { ToolKind, ToolRouter } from '../policy';
+import type { ToolRouter } from '../policy';
 import type { Sharing } from '../sharing';
 import { CONSOLE_TAB_REFUSAL } from '../sharing';
 import type { ApprovalDecision, ApprovalQueue } from './approvals';
+import { shapeArguments } from './arguments';
 import type { Discoveries } from './discoveries';
+import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
+import { mapOutcome } from './outcome';
 import { LedgerUnavailable, Trail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
 import type { ArgumentIssue, ArgumentValidator } from './validator';
 
-/** Who is calling and how the agent-facing tool is marked (from the tool registry, never from the page). */
-export interface AgentContext {
-  actor: Actor;
-  kind: ToolKind;
-  /** The MCP request's cancellation (`extra.signal` in the SDK; MCP spec, "Cancellation"). */
-  signal?: AbortSignal;
-}
-
-/** What every reviewed action's request carries, whatever its faculty. */
-export interface ActionRequestBase {
-  tabId: number;
-  /** Exactly what the faculty acts with: hashed, validated, shown, granted and dispatched as given. */
-  arguments: Record<string, unknown>;
-  /** The agent's own id for the operation: recorded and shown, never injected into `arguments`. */
-  operationId?: string;
-}
-
-/** Where a resolved action acts, as the extension reported it at discovery. */
-export interface ActionTarget {
-  tabId: number;
-  frameId: number;
-  documentId: string;
-  origin: string;
-  /** SHA-256 of the exact tab and frame URLs at discovery (src/shared/canonical.ts `urlHash`). */
-  urlHash: string;
-  /** The frame's URL, stripped, for the person. */
-  frameUrl: string;
-}
-
-/** A faculty's subject, resolved from what the console knows (e.g. the latest discovery). */
-export interface ResolvedAction {
-  target: ActionTarget;
-  /** What the grant binds as the subject (WebMCP: the descriptorHash). */
-  subjectHash: string;
-  /** Key of outcome-unknown blocks inside the document (WebMCP: the tool name). */
-  subjectKey: string;
-  /** What the approval dialog shows of the subject. */
-  subject: ApprovalSubject;
-  /** What the extension's faculty receives as `subject`. */
-  linkSubject: Record<string, unknown>;
-  /** Receipt fields of this faculty (WebMCP: toolName, descriptorHash). */
-  receiptFields: Partial<TrailFields>;
-  /** Inputs of the policy beyond faculty, kind, origin and tab. */
-  policy: { toolName?: string; annotations?: ToolAnnotations };
-}
-
-/** What a faculty's steps may read: the console's knowledge of the shared tabs. */
-export interface FacultyEnv {
-  discoveries: Discoveries;
-  sharing: Sharing;
-  validator: ArgumentValidator;
-}
-
-/**
- * The console-side part of a reviewed faculty: a constant (src/main/core/faculties/<name>.ts),
- * all state comes in through `env`.
- */
-export interface ActionFaculty<R extends ActionRequestBase> {
-  faculty: Faculty;
-  operation: string;
-  /** The agent tool's name, recorded in the `requested` receipt. */
-  agentTool: string;
-  /** Receipt fields readable from the raw request before any check (only in shapes the ledger stores). */
-  initialFields(req: R): Partial<TrailFields>;
-  /** Step 2. `{ok:false}` is refused with its code; nothing reaches the person. */
-  resolveSubject(req: R, env: FacultyEnv): Result<ResolvedAction>;
-  /**
-   * Step 3: the arguments against the resolved subject (WebMCP: ajv against the
-   * reviewed inputSchema). `ok` carries the `validated` receipt's detail; a
-   * failure's `detail.issues` (ArgumentIssue[]) reaches the agent.
-   */
-  validate(resolved: ResolvedAction, args: Record<string, unknown>, env: FacultyEnv): Result<Record<string, unknown>>;
-  /** What the agent should call to look at the page again (stale subject, outcome unknown). */
-  lookAgain(tabId: number): string;
-  /** The page changed so that this faculty's knowledge of the tab is stale (e.g. forget the discovery). */
-  onStale?(tabId: number, env: FacultyEnv): void;
-  /** Words for the person: what the agent asks to do ("run a page tool"). */
-  verb: string;
-}
-
-/** A reviewed action that ran. `result` is UNTRUSTED page text. */
-export interface ActionValue {
-  outcome: 'succeeded';
-  resolved: ResolvedAction;
-  argumentsHash: string;
-  result: string | null;
-  truncated: boolean;
-  redacted: boolean;
-  elapsedMs?: number;
-}
-
-/** Error codes from the extension that by definition mean "refused before dispatch". */
-const PRE_DISPATCH_CODES = new Set<string>([
-  'navigated',
-  'tool-missing',
-  'tool-ambiguous',
-  'descriptor-changed',
-  'arguments-mismatch',
-  'grant-expired',
-  'grant-reused',
-  'grant-invalid',
-  'tab-not-shared',
-  'tool-blocked',
-  'not-paired',
-  'unknown-faculty',
-  'unknown-operation',
-  'bad-request',
-] satisfies Array<RefusalCode | 'not-paired' | 'unknown-faculty' | 'unknown-operation' | 'bad-request'>);
-
-/** Refusals after which the agent's view of the page is stale: it must look again. */
-const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguous', 'descriptor-changed']);
-
-const OUTCOMES = new Set<string>(INVOCATION_OUTCOMES);
+export type { ActionFaculty, ActionRequestBase, ActionTarget, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
+export { shapeArguments } from './arguments';
 
 export interface PipelineOptions {
   link: ExtensionLink;
@@ -186,12 +74,12 @@ export class Pipeline {
    * after the read (`console-tab`). Never throws.
    */
   async read<V>(
-    p: { faculty: Faculty; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered' },
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered' },
     work: (trail: Trail) => Promise<Result<V>>,
     after: (v: V, trail: Trail) => { origin?: string | null; url?: string | null; detail: Record<string, unknown> },
   ): Promise<BrokerAnswer<V>> {
     const { ctx } = p;
-    const trail = this.trail(p.faculty, p.tabId !== undefined ? { tabId: p.tabId } : {});
+    const trail = this.trail(p.faculty, { operation: p.operation, ...(p.tabId !== undefined ? { tabId: p.tabId } : {}) });
     try {
       trail.write('requested', ctx.actor, { agentTool: p.agentTool });
       if (p.tabId !== undefined && this.o.sharing.isRefusedConsoleTab(p.tabId)) return trail.refuse(ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
@@ -232,7 +120,7 @@ export class Pipeline {
    */
   async action<R extends ActionRequestBase>(f: ActionFaculty<R>, req: R, ctx: AgentContext): Promise<BrokerAnswer<ActionValue>> {
     const shaped = await shapeArguments(req.arguments);
-    const trail = this.trail(f.faculty, { ...f.initialFields(req), argumentsHash: shaped.hash });
+    const trail = this.trail(f.faculty, { ...f.initialFields(req), operation: f.operation, argumentsHash: shaped.hash });
     const actor = ctx.actor;
     const operationId = typeof req.operationId === 'string' ? req.operationId.slice(0, 128) : undefined;
     try {
@@ -249,7 +137,7 @@ export class Pipeline {
       if (!resolved.ok) return trail.refuse(actor, resolved.error.code, resolved.error.message);
       const r = resolved.value;
       if (this.o.sharing.isConsoleOrigin(r.target.origin)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
-      trail.set({ origin: r.target.origin, frameId: r.target.frameId, documentId: r.target.documentId, ...r.receiptFields });
+      trail.set({ origin: r.target.origin, frameId: r.target.frameId, documentId: r.target.documentId, ...r.receiptFields, subjectHash: r.subjectHash });
       const blocked = this.o.discoveries.blockedBy(r.target.tabId, r.target.documentId, r.subjectKey);
       if (blocked) {
         return trail.refuse(
@@ -314,7 +202,10 @@ export class Pipeline {
       const res = await this.dispatch(f, ctx, r, args, signed.value);
 
       // 8. mapOutcome.
-      return this.mapOutcome(f, trail, actor, ctx, r, argsHash, res);
+      return mapOutcome(
+        { f, trail, actor, ctx, r, argsHash, discoveries: this.o.discoveries, env: this.env, waitedMs: this.o.dispatchTimeoutMs + this.o.linkGraceMs },
+        res,
+      );
     } catch (e) {
       if (e instanceof LedgerUnavailable) return trail.answer({ ok: false, error: { code: e.code, message: e.message } });
       return trail.internal(e);
@@ -419,135 +310,4 @@ export class Pipeline {
     }
   }
 
-  /** Step 8: the extension's answer as the request's outcome and its receipt. */
-  private mapOutcome(
-    f: ActionFaculty<ActionRequestBase>,
-    trail: Trail,
-    actor: Actor,
-    ctx: AgentContext,
-    r: ResolvedAction,
-    argsHash: string,
-    res: Result<InvocationResult>,
-  ): BrokerAnswer<ActionValue> {
-    const unknown = (why: string, detail: Record<string, unknown>): BrokerAnswer<ActionValue> => {
-      this.o.discoveries.block(r.target.tabId, r.target.documentId, r.subjectKey, trail.requestId);
-      trail.tryWrite('outcome-unknown', actor, detail);
-      return trail.answer({
-        ok: false,
-        error: {
-          code: 'outcome-unknown',
-          message:
-            `${why} It may or may not have happened. Further requests on ${JSON.stringify(r.subjectKey)} in this document are refused ` +
-            `until you inspect the page: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
-        },
-      });
-    };
-    if (!res.ok) {
-      if (ctx.signal?.aborted || res.error.code === 'aborted') {
-        // Aborting makes the link ask the extension to cancel (op 'cancel'), but the
-        // page may already have acted, and aborting does not undo it: the outcome is unknown.
-        return unknown('The agent cancelled the request after it was dispatched.', { reason: 'cancelled-during-dispatch' });
-      }
-      if (PRE_DISPATCH_CODES.has(res.error.code)) return this.extensionRefused(f, trail, actor, r, res.error.code, res.error.message);
-      if (res.error.code === 'timeout') return unknown(`The extension did not answer within ${Math.round((this.o.dispatchTimeoutMs + this.o.linkGraceMs) / 1000)} s.`, { reason: 'timeout' });
-      if (res.error.code === 'link-down') return unknown('The link to the extension dropped during dispatch.', { reason: 'link-down' });
-      return unknown(`The extension answered with an error (${res.error.code}).`, {
-        reason: 'link-error',
-        error: { code: res.error.code, message: redactText(res.error.message).value.slice(0, 500) },
-      });
-    }
-    const x = res.value;
-    if (!x || typeof x !== 'object' || !OUTCOMES.has(x.outcome)) return unknown('The extension sent a malformed answer.', { reason: 'malformed-answer' });
-    switch (x.outcome) {
-      case 'succeeded': {
-        const raw = typeof x.result === 'string' ? x.result : null;
-        const shaped = raw === null ? null : boundText(raw);
-        const value: ActionValue = {
-          outcome: 'succeeded',
-          resolved: r,
-          argumentsHash: argsHash,
-          result: shaped ? shaped.text : null,
-          truncated: Boolean(shaped?.truncated || x.truncated),
-          redacted: Boolean(shaped?.redacted || x.redacted),
-          ...(typeof x.elapsedMs === 'number' ? { elapsedMs: x.elapsedMs } : {}),
-        };
-        trail.tryWrite('succeeded', actor, {
-          elapsedMs: x.elapsedMs ?? null,
-          resultBytes: shaped?.originalBytes ?? 0,
-          resultSha256: shaped ? sha256HexSync(shaped.text) : null,
-          truncated: value.truncated,
-          redacted: value.redacted,
-        });
-        return trail.answer({ ok: true, value });
-      }
-      case 'failed': {
-        const msg = redactText(String(x.error?.message ?? 'the page failed the action')).value.slice(0, 2000);
-        trail.tryWrite('failed', actor, { error: { code: x.error?.code ?? 'failed', message: msg }, elapsedMs: x.elapsedMs ?? null });
-        return trail.answer({
-          ok: false,
-          error: { code: 'failed', message: `The page ran the action and reported a failure (${x.error?.code ?? 'failed'}).`, detail: { untrustedText: msg } },
-        });
-      }
-      case 'refused':
-        return this.extensionRefused(f, trail, actor, r, x.refusal ?? x.error?.code ?? 'refused', x.error?.message ?? '');
-      case 'cancelled':
-        // The extension answers 'cancelled' when the action's signal was aborted, which can
-        // happen after the page started: nothing proves it did not act.
-        return unknown('The extension reports the request was cancelled while it was dispatched.', {
-          reason: 'extension-cancelled-during-dispatch',
-          elapsedMs: x.elapsedMs ?? null,
-        });
-      case 'outcome-unknown':
-        return unknown('The extension could not tell whether the action completed (it did not settle in time or the page went away).', {
-          reason: 'extension-outcome-unknown',
-          elapsedMs: x.elapsedMs ?? null,
-        });
-    }
-    return unknown('Unreachable.', { reason: 'unreachable' });
-  }
-
-  private extensionRefused(f: ActionFaculty<ActionRequestBase>, trail: Trail, actor: Actor, r: ResolvedAction, code: string, message: string): BrokerAnswer<ActionValue> {
-    const stale = STALE_CODES.has(code);
-    if (stale) f.onStale?.(r.target.tabId, this.env);
-    const text = redactText(String(message)).value.slice(0, 500);
-    trail.tryWrite('refused', actor, { code, message: text, by: 'extension' });
-    return trail.answer({
-      ok: false,
-      error: {
-        code,
-        message: `The extension refused the request before running it (${code}); nothing was done.` + (stale ? ` The page changed since you looked: ${f.lookAgain(r.target.tabId)}.` : ''),
-      },
-    });
-  }
-}
-
-/** Step 1's result: the arguments as a private copy parsed from their canonical text, or why not. */
-type Shaped =
-  | { ok: true; args: Record<string, unknown>; hash: string; bytes: number }
-  | { ok: false; code: string; message: string; hash: string | null; bytes: number };
-
-/**
- * Step 1, shapeArguments: the arguments must be a JSON object within
- * LIMITS.maxArgumentsBytes (canonical JSON) and LIMITS.maxArgumentsDepth (the
- * link carries no deeper). What is validated, shown, granted and dispatched
- * afterwards is a copy parsed from the canonical text: exactly what was hashed.
- */
-export async function shapeArguments(raw: unknown): Promise<Shaped> {
-  let canon: string;
-  let hash: string;
-  try {
-    canon = canonicalJson(raw);
-    hash = await hashArguments(raw, nodeSha256);
-  } catch (e) {
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, code: 'invalid-arguments', message: '`arguments` must be a JSON object.', hash: null, bytes: 0 };
-    return { ok: false, code: 'invalid-arguments', message: `\`arguments\` is not plain JSON: ${e instanceof Error ? e.message : String(e)}.`, hash: null, bytes: 0 };
-  }
-  const bytes = utf8Bytes(canon);
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, code: 'invalid-arguments', message: '`arguments` must be a JSON object.', hash, bytes };
-  if (bytes > LIMITS.maxArgumentsBytes) return { ok: false, code: 'arguments-too-large', message: `\`arguments\` is ${bytes} bytes of canonical JSON; the limit is ${LIMITS.maxArgumentsBytes}.`, hash, bytes };
-  const args = JSON.parse(canon) as Record<string, unknown>;
-  if (jsonDepth(args, LIMITS.maxArgumentsDepth) > LIMITS.maxArgumentsDepth) {
-    return { ok: false, code: 'arguments-too-deep', message: `\`arguments\` is nested deeper than ${LIMITS.maxArgumentsDepth} levels; the link to the extension carries no deeper arguments.`, hash, bytes };
-  }
-  return { ok: true, args, hash, bytes };
 }

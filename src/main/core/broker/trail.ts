@@ -61,6 +61,8 @@ export class Trail {
       toolName: null,
       descriptorHash: null,
       argumentsHash: null,
+      operation: null,
+      subjectHash: null,
       ...fields,
     };
   }

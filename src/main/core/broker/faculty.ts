@@ -1,0 +1,111 @@
+/**
+ * The contract between the pipeline (./pipeline.ts) and a faculty's console
+ * side (src/main/core/faculties/*): what a reviewed action's request carries,
+ * what resolving its subject yields, and what a faculty must supply. A faculty
+ * is a constant; everything it may read comes in through `FacultyEnv`.
+ */
+import type { ApprovalSubject } from '../../../shared/ipc';
+import type { Actor, Faculty } from '../../../shared/receipt';
+import type { Result } from '../../../shared/result';
+import type { ToolAnnotations } from '../../../shared/types';
+import type { ToolKind } from '../policy';
+import type { Sharing } from '../sharing';
+import type { Discoveries } from './discoveries';
+import type { TrailFields } from './trail';
+import type { ArgumentValidator } from './validator';
+
+/** Who is calling and how the agent-facing tool is marked (from the tool registry, never from the page). */
+export interface AgentContext {
+  actor: Actor;
+  kind: ToolKind;
+  /** The MCP request's cancellation (`extra.signal` in the SDK; MCP spec, "Cancellation"). */
+  signal?: AbortSignal;
+}
+
+/** What every reviewed action's request carries, whatever its faculty. */
+export interface ActionRequestBase {
+  tabId: number;
+  /** Exactly what the faculty acts with: hashed, validated, shown, granted and dispatched as given. */
+  arguments: Record<string, unknown>;
+  /** The agent's own id for the operation: recorded and shown, never injected into `arguments`. */
+  operationId?: string;
+}
+
+/** Where a resolved action acts, as the extension reported it at discovery. */
+export interface ActionTarget {
+  tabId: number;
+  frameId: number;
+  documentId: string;
+  origin: string;
+  /** SHA-256 of the exact tab and frame URLs at discovery (src/shared/canonical.ts `urlHash`). */
+  urlHash: string;
+  /** The frame's URL, stripped, for the person. */
+  frameUrl: string;
+}
+
+/** A faculty's subject, resolved from what the console knows (e.g. the latest discovery). */
+export interface ResolvedAction {
+  target: ActionTarget;
+  /** What the grant binds as the subject (WebMCP: the descriptorHash). */
+  subjectHash: string;
+  /**
+   * Key of outcome-unknown blocks inside the document: the receipt's tool name
+   * when the faculty has one (WebMCP), else the subject hash — the same key
+   * restart recovery (./recovery.ts) rebuilds from the receipts.
+   */
+  subjectKey: string;
+  /** What the approval dialog shows of the subject. */
+  subject: ApprovalSubject;
+  /** What the extension's faculty receives as `subject`. */
+  linkSubject: Record<string, unknown>;
+  /** Receipt fields of this faculty (WebMCP: toolName, descriptorHash). */
+  receiptFields: Partial<TrailFields>;
+  /** Inputs of the policy beyond faculty, kind, origin and tab. */
+  policy: { toolName?: string; annotations?: ToolAnnotations };
+}
+
+/** What a faculty's steps may read: the console's knowledge of the shared tabs. */
+export interface FacultyEnv {
+  discoveries: Discoveries;
+  sharing: Sharing;
+  validator: ArgumentValidator;
+}
+
+/**
+ * The console-side part of a reviewed faculty: a constant (src/main/core/faculties/<name>.ts),
+ * all state comes in through `env`.
+ */
+export interface ActionFaculty<R extends ActionRequestBase> {
+  faculty: Faculty;
+  operation: string;
+  /** The agent tool's name, recorded in the `requested` receipt. */
+  agentTool: string;
+  /** Receipt fields readable from the raw request before any check (only in shapes the ledger stores). */
+  initialFields(req: R): Partial<TrailFields>;
+  /** Step 2. `{ok:false}` is refused with its code; nothing reaches the person. */
+  resolveSubject(req: R, env: FacultyEnv): Result<ResolvedAction>;
+  /**
+   * Step 3: the arguments against the resolved subject (WebMCP: ajv against the
+   * reviewed inputSchema). `ok` carries the `validated` receipt's detail; a
+   * failure's `detail.issues` (ArgumentIssue[]) reaches the agent.
+   */
+  validate(resolved: ResolvedAction, args: Record<string, unknown>, env: FacultyEnv): Result<Record<string, unknown>>;
+  /** What the agent should call to look at the page again (stale subject, outcome unknown). */
+  lookAgain(tabId: number): string;
+  /** The page changed so that this faculty's knowledge of the tab is stale (e.g. forget the discovery). */
+  onStale?(tabId: number, env: FacultyEnv): void;
+  /** Words for the person: what the agent asks to do ("run a page tool"). */
+  verb: string;
+}
+
+/** A reviewed action that ran. `result` is UNTRUSTED page text. */
+export interface ActionValue {
+  outcome: 'succeeded';
+  resolved: ResolvedAction;
+  argumentsHash: string;
+  result: string | null;
+  truncated: boolean;
+  redacted: boolean;
+  elapsedMs?: number;
+}
+

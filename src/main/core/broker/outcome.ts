@@ -1,0 +1,154 @@
+/**
+ * What the pipeline makes of the extension's answer to a dispatch (step 8):
+ * the one outcome list of the link (`INVOCATION_OUTCOMES`), which codes mean
+ * "refused before it acted", which mean the agent's view of the page is stale,
+ * and everything else as `outcome-unknown`.
+ */
+import { boundText } from '../../../shared/bounds';
+import { sha256HexSync } from '../digest';
+import { redactText } from '../../../shared/redact';
+import type { Result } from '../../../shared/result';
+import { INVOCATION_OUTCOMES, type Actor } from '../../../shared/receipt';
+import type { InvocationResult, RefusalCode } from '../../../shared/types';
+import type { Discoveries } from './discoveries';
+import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
+import type { BrokerAnswer, Trail } from './trail';
+
+/** Error codes from the extension that by definition mean "refused before dispatch". */
+const PRE_DISPATCH_CODES = new Set<string>([
+  'navigated',
+  'tool-missing',
+  'tool-ambiguous',
+  'descriptor-changed',
+  'arguments-mismatch',
+  'grant-expired',
+  'grant-reused',
+  'grant-invalid',
+  'tab-not-shared',
+  'tool-blocked',
+  'not-paired',
+  'unknown-faculty',
+  'unknown-operation',
+  'bad-request',
+] satisfies Array<RefusalCode | 'not-paired' | 'unknown-faculty' | 'unknown-operation' | 'bad-request'>);
+
+/** Refusals after which the agent's view of the page is stale: it must look again. */
+const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguous', 'descriptor-changed']);
+
+const OUTCOMES = new Set<string>(INVOCATION_OUTCOMES);
+
+/** Everything step 8 needs of the request it ends. */
+export interface OutcomeContext {
+  f: ActionFaculty<ActionRequestBase>;
+  trail: Trail;
+  actor: Actor;
+  ctx: AgentContext;
+  r: ResolvedAction;
+  argsHash: string;
+  discoveries: Discoveries;
+  env: FacultyEnv;
+  /** How long the console waited for the extension's answer (ms), for the agent's message. */
+  waitedMs: number;
+}
+
+/**
+ * Step 8, mapOutcome: the extension's answer (or the link's failure) as the
+ * request's outcome, its receipt and the agent's answer. Not knowing whether the
+ * page acted — a timeout, a dropped link, a cancel after dispatch began, a
+ * malformed answer — is `outcome-unknown`, and blocks the subject in that
+ * document until the agent looks again (docs/design.md, "Trust rules").
+ */
+export function mapOutcome(o: OutcomeContext, res: Result<InvocationResult>): BrokerAnswer<ActionValue> {
+const { f, trail, actor, ctx, r, argsHash } = o;
+  const unknown = (why: string, detail: Record<string, unknown>): BrokerAnswer<ActionValue> => {
+    o.discoveries.block(r.target.tabId, r.target.documentId, r.subjectKey, trail.requestId);
+    trail.tryWrite('outcome-unknown', actor, detail);
+    return trail.answer({
+      ok: false,
+      error: {
+        code: 'outcome-unknown',
+        message:
+          `${why} It may or may not have happened. Further requests on ${JSON.stringify(r.subjectKey)} in this document are refused ` +
+          `until you inspect the page: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
+      },
+    });
+  };
+  if (!res.ok) {
+    if (ctx.signal?.aborted || res.error.code === 'aborted') {
+      // Aborting makes the link ask the extension to cancel (op 'cancel'), but the
+      // page may already have acted, and aborting does not undo it: the outcome is unknown.
+      return unknown('The agent cancelled the request after it was dispatched.', { reason: 'cancelled-during-dispatch' });
+    }
+    if (PRE_DISPATCH_CODES.has(res.error.code)) return extensionRefused(o, res.error.code, res.error.message);
+    if (res.error.code === 'timeout') return unknown(`The extension did not answer within ${Math.round(o.waitedMs / 1000)} s.`, { reason: 'timeout' });
+    if (res.error.code === 'link-down') return unknown('The link to the extension dropped during dispatch.', { reason: 'link-down' });
+    return unknown(`The extension answered with an error (${res.error.code}).`, {
+      reason: 'link-error',
+      error: { code: res.error.code, message: redactText(res.error.message).value.slice(0, 500) },
+    });
+  }
+  const x = res.value;
+  if (!x || typeof x !== 'object' || !OUTCOMES.has(x.outcome)) return unknown('The extension sent a malformed answer.', { reason: 'malformed-answer' });
+  switch (x.outcome) {
+    case 'succeeded': {
+      const raw = typeof x.result === 'string' ? x.result : null;
+      const shaped = raw === null ? null : boundText(raw);
+      const value: ActionValue = {
+        outcome: 'succeeded',
+        resolved: r,
+        argumentsHash: argsHash,
+        result: shaped ? shaped.text : null,
+        truncated: Boolean(shaped?.truncated || x.truncated),
+        redacted: Boolean(shaped?.redacted || x.redacted),
+        ...(typeof x.elapsedMs === 'number' ? { elapsedMs: x.elapsedMs } : {}),
+      };
+      trail.tryWrite('succeeded', actor, {
+        elapsedMs: x.elapsedMs ?? null,
+        resultBytes: shaped?.originalBytes ?? 0,
+        resultSha256: shaped ? sha256HexSync(shaped.text) : null,
+        truncated: value.truncated,
+        redacted: value.redacted,
+      });
+      return trail.answer({ ok: true, value });
+    }
+    case 'failed': {
+      const msg = redactText(String(x.error?.message ?? 'the page failed the action')).value.slice(0, 2000);
+      trail.tryWrite('failed', actor, { error: { code: x.error?.code ?? 'failed', message: msg }, elapsedMs: x.elapsedMs ?? null });
+      return trail.answer({
+        ok: false,
+        error: { code: 'failed', message: `The page ran the action and reported a failure (${x.error?.code ?? 'failed'}).`, detail: { untrustedText: msg } },
+      });
+    }
+    case 'refused':
+      return extensionRefused(o, x.refusal ?? x.error?.code ?? 'refused', x.error?.message ?? '');
+    case 'cancelled':
+      // The extension answers 'cancelled' when the action's signal was aborted, which can
+      // happen after the page started: nothing proves it did not act.
+      return unknown('The extension reports the request was cancelled while it was dispatched.', {
+        reason: 'extension-cancelled-during-dispatch',
+        elapsedMs: x.elapsedMs ?? null,
+      });
+    case 'outcome-unknown':
+      return unknown('The extension could not tell whether the action completed (it did not settle in time or the page went away).', {
+        reason: 'extension-outcome-unknown',
+        elapsedMs: x.elapsedMs ?? null,
+      });
+  }
+  return unknown('Unreachable.', { reason: 'unreachable' });
+}
+
+/** A refusal by the extension before it acted: nothing was done; a stale subject is forgotten. */
+function extensionRefused(o: OutcomeContext, code: string, message: string): BrokerAnswer<ActionValue> {
+const { f, trail, actor, r } = o;
+  const stale = STALE_CODES.has(code);
+  if (stale) f.onStale?.(r.target.tabId, o.env);
+  const text = redactText(String(message)).value.slice(0, 500);
+  trail.tryWrite('refused', actor, { code, message: text, by: 'extension' });
+  return trail.answer({
+    ok: false,
+    error: {
+      code,
+      message: `The extension refused the request before running it (${code}); nothing was done.` + (stale ? ` The page changed since you looked: ${f.lookAgain(r.target.tabId)}.` : ''),
+    },
+  });
+}
