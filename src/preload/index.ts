@@ -21,6 +21,9 @@ const api: EchoApi = {
   unshareTab: (p) => ipcRenderer.invoke(CHANNELS.unshareTab, p),
   rotateToken: () => ipcRenderer.invoke(CHANNELS.rotateToken),
   updateSettings: (p) => ipcRenderer.invoke(CHANNELS.updateSettings, p),
+  listPolicyRules: () => ipcRenderer.invoke(CHANNELS.listPolicyRules),
+  addPolicyRule: (p) => ipcRenderer.invoke(CHANNELS.addPolicyRule, p),
+  removePolicyRule: (p) => ipcRenderer.invoke(CHANNELS.removePolicyRule, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

@@ -1,6 +1,6 @@
 /**
  * The console's layout and the containers that connect the stores to the
- * presentational components (components/*). State lives in the four stores
+ * presentational components (components/*). State lives in the stores
  * (stores/*); the only local state here is which section is shown.
  *
  * Across every page: the banner when the console itself is unreachable (the
@@ -8,13 +8,14 @@
  * as unknown), and the pairing notice while the extension awaits pairing. The
  * link badge in the header opens the Connection page.
  */
-import { createContext, useContext, useState } from 'react';
+import { createContext, useContext, useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog } from './components/ApprovalDialog';
 import { ApprovalList } from './components/ApprovalList';
 import { ConnectionPanel } from './components/ConnectionPanel';
 import { ConsoleBanner } from './components/ConsoleBanner';
 import { PairingNotice } from './components/PairingNotice';
+import { PolicyEditor } from './components/PolicyEditor';
 import { ReceiptList } from './components/ReceiptList';
 import { SettingsPanel } from './components/SettingsPanel';
 import { useNow } from './hooks';
@@ -35,7 +36,7 @@ function useOnline(): boolean {
   return useStore(connection, (s) => consoleReachable(s.transport));
 }
 
-type Section = 'approvals' | 'receipts' | 'connection' | 'settings';
+type Section = 'approvals' | 'receipts' | 'connection' | 'policy' | 'settings';
 
 function Approvals() {
   const { approvals } = useStores();
@@ -126,6 +127,18 @@ function Settings() {
   return <SettingsPanel settings={s.settings} saving={s.saving} saved={s.saved} offline={!online} error={s.error} onSaveTimeout={(sec) => void s.saveApprovalTimeout(sec)} />;
 }
 
+/** The policy editor; the rules are loaded when the page opens and again whenever the console answers again. */
+function Policy() {
+  const { policy, connection } = useStores();
+  const s = useStore(policy);
+  const sharedTabs = useStore(connection, (c) => c.sharedTabs);
+  const online = useOnline();
+  useEffect(() => {
+    if (online) void policy.getState().load();
+  }, [online, policy]);
+  return <PolicyEditor rules={s.rules} sharedTabs={sharedTabs} busy={s.busy} offline={!online} error={s.error} onAdd={s.add} onRemove={(i) => void s.remove(i)} />;
+}
+
 /** The extension's link state; a button that opens the Connection page. */
 function LinkBadge(props: { onOpen(): void }) {
   const { connection } = useStores();
@@ -182,6 +195,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
     ['approvals', 'Approvals'],
     ['receipts', 'Receipts'],
     ['connection', 'Connection'],
+    ['policy', 'Policy'],
     ['settings', 'Settings'],
   ];
   return (
@@ -215,6 +229,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
           {section === 'approvals' ? <Approvals /> : null}
           {section === 'receipts' ? <Receipts /> : null}
           {section === 'connection' ? <Connection /> : null}
+          {section === 'policy' ? <Policy /> : null}
           {section === 'settings' ? <Settings /> : null}
         </main>
       </div>

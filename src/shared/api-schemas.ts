@@ -13,6 +13,7 @@
  */
 import type { ConsoleApi } from './ipc';
 import { APPROVAL_TIMEOUT_RANGE } from './limits';
+import { POLICY_LIMITS, POLICY_RULE_SCHEMA } from './policy';
 import { OUTCOME_EVENTS, RECEIPT_EVENTS } from './receipt';
 
 /** Every ConsoleApi method name, in CHANNELS order. */
@@ -28,6 +29,9 @@ export const API_METHODS = [
   'unshareTab',
   'rotateToken',
   'updateSettings',
+  'listPolicyRules',
+  'addPolicyRule',
+  'removePolicyRule',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -102,5 +106,14 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
       approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
       developerMode: { type: 'boolean' },
     },
+  },
+  listPolicyRules: NO_PAYLOAD,
+  // One rule shape (src/shared/policy.ts), the same the settings file is checked against.
+  addPolicyRule: { type: 'object', additionalProperties: false, required: ['rule'], properties: { rule: POLICY_RULE_SCHEMA } },
+  removePolicyRule: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['index', 'rule'],
+    properties: { index: { type: 'integer', minimum: 0, maximum: POLICY_LIMITS.maxRules - 1 }, rule: POLICY_RULE_SCHEMA },
   },
 };

@@ -5,6 +5,7 @@
  * exposes exactly one object of this shape as `window.echo`. Every method
  * answers a Result and never throws across the boundary.
  */
+import type { PolicyRule } from './policy';
 import type { ErrorInfo, Result } from './result';
 import type { Faculty, Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from './receipt';
 import type { SharedTab, ToolAnnotations } from './types';
@@ -124,7 +125,9 @@ export type ConsoleEvent =
   | { kind: 'shared-tabs'; tabs: SharedTab[] }
   | { kind: 'receipt'; receipt: Receipt }
   | { kind: 'endpoint'; endpoint: EndpointInfo }
-  | { kind: 'settings'; settings: ConsoleSettings };
+  | { kind: 'settings'; settings: ConsoleSettings }
+  /** The person's policy rules changed (added, removed, or a tab's rules dropped when it stopped being shared). */
+  | { kind: 'policy-rules'; rules: PolicyRule[] };
 
 /** One method per message; argument objects are validated by the host before use. */
 export interface ConsoleApi {
@@ -139,6 +142,19 @@ export interface ConsoleApi {
   unshareTab(p: { tabId: number }): Promise<Result<null>>;
   rotateToken(): Promise<Result<EndpointInfo>>;
   updateSettings(p: Partial<ConsoleSettings>): Promise<Result<ConsoleSettings>>;
+  /** The person's policy rules (settings.json `policyRules`), in the order they are checked. */
+  listPolicyRules(): Promise<Result<PolicyRule[]>>;
+  /**
+   * Append one rule (checked last) and answer the new list. A tab rule (`tabId`) needs the
+   * tab to be shared; its `origin` is filled with (or must equal) the tab's origin now.
+   * Errors: invalid-params, invalid-rule, tab-not-shared, tab-origin-mismatch, too-many-rules.
+   */
+  addPolicyRule(p: { rule: PolicyRule }): Promise<Result<PolicyRule[]>>;
+  /**
+   * Remove the rule at `index`, which must still be `rule` (else `policy-rule-changed`: someone
+   * else edited the list meanwhile); answers the new list.
+   */
+  removePolicyRule(p: { index: number; rule: PolicyRule }): Promise<Result<PolicyRule[]>>;
 }
 
 /**
@@ -164,5 +180,8 @@ export const CHANNELS = {
   unshareTab: 'tabs:unshare',
   rotateToken: 'endpoint:rotate-token',
   updateSettings: 'settings:update',
+  listPolicyRules: 'policy:list-rules',
+  addPolicyRule: 'policy:add-rule',
+  removePolicyRule: 'policy:remove-rule',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

@@ -31,6 +31,8 @@ export const RECEIPT_EVENTS = [
   'token-rotated',
   'developer-mode-on',
   'developer-mode-off',
+  /** A policy rule was added or removed by the person, or dropped by the console (detail: change, the rule(s)). */
+  'policy-changed',
 ] as const;
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 

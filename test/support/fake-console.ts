@@ -6,6 +6,7 @@
  * core does. The real core (src/main/core) replaces it in the full end-to-end
  * tests.
  */
+import type { PolicyRule } from '../../src/shared/policy';
 import type { ApprovalView, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
 import type { Receipt, ReceiptEvent, ReceiptPage, ReceiptQuery, VerifyReport } from '../../src/shared/receipt';
 import { validateApiPayload } from '../../src/main/core/api/payloads';
@@ -211,5 +212,27 @@ export class FakeConsole implements ConsoleApi {
     this.settings = { ...this.settings, ...p };
     this.emit({ kind: 'settings', settings: this.settings });
     return ok(this.settings);
+  }
+
+  /** Policy rules, in memory, without the core's checks (the real core is tested in core-policy.test.ts). */
+  policyRules: PolicyRule[] = [];
+
+  async listPolicyRules(): Promise<Result<PolicyRule[]>> {
+    this.record('listPolicyRules', undefined);
+    return ok(this.policyRules);
+  }
+
+  async addPolicyRule(p: { rule: PolicyRule }): Promise<Result<PolicyRule[]>> {
+    this.record('addPolicyRule', p);
+    this.policyRules = [...this.policyRules, p.rule];
+    this.emit({ kind: 'policy-rules', rules: this.policyRules });
+    return ok(this.policyRules);
+  }
+
+  async removePolicyRule(p: { index: number; rule: PolicyRule }): Promise<Result<PolicyRule[]>> {
+    this.record('removePolicyRule', p);
+    this.policyRules = this.policyRules.filter((_, i) => i !== p.index);
+    this.emit({ kind: 'policy-rules', rules: this.policyRules });
+    return ok(this.policyRules);
   }
 }

@@ -348,7 +348,7 @@ describe('restart recovery', () => {
     // No discovery survives a restart: the agent cannot retry blindly, it must look at the page again…
     const blind = await core.broker.invoke({ tabId: 1, name: 'pay', descriptorHash: hash('pay'), arguments: {} }, AGENT);
     expect(!blind.ok && blind.error.code).toBe('descriptor-unknown');
-    // …and looking again lifts the block (docs/broker.md, "Outcome unknown").
+    // …and looking again lifts the block (docs/broker.md, "outcome-unknown").
     expect((await core.broker.discover({ tabId: 1 }, { ...AGENT, kind: 'read' })).ok).toBe(true);
     expect(core.broker.discoveries.blockedBy(1, 'doc-1', 'pay')).toBeUndefined();
     // A second start of the same data finds nothing left to recover.

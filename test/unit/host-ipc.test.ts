@@ -111,6 +111,14 @@ describe('IPC handlers', () => {
     ['updateSettings', [{ developerMode: 'on' }]],
     ['updateSettings', [{ approvalTimeoutMs: 60_000, __proto__: { polluted: true } }]],
     ['updateSettings', [JSON.parse('{"approvalTimeoutMs": 60000, "__proto__": {"polluted": true}}')]],
+    ['listPolicyRules', [{ all: true }]],
+    ['addPolicyRule', [{}]],
+    ['addPolicyRule', [{ rule: { action: 'allow', kind: 'mutate' } }]],
+    ['addPolicyRule', [{ rule: { action: 'allow', faculty: 'console' } }]],
+    ['addPolicyRule', [{ rule: { action: 'allow', readOnlyHint: true } }]],
+    ['addPolicyRule', [JSON.parse('{"rule": {"action": "deny", "__proto__": {"action": "allow"}}}')]],
+    ['removePolicyRule', [{ index: -1, rule: { action: 'deny' } }]],
+    ['removePolicyRule', [{ index: 0 }]],
   ])('%s rejects payload %j', async (method, args) => {
     const fake = new FakeConsole({ approvals: [sampleApproval()] });
     const { invoke, trusted } = setup(fake);
@@ -129,6 +137,9 @@ describe('IPC handlers', () => {
     ['shareTab', [{ tabId: 0 }]],
     ['updateSettings', [{ approvalTimeoutMs: 60_000 }]],
     ['updateSettings', [{ developerMode: true }]],
+    ['listPolicyRules', []],
+    ['addPolicyRule', [{ rule: { tabId: 3, kind: 'low-impact-mutation', action: 'allow' } }]],
+    ['removePolicyRule', [{ index: 0, rule: { origin: 'https://a.example', action: 'deny', reason: 'no' } }]],
   ])('%s accepts payload %j', async (method, args) => {
     expect(validateApiPayload(method as keyof ConsoleApi, args[0]).ok).toBe(true);
     const fake = new FakeConsole({ approvals: [sampleApproval()] });

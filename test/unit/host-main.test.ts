@@ -134,9 +134,10 @@ describe('Electron entry', () => {
     }
     expect(h.calls.indexOf('csp')).toBeLessThan(h.calls.indexOf('window'));
     expect((h.coreOpts as { secretStore: unknown }).secretStore).toBeInstanceOf(SafeStorageSecretStore);
-    expect(h.ipc.size).toBe(11);
+    // One handler per ConsoleApi method, however many there are.
+    expect(h.ipc.size).toBe((await import('../../src/shared/api-schemas')).API_METHODS.length);
 
-    h.coreListener!({ kind: 'approvals', approvals: [{ requestId: 'r1', agent: { name: 'A' }, origin: 'https://x.example' }] });
+    h.coreListener!({ kind: 'approvals', approvals: [{ requestId: 'r1', agent: { name: 'A' }, verb: 'run a page tool', origin: 'https://x.example' }] });
     expect(h.sent).toHaveLength(1);
     expect(h.notifications).toBe(1);
   });

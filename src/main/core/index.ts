@@ -20,6 +20,7 @@ import { toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import { AgentEndpoint } from './agent';
 import { createConsoleApi } from './api';
+import { createPolicyApi } from './api/policy';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
 import { Broker } from './broker';
@@ -196,8 +197,20 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     return broker.sharing.refresh();
   }
 
+  // The person's rules: listed, added and removed from the console (src/main/core/api/policy.ts).
+  // A tab rule ends with its share, also one that ended while the console was away.
+  const policyApi = createPolicyApi(
+    { settings, router: policy, extraRules: opts.policyRules ?? [], sharedTabs: () => broker.getSharedTabs(), receipt, emit },
+    (m, e) => log.warn(m, toErrorInfo(e)),
+  );
+  for (const r of settings.get().policyRules) {
+    if (r.tabId !== undefined && broker.sharing.recordedShare(r.tabId)?.origin !== r.origin) policyApi.dropTabRules(r.tabId, 'the tab was not shared when the console started');
+  }
+  unsubs.push(broker.sharing.onShareEnded((tabId, reason) => policyApi.dropTabRules(tabId, reason)));
+
   // ---- the api ------------------------------------------------------------------
   const api = createConsoleApi({
+    policy: policyApi,
     receipt,
     broker,
     link,

@@ -1,5 +1,5 @@
 /**
- * The four stores (approvals, receipts, connection, settings) and their wiring
+ * The stores (approvals, receipts, connection, settings, policy) and their wiring
  * to a transport: the snapshot is loaded on start and after every reconnect
  * (and errors that only said "unreachable" are cleared then), and pushed
  * ConsoleEvents update the matching store. The stores call the API through
@@ -11,6 +11,7 @@ import { plainError, withPlainErrors } from '../transport/errors';
 import type { TransportState } from '../transport/ws-client';
 import { createApprovalsStore } from './approvals';
 import { createConnectionStore, isTransportError } from './connection';
+import { createPolicyStore } from './policy';
 import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
 
@@ -21,6 +22,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     receipts: createReceiptsStore(api),
     connection: createConnectionStore(api),
     settings: createSettingsStore(api),
+    policy: createPolicyStore(api),
   };
 }
 
@@ -41,6 +43,8 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.connection.getState().setEndpoint(e.endpoint);
     case 'settings':
       return stores.settings.getState().setSettings(e.settings);
+    case 'policy-rules':
+      return stores.policy.getState().setRules(e.rules);
   }
 }
 
@@ -64,6 +68,7 @@ export function clearTransportErrors(stores: ConsoleStores): void {
   if (isTransportError(r.verifyError)) stores.receipts.setState({ verifyError: null });
   if (isTransportError(stores.approvals.getState().error)) stores.approvals.setState({ error: null });
   if (isTransportError(stores.settings.getState().error)) stores.settings.setState({ error: null });
+  if (isTransportError(stores.policy.getState().error)) stores.policy.setState({ error: null });
 }
 
 /**

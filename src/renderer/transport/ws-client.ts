@@ -162,6 +162,9 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     unshareTab: (p) => call('unshareTab', p),
     rotateToken: () => call('rotateToken'),
     updateSettings: (p) => call('updateSettings', p),
+    listPolicyRules: () => call('listPolicyRules'),
+    addPolicyRule: (p) => call('addPolicyRule', p),
+    removePolicyRule: (p) => call('removePolicyRule', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

@@ -12,6 +12,7 @@ import type { Actor, Receipt, ReceiptInput } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
 import type { AgentEndpoint } from '../agent';
 import type { Broker } from '../broker';
+import type { PolicyApi } from './policy';
 import type { Ledger } from '../ledger';
 import type { ExtensionLink } from '../ports';
 import type { SettingsStore } from '../settings';
@@ -31,6 +32,8 @@ export interface ConsoleApiParts {
   endpoint(): EndpointInfo;
   consoleSettings(): ConsoleSettings;
   emit(e: ConsoleEvent): void;
+  /** The policy methods' work (src/main/core/api/policy.ts). */
+  policy: PolicyApi;
 }
 
 /** Build the ConsoleApi over the core's parts. Never throws; every method answers a Result. */
@@ -104,5 +107,8 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
       p.emit({ kind: 'settings', settings: s });
       return ok(s);
     }),
+    listPolicyRules: handler('listPolicyRules', () => p.policy.list()),
+    addPolicyRule: handler('addPolicyRule', (x) => p.policy.add(x)),
+    removePolicyRule: handler('removePolicyRule', (x) => p.policy.remove(x)),
   };
 }

@@ -84,7 +84,7 @@ export class Pipeline {
       trail.write('requested', ctx.actor, { agentTool: p.agentTool });
       if (p.tabId !== undefined && this.o.sharing.isRefusedConsoleTab(p.tabId)) return trail.refuse(ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       const knownOrigin = p.tabId !== undefined ? (this.o.sharing.get(p.tabId)?.origin ?? null) : null;
-      const before = this.o.policy.decide({ faculty: p.faculty, kind: ctx.kind, origin: knownOrigin });
+      const before = this.o.policy.decide({ faculty: p.faculty, kind: ctx.kind, origin: knownOrigin, tabId: p.tabId ?? null });
       if (before.action !== 'allow') return trail.refuse(ctx.actor, 'policy-denied', `Denied by the console's policy: ${before.reason}.`);
       const res = await work(trail);
       if (!res.ok) return trail.readFailed(ctx.actor, ctx.signal, res.error);
@@ -96,7 +96,7 @@ export class Pipeline {
         return trail.refuse(ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       }
       if (seen.origin) {
-        const afterDecision = this.o.policy.decide({ faculty: p.faculty, kind: ctx.kind, origin: seen.origin });
+        const afterDecision = this.o.policy.decide({ faculty: p.faculty, kind: ctx.kind, origin: seen.origin, tabId: p.tabId ?? null });
         if (afterDecision.action !== 'allow') return trail.refuse(ctx.actor, 'policy-denied', `Denied by the console's policy: ${afterDecision.reason}.`);
       }
       trail.write(p.event ?? 'succeeded', ctx.actor, seen.detail);
@@ -157,7 +157,7 @@ export class Pipeline {
       trail.write('validated', actor, v.value);
 
       // 4. policy: the floor (review for every mutation) cannot be lowered; a rule may deny.
-      const decision = this.o.policy.decide({ faculty: f.faculty, kind: ctx.kind, origin: r.target.origin, ...r.policy });
+      const decision = this.o.policy.decide({ faculty: f.faculty, operation: f.operation, kind: ctx.kind, origin: r.target.origin, tabId: r.target.tabId, ...r.policy });
       if (decision.action === 'deny') return trail.refuse(actor, 'policy-denied', `Denied by the console's policy: ${decision.reason}.`);
 
       // 5. requestApproval.

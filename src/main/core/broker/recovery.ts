@@ -6,7 +6,7 @@
  *   const report = recoverAtStart(ledger);
  *   for (const b of report.blocks) refuse `b.subject` in (b.tabId, b.documentId) until the tab is discovered again
  *
- * The rules (DESIGN.md, "Request lifecycle"; docs/broker.md):
+ * The rules (docs/design.md, "Request lifecycle"; docs/broker.md, "outcome-unknown"):
  * - A request whose newest receipt is `dispatched` may or may not have run in
  *   the page: it gets an `outcome-unknown` receipt (detail
  *   `{reason: 'console-restarted'}`, actor console) and becomes a block.

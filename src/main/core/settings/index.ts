@@ -15,7 +15,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { APPROVAL_TIMEOUT_RANGE, LIMITS } from '../../../shared/limits';
-import { POLICY_RULES_SCHEMA, type PolicyRule } from '../policy';
+import { POLICY_RULES_SCHEMA, policyRuleProblem, type PolicyRule } from '../policy';
 
 /** The port the MCP endpoint listens on unless configured (127.0.0.1 only). */
 export const DEFAULT_MCP_PORT = 47_821;
@@ -35,7 +35,10 @@ export interface Settings {
   /** How long an approval request waits for the person (ms). */
   approvalTimeoutMs: number;
   developerMode: boolean;
-  /** Local policy rules (src/main/core/policy); edited by hand for now. */
+  /**
+   * The person's policy rules (src/shared/policy.ts), edited in the console's
+   * policy editor (src/main/core/api/policy.ts) or by hand while the console is stopped.
+   */
   policyRules: PolicyRule[];
   /** Set while the console runs; the stdio command connects here. */
   endpoint: { url: string; pid: number; startedAt: number } | null;
@@ -120,6 +123,9 @@ export class SettingsStore {
       throw new SettingsError(`${file} is not valid settings: ${why}`);
     }
     const p = parsed as Partial<Settings> & Omit<Settings, 'policyRules' | 'endpoint'>;
+    // A rule that can never match (an origin spelt otherwise than URL.origin) would be a silent hole for a deny rule.
+    const bad = (p.policyRules ?? []).map((r, i) => [i, policyRuleProblem(r)] as const).find(([, why]) => why !== null);
+    if (bad) throw new SettingsError(`${file} is not valid settings: /policyRules/${bad[0]} ${bad[1]}`);
     const store = new SettingsStore(file, { ...p, policyRules: p.policyRules ?? [], endpoint: p.endpoint ?? null });
     // Tighten the mode if someone loosened it: the file holds the bearer token.
     try {

@@ -68,6 +68,7 @@ export class Sharing {
   private listed = false;
   private readonly changeListeners = new Set<(tabs: SharedTab[], complete: boolean) => void>();
   private readonly goneListeners = new Set<(tabIds: number[]) => void>();
+  private readonly endedListeners = new Set<(tabId: number, reason: string) => void>();
   /** Shares already receipted, seeded from the ledger so a restart does not record them again. */
   private readonly known: Map<number, KnownShare>;
   /** Tabs the person is sharing or unsharing from the console right now: their receipts say via 'console'. */
@@ -114,6 +115,22 @@ export class Sharing {
   onTabsGone(listener: (tabIds: number[]) => void): () => void {
     this.goneListeners.add(listener);
     return () => this.goneListeners.delete(listener);
+  }
+
+  /**
+   * Listen to shares ending, right after their `tab-unshared` receipt: unshared or
+   * closed, moved to another origin, or shared anew (a new sharedAt). The policy's tab
+   * rules end with them (src/main/core/api/policy.ts). Returns the unsubscribe function.
+   */
+  onShareEnded(listener: (tabId: number, reason: string) => void): () => void {
+    this.endedListeners.add(listener);
+    return () => this.endedListeners.delete(listener);
+  }
+
+  /** The share of `tabId` that the receipts record as open (seeded from the ledger at start), or undefined. */
+  recordedShare(tabId: number): { origin: string | null } | undefined {
+    const k = this.known.get(tabId);
+    return k ? { origin: k.origin } : undefined;
   }
 
   // ---- what the extension reports -------------------------------------------------
@@ -299,6 +316,8 @@ export class Sharing {
       if (!t && !complete && !this.consoleActions.has(k.tabId)) continue;
       this.known.delete(k.tabId);
       this.receipt({ requestId: null, event: 'tab-unshared', faculty: 'console', actor: PERSON, tabId: k.tabId, origin: k.origin, documentId: k.documentId, detail: { via: via(k.tabId) } });
+      const reason = t ? (t.origin !== k.origin ? 'the tab moved to another origin' : 'the tab was shared anew') : 'the tab is no longer shared';
+      for (const l of this.endedListeners) this.safely(() => l(k.tabId, reason));
     }
     for (const t of tabs) {
       const k = this.known.get(t.tabId);
