@@ -11,8 +11,8 @@
  *   URL:   --url, $ECHO_CONSOLE_URL, the `endpoint.url` the running console wrote
  *          into <data dir>/settings.json
  *   token: $ECHO_CONSOLE_TOKEN, the `token` in <data dir>/settings.json
- *   data dir: --data-dir, $ECHO_CONSOLE_DATA_DIR, the platform default (the same
- *          rule as src/main/core/settings defaultDataDir; a unit test keeps them equal)
+ *   data dir: --data-dir, else the console's own rule (src/main/data-dir.mjs:
+ *          $ECHO_CONSOLE_DATA_DIR, else the platform default), imported, not repeated
  * Only http://127.0.0.1 and http://localhost URLs are accepted: the token must
  * never travel off this machine.
  *
@@ -23,19 +23,15 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { connect } from 'node:net';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { resolveDataDir } from '../src/main/data-dir.mjs';
 
-/** Same rule as src/main/core/settings `defaultDataDir` and src/main/data-dir.ts. */
-export function defaultDataDir(env = process.env, platform = process.platform, home = homedir()) {
-  if (env.ECHO_CONSOLE_DATA_DIR) return path.resolve(env.ECHO_CONSOLE_DATA_DIR);
-  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'echo-console');
-  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'echo-console');
-  return path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'echo-console');
-}
+// The one data-dir rule of the console (the Electron and web hosts call it too);
+// exported again so a unit test can check it is the very same function.
+export { resolveDataDir };
 
 /** Parse `--data-dir DIR`, `--url URL` (also `--x=value`). Unknown flags are an error. */
 export function parseArgs(argv) {
@@ -58,7 +54,7 @@ export function parseArgs(argv) {
  * @throws Error with a message for people when something is missing.
  */
 export function resolveTarget(args, env = process.env) {
-  const dataDir = args.dataDir ? path.resolve(args.dataDir) : defaultDataDir(env);
+  const dataDir = args.dataDir ? path.resolve(args.dataDir) : resolveDataDir(env);
   const file = path.join(dataDir, 'settings.json');
   let settings = null;
   try {

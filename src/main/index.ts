@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } from 'electron';
 import type { ConsoleEvent } from '../shared/ipc';
 import { createConsoleCore } from './core';
-import { resolveDataDir } from './data-dir';
+import { resolveDataDir } from './data-dir.mjs';
 import { pushEvent, registerIpcHandlers } from './ipc';
 import { SafeStorageSecretStore } from './secret-store';
 import { APP_SCHEME_PRIVILEGES, hardenSession, hardenWebContents, registerAppProtocol } from './security';

@@ -1,15 +1,17 @@
 /**
  * The Electron host's IPC: one `ipcMain.handle` per ConsoleApi method
  * (`CHANNELS`, src/shared/ipc.ts), each with the same four steps
- * (docs/design.md, "Conventions" §2): check the sender, validate the payload (the schema of
- * src/main/api-validation.ts, shared with the web host), call the core, answer a
+ * (docs/design.md, "Conventions" §2): check the sender, pass the payload to the core (which
+ * validates it, once, against src/shared/api-schemas.ts and writes the refused
+ * receipt; src/main/api-dispatch.ts, shared with the web host), answer a
  * Result. Nothing throws raw across the boundary. Core events are pushed to the
  * main window's top frame on `CHANNELS.events`.
  */
 import type { BrowserWindow, IpcMain, IpcMainInvokeEvent, WebFrameMain } from 'electron';
 import { CHANNELS, type ConsoleApi, type ConsoleEvent } from '../shared/ipc';
 import { err, type Result } from '../shared/result';
-import { API_METHODS, dispatchCall } from './api-validation';
+import { API_METHODS } from '../shared/api-schemas';
+import { dispatchCall } from './api-dispatch';
 import { isAppUrl } from './url-policy';
 
 /**

@@ -7,8 +7,7 @@
  * and the main process validates every payload anyway.
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { CHANNELS, type ConsoleEvent } from '../shared/ipc';
-import type { EchoApi } from './api';
+import { CHANNELS, type ConsoleEvent, type EchoApi } from '../shared/ipc';
 
 const api: EchoApi = {
   getSnapshot: () => ipcRenderer.invoke(CHANNELS.getSnapshot),

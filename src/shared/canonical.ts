@@ -6,7 +6,7 @@
  * - Canonical JSON is RFC 8785 (JSON Canonicalization Scheme), produced by the
  *   `canonicalize` package (the reference implementation by the RFC's author).
  * - The digest is SHA-256 through a pluggable back end: WebCrypto
- *   (`crypto.subtle`, browsers and Node) or node:crypto (see digest-node.ts).
+ *   (`crypto.subtle`, browsers and Node) or node:crypto (see src/main/core/digest.ts).
  * - Hashes are written as 64 lowercase hex characters.
  */
 import canonicalizeImpl from 'canonicalize';

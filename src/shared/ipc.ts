@@ -147,7 +147,7 @@ export interface ConsoleApi {
   /**
    * Append one rule (checked last) and answer the new list. A tab rule (`tabId`) needs the
    * tab to be shared; its `origin` is filled with (or must equal) the tab's origin now.
-   * Errors: invalid-payload, invalid-rule, tab-not-shared, tab-origin-mismatch, too-many-rules.
+   * Errors: invalid-params, invalid-rule, tab-not-shared, tab-origin-mismatch, too-many-rules.
    */
   addPolicyRule(p: { rule: PolicyRule }): Promise<Result<PolicyRule[]>>;
   /**
@@ -155,6 +155,16 @@ export interface ConsoleApi {
    * else edited the list meanwhile); answers the new list.
    */
   removePolicyRule(p: { index: number; rule: PolicyRule }): Promise<Result<PolicyRule[]>>;
+}
+
+/**
+ * `window.echo`, the object the Electron preload exposes (src/preload/index.ts),
+ * and what the renderer's transport hands the UI whichever host serves it: one
+ * method per ConsoleApi method, plus a subscription to pushed events.
+ */
+export interface EchoApi extends ConsoleApi {
+  /** Subscribe to ConsoleEvents pushed by the host; returns the unsubscribe function. */
+  onEvent(listener: (e: ConsoleEvent) => void): () => void;
 }
 
 /** IPC channel names, one per ConsoleApi method, plus the push channel. */

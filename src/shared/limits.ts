@@ -4,6 +4,13 @@
  * violation is reported with its reason, never silently truncated where it
  * would change meaning.
  */
+/**
+ * Bounds on the approval timeout a person may set (ms): 10 s to 1 h. The
+ * settings file, the console API's schema (src/shared/api-schemas.ts) and the
+ * settings form all use this one range.
+ */
+export const APPROVAL_TIMEOUT_RANGE = { min: 10_000, max: 3_600_000 } as const;
+
 export const LIMITS = {
   /** Page tools listed per frame; more are reported as `too-many-tools`. */
   maxToolsPerFrame: 64,

@@ -30,6 +30,7 @@
  *   either side → error{code, message} for a refused or malformed message.
  */
 import { LIMITS, utf8Bytes } from './limits';
+import { INVOCATION_OUTCOMES } from './receipt';
 import type { Result } from './result';
 import type { DiscoveryResult, Grant, InvocationResult, SharedTab } from './types';
 
@@ -447,7 +448,7 @@ const discoveryResult = obj(
 );
 const invocationResult = obj(
   {
-    outcome: oneOf('succeeded', 'failed', 'outcome-unknown', 'refused', 'cancelled'),
+    outcome: oneOf(...INVOCATION_OUTCOMES),
     result: opt(nullable(text)),
     truncated: opt(bool),
     redacted: opt(bool),

@@ -37,6 +37,31 @@ export const RECEIPT_EVENTS = [
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 
 /**
+ * How one dispatched invocation ended, as the extension reports it
+ * (`InvocationResult.outcome`, src/shared/types.ts) and the link validates it
+ * (src/shared/protocol.ts). The only list of them: test/unit/contracts.test.ts
+ * fails if a second appears.
+ */
+export const INVOCATION_OUTCOMES = ['succeeded', 'failed', 'outcome-unknown', 'refused', 'cancelled'] as const satisfies readonly ReceiptEvent[];
+export type InvocationOutcome = (typeof INVOCATION_OUTCOMES)[number];
+
+/**
+ * The receipt events that end a request: an invocation's outcome, or the
+ * person's denial or the approval's expiry before anything was dispatched.
+ * `ReceiptQuery.outcome` accepts these only (the console API's schema, the
+ * ledger's filter).
+ */
+export const OUTCOME_EVENTS = [...INVOCATION_OUTCOMES, 'denied', 'expired'] as const satisfies readonly ReceiptEvent[];
+export type OutcomeEvent = (typeof OUTCOME_EVENTS)[number];
+
+const OUTCOME_EVENT_SET: ReadonlySet<string> = new Set(OUTCOME_EVENTS);
+
+/** Whether `e` is one of OUTCOME_EVENTS. */
+export function isOutcomeEvent(e: unknown): e is OutcomeEvent {
+  return typeof e === 'string' && OUTCOME_EVENT_SET.has(e);
+}
+
+/**
  * Which capability of the ladder (docs/design.md) a request used; `link` and
  * `console` for the link's and the console's own events. The one list: the
  * type, the ledger's input check and the UI's labels derive from it.
@@ -101,8 +126,8 @@ export interface ReceiptQuery {
   origin?: string;
   toolName?: string;
   event?: ReceiptEvent;
-  /** Outcome events only: succeeded, failed, outcome-unknown, refused, denied, expired, cancelled. */
-  outcome?: ReceiptEvent;
+  /** One of OUTCOME_EVENTS: receipts recording that ending. */
+  outcome?: OutcomeEvent;
   requestId?: string;
   /** Exact operation (e.g. 'invoke'). */
   operation?: string;

@@ -4,6 +4,7 @@
  * `documentId`) and the glossary of docs/design.md (request, approval, grant,
  * dispatch, readback, receipt, outcome, faculty).
  */
+import type { InvocationOutcome } from './receipt';
 
 /** The four annotation booleans Chromium reports for imperative tools (docs/browser-facts.md, "WebMCP: listing tools"). Page claims: hints only. */
 export interface ToolAnnotations {
@@ -173,7 +174,7 @@ export interface PageInfo {
 }
 
 /** The outcome of one dispatched invocation. */
-export type Outcome = 'succeeded' | 'failed' | 'outcome-unknown' | 'refused' | 'cancelled';
+export type Outcome = InvocationOutcome;
 
 /** A bounded, redacted tool result, always labelled untrusted when handed to the agent. */
 export interface InvocationResult {

@@ -41,7 +41,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { argumentsHash, urlHash } from '../../src/shared/canonical';
-import { nodeSha256 } from '../../src/shared/digest-node';
+import { nodeSha256 } from '../../src/main/core/digest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { headerJson, pairThroughApi, startMainJob, texts, untrustedBody, type MainJob } from '../e2e/support/main-job-fixture';
 import { FLOOR_SERIES, loadAverage, startFloor, stats, type FloorSeries } from './floor';

@@ -31,7 +31,7 @@ import { Ledger, type VerifyOptions, type VerifyStats } from '../../src/main/cor
 import { coreCount } from '../../src/main/core/ledger/parallel';
 import { prepareSchema } from '../../src/main/core/ledger/schema';
 import { ROW_COLUMNS_SQL, type RawRow } from '../../src/main/core/ledger/chain';
-import type { ReceiptEvent, ReceiptInput, ReceiptQuery } from '../../src/shared/receipt';
+import type { OutcomeEvent, ReceiptEvent, ReceiptInput, ReceiptQuery } from '../../src/shared/receipt';
 
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
 const VERIFY_ROUNDS = Number(process.env.BENCH_LEDGER_VERIFY_ROUNDS ?? 3);
@@ -258,7 +258,7 @@ export async function run(): Promise<Record<string, unknown>> {
       origin: () => ({ origin: pick(ORIGINS) }),
       toolName: () => ({ toolName: pick(TOOLS) }),
       event: () => ({ event: pick<ReceiptEvent>(['failed', 'approved', 'denied']) }),
-      outcome: () => ({ outcome: pick<ReceiptEvent>(['denied', 'expired', 'outcome-unknown']) }),
+      outcome: () => ({ outcome: pick<OutcomeEvent>(['denied', 'expired', 'outcome-unknown']) }),
       requestId: () => ({ requestId: `req-${Math.floor(rand() * (ROWS / 6))}` }),
       timeRange1Day: () => randomWindow(),
       originAndTimeRange: () => ({ origin: pick(ORIGINS), ...randomWindow() }),

@@ -1,13 +1,16 @@
 /**
  * An in-memory ConsoleApi for host and renderer tests ONLY (never shipped in
  * src): it holds approvals, receipts, link status, shared tabs, the endpoint
- * and settings, records every call, and pushes ConsoleEvents the way the real
+ * and settings, validates every payload with the core's own validation, records
+ * every call it accepts, and pushes ConsoleEvents the way the real
  * core does. The real core (src/main/core) replaces it in the full end-to-end
  * tests.
  */
 import type { PolicyRule } from '../../src/shared/policy';
 import type { ApprovalView, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
 import type { Receipt, ReceiptEvent, ReceiptPage, ReceiptQuery, VerifyReport } from '../../src/shared/receipt';
+import { validateApiPayload } from '../../src/main/core/api/payloads';
+import { API_METHODS } from '../../src/shared/api-schemas';
 import { err, ok, type Result } from '../../src/shared/result';
 import type { SharedTab } from '../../src/shared/types';
 
@@ -89,6 +92,15 @@ export class FakeConsole implements ConsoleApi {
   private listeners = new Set<(e: ConsoleEvent) => void>();
 
   constructor(opts: { approvals?: ApprovalView[]; receiptCount?: number } = {}) {
+    // Like the core: every payload is checked by the one validation (src/main/core/api/payloads.ts)
+    // before the method runs, so a refused payload is never recorded as a call.
+    for (const m of API_METHODS) {
+      const own = (this[m] as (p?: unknown) => Promise<Result<unknown>>).bind(this);
+      (this as unknown as Record<string, (p?: unknown) => Promise<Result<unknown>>>)[m] = async (p?: unknown) => {
+        const checked = validateApiPayload(m, p);
+        return checked.ok ? own(checked.value) : checked;
+      };
+    }
     this.approvals = opts.approvals ?? [];
     const now = Date.now();
     const events: ReceiptEvent[] = ['requested', 'approval-shown', 'approved', 'dispatched', 'succeeded', 'denied', 'expired'];

@@ -11,10 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
-import { defaultDataDir, SettingsStore } from '../../src/main/core/settings';
+import { SettingsStore } from '../../src/main/core/settings';
 import { FakeLink, sharedTab } from './broker.fixtures';
-// @ts-expect-error: plain ESM JavaScript without type declarations
-import * as bin from '../../bin/echo-console-mcp.mjs';
 
 const BIN = resolve(__dirname, '../../bin/echo-console-mcp.mjs');
 const dirs: string[] = [];
@@ -105,18 +103,5 @@ describe('stdio command', () => {
     const r = await run(['--url', 'http://example.com/mcp'], { ECHO_CONSOLE_TOKEN: 't' });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/only ever http:\/\/127\.0\.0\.1/);
-  });
-
-  it('finds the data dir by the same rule as the console', () => {
-    const cases: Array<[Record<string, string>, NodeJS.Platform]> = [
-      [{}, 'linux'],
-      [{ XDG_CONFIG_HOME: '/x/cfg' }, 'linux'],
-      [{}, 'darwin'],
-      [{ APPDATA: 'C:\\Users\\me\\AppData\\Roaming' }, 'win32'],
-      [{ ECHO_CONSOLE_DATA_DIR: '/data/echo' }, 'linux'],
-    ];
-    for (const [env, platform] of cases) {
-      expect(bin.defaultDataDir(env, platform, '/home/me')).toBe(defaultDataDir(env, platform, '/home/me'));
-    }
   });
 });

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { descriptorHash, urlHash } from '../../src/shared/canonical';
-import { nodeSha256 } from '../../src/shared/digest-node';
+import { nodeSha256 } from '../../src/main/core/digest';
 import type { LinkStatus } from '../../src/shared/ipc';
 import type { ConsoleRequest, ConsoleRequestValue, ExtensionEvent } from '../../src/shared/protocol';
 import { err, ok, type Result } from '../../src/shared/result';

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { argumentsHash } from '../../src/shared/canonical';
-import { nodeSha256 } from '../../src/shared/digest-node';
+import { nodeSha256 } from '../../src/main/core/digest';
 import { LIMITS } from '../../src/shared/limits';
 import { err, ok } from '../../src/shared/result';
 import type { InvocationResult } from '../../src/shared/types';

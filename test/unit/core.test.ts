@@ -50,7 +50,7 @@ describe('ConsoleApi: bad input', () => {
     for (const [method, payload] of bad) {
       const r = await api[method]!(payload);
       expect(r.ok, `${method} ${JSON.stringify(payload)}`).toBe(false);
-      expect(r.error!.code).toBe('invalid-payload');
+      expect(r.error!.code).toBe('invalid-params');
       expect(r.error!.message).toContain(method);
     }
     const refused = core.ledger.query({ event: 'refused', limit: 50 }).receipts;

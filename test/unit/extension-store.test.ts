@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NonceStore, SharingStore, type KeyValueArea } from '../../extension/src/background/store';
 import { popupLinkState } from '../../extension/src/lib/link-state';
-import { boundResult, truncateUtf8 } from '../../extension/src/lib/result-bounds';
+import { boundResult, truncateUtf8 } from '../../src/shared/bounds';
 import { LIMITS, utf8Bytes } from '../../src/shared/limits';
 
 /** chrome.storage.session stand-in that survives "worker restarts" (new store objects over the same area). */

@@ -19,7 +19,7 @@ import {
   webCryptoSha256,
   type Sha256,
 } from '../../src/shared/canonical';
-import { nodeSha256, sha256HexSync } from '../../src/shared/digest-node';
+import { nodeSha256, sha256HexSync } from '../../src/main/core/digest';
 import { checkReject, checkVector, type HashingVector, type HashingVectorFile } from '../vectors/check-hashing';
 
 const VECTORS_PATH = fileURLToPath(new URL('../vectors/hashing.json', import.meta.url));

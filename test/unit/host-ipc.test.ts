@@ -1,10 +1,12 @@
 // The Electron host's IPC (src/main/ipc.ts) with fakes for ipcMain, the window
 // and its frames: one handler per CHANNELS method, the sender check (foreign
 // webContents, sub-frame, navigated frame, disposed frame), payload validation
-// per channel (src/main/api-validation.ts), Results instead of throws, and the
-// event push.
+// by the core's one validation (src/main/core/api/payloads.ts; the fake console
+// runs it like the core does), Results instead of throws, and the event push.
 import { describe, expect, it, vi } from 'vitest';
-import { API_METHODS, validateCall } from '../../src/main/api-validation';
+import { dispatchCall } from '../../src/main/api-dispatch';
+import { validateApiPayload } from '../../src/main/core/api/payloads';
+import { API_METHODS, isApiMethod } from '../../src/shared/api-schemas';
 import { isTrustedSender, pushEvent, registerIpcHandlers } from '../../src/main/ipc';
 import { CHANNELS, type ConsoleApi } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
@@ -138,14 +140,23 @@ describe('IPC handlers', () => {
     ['listPolicyRules', []],
     ['addPolicyRule', [{ rule: { tabId: 3, kind: 'low-impact-mutation', action: 'allow' } }]],
     ['removePolicyRule', [{ index: 0, rule: { origin: 'https://a.example', action: 'deny', reason: 'no' } }]],
-  ])('%s accepts payload %j', (method, args) => {
-    expect(validateCall(method, args).ok).toBe(true);
+  ])('%s accepts payload %j', async (method, args) => {
+    expect(validateApiPayload(method as keyof ConsoleApi, args[0]).ok).toBe(true);
+    const fake = new FakeConsole({ approvals: [sampleApproval()] });
+    const { invoke, trusted } = setup(fake);
+    const r = (await invoke(method as keyof ConsoleApi, trusted, ...args)) as { ok: boolean; error?: { code: string } };
+    expect(r.ok || r.error?.code).not.toBe('invalid-params'); // the fake may refuse the work (no such tab), never the payload
+    // passed through unchanged: the host does not rewrite or strip what the core validates
+    expect(fake.calls).toEqual([{ method, params: method === 'getSnapshot' ? undefined : args[0] }]);
   });
 
-  it('refuses method names that are not ConsoleApi methods', () => {
+  it('refuses method names that are not ConsoleApi methods', async () => {
+    const fake = new FakeConsole();
     for (const m of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'onEvent', '', 42, null]) {
-      expect(validateCall(m, [])).toMatchObject({ ok: false, error: { code: 'unknown-method' } });
+      expect(isApiMethod(m)).toBe(false);
+      expect(await dispatchCall(fake, m, [])).toMatchObject({ ok: false, error: { code: 'unknown-method' } });
     }
+    expect(fake.calls).toEqual([]);
   });
 
   it('turns a throwing or malformed core answer into a Result', async () => {

@@ -135,7 +135,7 @@ describe('Electron entry', () => {
     expect(h.calls.indexOf('csp')).toBeLessThan(h.calls.indexOf('window'));
     expect((h.coreOpts as { secretStore: unknown }).secretStore).toBeInstanceOf(SafeStorageSecretStore);
     // One handler per ConsoleApi method, however many there are.
-    expect(h.ipc.size).toBe((await import('../../src/main/api-validation')).API_METHODS.length);
+    expect(h.ipc.size).toBe((await import('../../src/shared/api-schemas')).API_METHODS.length);
 
     h.coreListener!({ kind: 'approvals', approvals: [{ requestId: 'r1', agent: { name: 'A' }, verb: 'run a page tool', origin: 'https://x.example' }] });
     expect(h.sent).toHaveLength(1);

@@ -16,7 +16,7 @@ vi.mock('electron', () => ({
 }));
 
 import '../../src/preload/index';
-import { API_METHODS } from '../../src/main/api-validation';
+import { API_METHODS } from '../../src/shared/api-schemas';
 import { CHANNELS } from '../../src/shared/ipc';
 
 describe('preload', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/shared/canonical';
-import { sha256HexSync } from '../../src/shared/digest-node';
+import { sha256HexSync } from '../../src/main/core/digest';
 import Database from 'better-sqlite3';
 import {
   CHAINED_FIELDS, GENESIS_PREV_HASH, HASH_INPUT_SQL, OPTIONAL_CHAINED_FIELDS, ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, sha256Hex,

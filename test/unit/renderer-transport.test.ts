@@ -10,7 +10,7 @@ import { WebSocket } from 'ws';
 import { startWebHost, type WebHost } from '../../src/main/web/server';
 import { API_METHOD_NAMES, plainError, withPlainErrors } from '../../src/renderer/transport/errors';
 import { createWsClient, type TransportState } from '../../src/renderer/transport/ws-client';
-import type { EchoApi } from '../../src/preload/api';
+import type { EchoApi } from '../../src/shared/ipc';
 import { CHANNELS } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
 

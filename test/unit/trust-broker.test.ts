@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { argumentsHash } from '../../src/shared/canonical';
-import { nodeSha256 } from '../../src/shared/digest-node';
+import { nodeSha256 } from '../../src/main/core/digest';
 import { ok } from '../../src/shared/result';
 import type { InvocationResult } from '../../src/shared/types';
 import { Broker, type AgentContext, type InvokeRequest } from '../../src/main/core/broker';

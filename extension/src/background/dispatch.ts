@@ -17,7 +17,7 @@ import { err, ok, type Result } from '../../../src/shared/result';
 import type { ConsoleRequest, DispatchTarget } from '../../../src/shared/protocol';
 import type { Grant, InvocationResult, RefusalCode } from '../../../src/shared/types';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../lib/grant-checks';
-import { boundResult, truncateUtf8 } from '../lib/result-bounds';
+import { boundResult, truncateUtf8 } from '../../../src/shared/bounds';
 import type { DispatchFaculty } from './faculties/registry';
 
 /** The `dispatch` ConsoleRequest (src/shared/protocol.ts). */

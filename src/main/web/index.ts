@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConsoleCore } from '../core';
 import type { RepairReport } from '../core/bridge/host-manifest';
-import { resolveDataDir } from '../data-dir';
+import { resolveDataDir } from '../data-dir.mjs';
 import { portFrom, startWebHost } from './server';
 
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));

@@ -14,8 +14,9 @@
  *   answered and no event is pushed before a correct token; a wrong or missing
  *   one closes the socket (4401).
  * - Each call is `{id, method, params}` → `{id, result}`; events are pushed as
- *   `{event}`. Payloads are validated by the same module as Electron's IPC
- *   (src/main/api-validation.ts); nothing throws across the socket.
+ *   `{event}`. Calls are routed by the same module as Electron's IPC
+ *   (src/main/api-dispatch.ts); the core validates the payload (once, against
+ *   src/shared/api-schemas.ts); nothing throws across the socket.
  * - Responses carry the renderer CSP (plus `connect-src ws://127.0.0.1:PORT`) and
  *   the same security headers as the Electron host.
  */
@@ -29,8 +30,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { ConsoleApi, ConsoleEvent } from '../../shared/ipc';
 import { LIMITS } from '../../shared/limits';
 import { err } from '../../shared/result';
-import { TOKEN_FRAGMENT_KEY, WS_CLOSE, WS_PATH, type WsServerMessage } from '../../preload/api';
-import { dispatchCall } from '../api-validation';
+import { TOKEN_FRAGMENT_KEY, WS_CLOSE, WS_PATH, type WsServerMessage } from '../../shared/web-wire';
+import { dispatchCall } from '../api-dispatch';
 import { buildCsp, SECURITY_HEADERS } from '../csp';
 import { contentTypeOf, resolveStatic } from '../static-files';
 

@@ -6,7 +6,7 @@
  * `withPlainErrors`, so every failure they keep reads as a sentence.
  */
 import type { ConsoleEvent } from '../../shared/ipc';
-import type { EchoApi } from '../../preload/api';
+import type { EchoApi } from '../../shared/ipc';
 import { plainError, withPlainErrors } from '../transport/errors';
 import type { TransportState } from '../transport/ws-client';
 import { createApprovalsStore } from './approvals';

@@ -1,10 +1,11 @@
 /** The console's settings as the host reports them, and saving a change. */
 import { createStore } from 'zustand/vanilla';
 import type { ConsoleApi, ConsoleSettings } from '../../shared/ipc';
+import { APPROVAL_TIMEOUT_RANGE } from '../../shared/limits';
 import type { ErrorInfo } from '../../shared/result';
 
-/** Bounds the form offers for the approval timeout (seconds): APPROVAL_TIMEOUT_RANGE of src/main/core/settings (not importable here: Node code); the host validates again. */
-export const TIMEOUT_BOUNDS_S = { min: 10, max: 3600 } as const;
+/** Bounds the form offers for the approval timeout (seconds): APPROVAL_TIMEOUT_RANGE (src/shared/limits.ts); the core validates again. */
+export const TIMEOUT_BOUNDS_S = { min: APPROVAL_TIMEOUT_RANGE.min / 1000, max: APPROVAL_TIMEOUT_RANGE.max / 1000 } as const;
 
 export interface SettingsState {
   settings: ConsoleSettings | null;

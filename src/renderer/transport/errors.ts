@@ -7,8 +7,7 @@
  * method of an `EchoApi` and turns a rejected promise (IPC `invoke` can reject
  * when the main process is gone) into a Result too.
  */
-import type { EchoApi } from '../../preload/api';
-import { CHANNELS, type ConsoleApi } from '../../shared/ipc';
+import { CHANNELS, type ConsoleApi, type EchoApi } from '../../shared/ipc';
 import type { ErrorInfo, Result } from '../../shared/result';
 import { MESSAGES } from './ws-client';
 

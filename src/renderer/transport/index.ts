@@ -5,7 +5,7 @@
  * bar at once (history.replaceState) and kept in sessionStorage for reloads of
  * this tab only.
  */
-import type { EchoApi } from '../../preload/api';
+import type { EchoApi } from '../../shared/ipc';
 import { takeToken } from './token';
 import { createWsClient, type TransportState } from './ws-client';
 

@@ -4,7 +4,7 @@
  * tab's sessionStorage so a reload still works. Structural types only, so this
  * module is testable without a browser.
  */
-import { TOKEN_FRAGMENT_KEY } from '../../preload/api';
+import { TOKEN_FRAGMENT_KEY } from '../../shared/web-wire';
 
 const STORAGE_KEY = 'echo-console.token';
 

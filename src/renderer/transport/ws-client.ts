@@ -11,9 +11,9 @@
  * (4401) stops reconnecting. Error messages are sentences for people; they
  * never name API methods.
  */
-import type { ConsoleEvent } from '../../shared/ipc';
+import type { ConsoleEvent, EchoApi } from '../../shared/ipc';
 import { err, type Result } from '../../shared/result';
-import { WS_CLOSE, WS_PATH, type EchoApi, type WsClientMessage, type WsServerMessage } from '../../preload/api';
+import { WS_CLOSE, WS_PATH, type WsClientMessage, type WsServerMessage } from '../../shared/web-wire';
 
 /** The transport's own state, shown in the connection panel. */
 export type TransportState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized';

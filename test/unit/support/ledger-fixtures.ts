@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { canonicalJson } from '../../../src/shared/canonical';
-import { sha256HexSync } from '../../../src/shared/digest-node';
+import { sha256HexSync } from '../../../src/main/core/digest';
 import type { Receipt, ReceiptInput } from '../../../src/shared/receipt';
 
 /** A fresh temporary folder; `cleanup()` removes it. */

@@ -1,61 +1,22 @@
 /**
  * The console API (src/shared/ipc.ts `ConsoleApi`) that both hosts carry to
  * the renderer: one handler per method, each in the four steps of
- * docs/design.md "Conventions" §2 — the host has checked the sender; here the payload is
- * validated against its schema (ajv, one per method, no extra properties),
+ * docs/design.md "Conventions" §2 — the host has checked the sender; here, and only here,
+ * the payload is validated against its schema (API_PAYLOAD_SCHEMAS, src/shared/api-schemas.ts),
  * the work is done, and the answer is a Result; nothing throws. Bad input gets
  * a clear error and a `refused` receipt (faculty `console`, actor person); the
  * console stays up. `createConsoleCore` builds the parts and passes them here.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
 import type { ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo } from '../../../shared/ipc';
-import { RECEIPT_EVENTS, type Actor, type Receipt, type ReceiptInput } from '../../../shared/receipt';
+import type { Actor, Receipt, ReceiptInput } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
 import type { AgentEndpoint } from '../agent';
 import type { Broker } from '../broker';
-import { POLICY_PAYLOAD_SCHEMAS, type PolicyApi } from './policy';
+import type { PolicyApi } from './policy';
 import type { Ledger } from '../ledger';
 import type { ExtensionLink } from '../ports';
-import { APPROVAL_TIMEOUT_RANGE, type SettingsStore } from '../settings';
-
-// ---- payload schemas, one per ConsoleApi method ------------------------------------
-
-const ajv = new Ajv({ strict: true, allErrors: true });
-const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', additionalProperties: false, properties, required });
-const tabIdSchema = { type: 'integer', minimum: 0, maximum: 2_147_483_647 };
-const noArgs = { anyOf: [{ type: 'null' }, obj({})] };
-const PAYLOAD_SCHEMAS: Record<keyof ConsoleApi, object> = {
-  getSnapshot: noArgs,
-  decideApproval: obj(
-    { requestId: { type: 'string', minLength: 1, maxLength: 64 }, decision: { enum: ['approve', 'deny'] }, reason: { type: 'string', maxLength: 2000 } },
-    ['requestId', 'decision'],
-  ),
-  queryReceipts: obj({
-    from: { type: 'integer', minimum: 0 },
-    to: { type: 'integer', minimum: 0 },
-    origin: { type: 'string', maxLength: 2048 },
-    toolName: { type: 'string', maxLength: 2048 },
-    event: { enum: [...RECEIPT_EVENTS] },
-    outcome: { enum: ['succeeded', 'failed', 'outcome-unknown', 'refused', 'denied', 'expired', 'cancelled'] },
-    requestId: { type: 'string', maxLength: 2048 },
-    id: { type: 'string', maxLength: 128 },
-    cursor: { type: 'string', maxLength: 256 },
-    limit: { type: 'integer', minimum: 1, maximum: 500 },
-  }),
-  verifyLedger: noArgs,
-  confirmPairing: obj({ accept: { type: 'boolean' } }, ['accept']),
-  unpair: noArgs,
-  listShareableTabs: noArgs,
-  shareTab: obj({ tabId: tabIdSchema }, ['tabId']),
-  unshareTab: obj({ tabId: tabIdSchema }, ['tabId']),
-  rotateToken: noArgs,
-  updateSettings: obj({
-    approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
-    developerMode: { type: 'boolean' },
-  }),
-  ...POLICY_PAYLOAD_SCHEMAS,
-};
-const VALIDATORS = Object.fromEntries(Object.entries(PAYLOAD_SCHEMAS).map(([k, s]) => [k, ajv.compile(s)])) as Record<keyof ConsoleApi, ValidateFunction>;
+import type { SettingsStore } from '../settings';
+import { validateApiPayload } from './payloads';
 
 const PERSON: Actor = { kind: 'person' };
 
@@ -79,21 +40,22 @@ export interface ConsoleApiParts {
 export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
   const { broker, link, ledger, settings, agentEndpoint, receipt } = p;
 
-  /** Validate, run, answer; bad input and thrown errors become a Result and a receipt. */
+  /**
+   * Validate (validateApiPayload: API_PAYLOAD_SCHEMAS of src/shared/api-schemas.ts, the
+   * only place a payload is checked), run, answer; bad input and thrown errors become a
+   * Result and a receipt.
+   */
   function handler<K extends keyof ConsoleApi>(method: K, work: (payload: Parameters<ConsoleApi[K]>[0]) => Promise<Result<unknown>> | Result<unknown>): ConsoleApi[K] {
-    const validate = VALIDATORS[method];
     const refusedReceipt = (code: string, message: string) =>
       receipt({ requestId: null, event: 'refused', faculty: 'console', actor: PERSON, detail: { method, code, message: message.slice(0, 500) } });
     const fn = async (payload?: unknown) => {
-      const x = payload === undefined ? null : payload;
-      if (!validate(x)) {
-        const why = (validate.errors ?? []).map((e) => `${e.instancePath || '(payload)'} ${e.message ?? ''}`.trim()).join('; ');
-        const message = `Invalid payload for ${method}: ${why}`;
-        refusedReceipt('invalid-payload', message);
-        return err('invalid-payload', message);
+      const checked = validateApiPayload(method, payload);
+      if (!checked.ok) {
+        refusedReceipt(checked.error.code, checked.error.message);
+        return checked;
       }
       try {
-        const r = await work(x as Parameters<ConsoleApi[K]>[0]);
+        const r = await work(checked.value as Parameters<ConsoleApi[K]>[0]);
         if (!r.ok) refusedReceipt(r.error.code, r.error.message);
         return r;
       } catch (e) {

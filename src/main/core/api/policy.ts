@@ -2,7 +2,7 @@
  * The console API's policy methods (listPolicyRules, addPolicyRule,
  * removePolicyRule) and the tab-rule cleanup the sharing code calls
  * (`dropTabRules`, on Sharing's `onShareEnded`). createConsoleApi (./index.ts)
- * wraps each `work` function in its handler (payload validation against POLICY_PAYLOAD_SCHEMAS,
+ * wraps each `work` function in its handler (payload validation against API_PAYLOAD_SCHEMAS of src/shared/api-schemas.ts,
  * a `refused` receipt for bad input or a failed call; docs/design.md, "Conventions" §2).
  *
  * The person's rules live in settings.json (`policyRules`). Every change is
@@ -18,24 +18,12 @@
  */
 import type { ConsoleEvent } from '../../../shared/ipc';
 import { canonicalJson } from '../../../shared/canonical';
-import { POLICY_LIMITS, POLICY_RULE_SCHEMA, isExactOrigin, policyRuleProblem, type PolicyRule } from '../../../shared/policy';
+import { POLICY_LIMITS, isExactOrigin, policyRuleProblem, type PolicyRule } from '../../../shared/policy';
 import type { Receipt, ReceiptInput } from '../../../shared/receipt';
 import { err, ok, type Result } from '../../../shared/result';
 import type { SharedTab } from '../../../shared/types';
 import type { ToolRouter } from '../policy';
 import type { SettingsStore } from '../settings';
-
-/** Payload schemas of the policy methods, for the core's table (ajv strict; no extra properties). */
-export const POLICY_PAYLOAD_SCHEMAS = {
-  listPolicyRules: { anyOf: [{ type: 'null' }, { type: 'object', additionalProperties: false, properties: {}, required: [] }] },
-  addPolicyRule: { type: 'object', additionalProperties: false, required: ['rule'], properties: { rule: POLICY_RULE_SCHEMA } },
-  removePolicyRule: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['index', 'rule'],
-    properties: { index: { type: 'integer', minimum: 0, maximum: POLICY_LIMITS.maxRules - 1 }, rule: POLICY_RULE_SCHEMA },
-  },
-} as const;
 
 /** What the policy methods need from the core. */
 export interface PolicyApiParts {

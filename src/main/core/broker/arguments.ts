@@ -4,7 +4,7 @@
  * bounded input), and the private copy the rest of the pipeline works on.
  */
 import { argumentsHash as hashArguments, canonicalJson } from '../../../shared/canonical';
-import { nodeSha256 } from '../../../shared/digest-node';
+import { nodeSha256 } from '../digest';
 import { LIMITS, jsonDepth, utf8Bytes } from '../../../shared/limits';
 
 /** Step 1's result: the arguments as a private copy parsed from their canonical text, or why not. */

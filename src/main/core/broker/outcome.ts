@@ -4,14 +4,14 @@
  * "refused before it acted", which mean the agent's view of the page is stale,
  * and everything else as `outcome-unknown`.
  */
-import { sha256HexSync } from '../../../shared/digest-node';
+import { boundText } from '../../../shared/bounds';
+import { sha256HexSync } from '../digest';
 import { redactText } from '../../../shared/redact';
 import type { Result } from '../../../shared/result';
-import type { Actor } from '../../../shared/receipt';
+import { INVOCATION_OUTCOMES, type Actor } from '../../../shared/receipt';
 import type { InvocationResult, RefusalCode } from '../../../shared/types';
 import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
-import { shapeResult } from './result';
 import type { BrokerAnswer, Trail } from './trail';
 
 /** Error codes from the extension that by definition mean "refused before dispatch". */
@@ -35,7 +35,7 @@ const PRE_DISPATCH_CODES = new Set<string>([
 /** Refusals after which the agent's view of the page is stale: it must look again. */
 const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguous', 'descriptor-changed']);
 
-const OUTCOMES = new Set(['succeeded', 'failed', 'outcome-unknown', 'refused', 'cancelled']);
+const OUTCOMES = new Set<string>(INVOCATION_OUTCOMES);
 
 /** Everything step 8 needs of the request it ends. */
 export interface OutcomeContext {
@@ -92,7 +92,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
   switch (x.outcome) {
     case 'succeeded': {
       const raw = typeof x.result === 'string' ? x.result : null;
-      const shaped = raw === null ? null : shapeResult(raw);
+      const shaped = raw === null ? null : boundText(raw);
       const value: ActionValue = {
         outcome: 'succeeded',
         resolved: r,

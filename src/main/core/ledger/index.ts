@@ -15,7 +15,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
-import type { Checkpoint, Receipt, ReceiptEvent, ReceiptInput, ReceiptPage, ReceiptQuery, VerifyReport } from '../../../shared/receipt';
+import { OUTCOME_EVENTS, isOutcomeEvent, type Checkpoint, type Receipt, type ReceiptEvent, type ReceiptInput, type ReceiptPage, type ReceiptQuery, type VerifyReport } from '../../../shared/receipt';
 import { nativeBindingPath, openDatabase, type OpenDatabaseOptions } from './sqlite';
 import { VerifyPool, coreCount, verifyWorkerRuntime, type RangeResult } from './parallel';
 import { prepareSchema } from './schema';
@@ -23,9 +23,10 @@ import {
   GENESIS_PREV_HASH, HASH_INPUT_SQL, HASH_INPUT_SQL_FORMAT_1, ROW_COLUMNS_SQL, ROW_COLUMNS_SQL_FORMAT_1, canonicalReceiptText, chainHash, sha256Hex,
   type RawRow,
 } from './chain';
-import { LedgerInputError, OUTCOME_EVENTS, isReceiptEvent, normaliseInput, type NormalisedInput } from './input';
+import { LedgerInputError, isReceiptEvent, normaliseInput, type NormalisedInput } from './input';
 
-export { LedgerInputError, OUTCOME_EVENTS, OPERATION_RE, boundedDetail, TRUNCATION_KEY, MAX_FIELD_CHARS } from './input';
+export { OUTCOME_EVENTS } from '../../../shared/receipt';
+export { LedgerInputError, OPERATION_RE, boundedDetail, TRUNCATION_KEY, MAX_FIELD_CHARS } from './input';
 export { LedgerFormatError, LEDGER_FORMAT } from './schema';
 export { GENESIS_PREV_HASH, CHAINED_FIELDS, canonicalReceiptText, chainHash } from './chain';
 export { openDatabase, NativeBindingMissingError } from './sqlite';
@@ -433,7 +434,7 @@ export class Ledger {
     checkString(q, 'operation');
     checkString(q, 'subjectHash');
     if (q.event !== undefined && !isReceiptEvent(q.event)) throw new LedgerInputError(`query event must be one of RECEIPT_EVENTS`);
-    if (q.outcome !== undefined && !OUTCOME_EVENTS.includes(q.outcome)) {
+    if (q.outcome !== undefined && !isOutcomeEvent(q.outcome)) {
       throw new LedgerInputError(`query outcome must be one of ${OUTCOME_EVENTS.join(', ')}`);
     }
     let event = q.event;

@@ -36,9 +36,6 @@ export const OPERATION_RE = /^[a-z0-9-]{1,64}$/;
 // Buffer.byteLength counts without encoding into a new array (limits.ts's utf8Bytes does; this is per append).
 const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-/** Outcome events (ReceiptQuery.outcome accepts these only). */
-export const OUTCOME_EVENTS: readonly ReceiptEvent[] = ['succeeded', 'failed', 'outcome-unknown', 'refused', 'denied', 'expired', 'cancelled'];
-
 /** Whether `e` is one of RECEIPT_EVENTS. */
 export function isReceiptEvent(e: unknown): e is ReceiptEvent {
   return typeof e === 'string' && EVENT_SET.has(e);

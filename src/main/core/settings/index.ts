@@ -12,17 +12,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { LIMITS } from '../../../shared/limits';
+import { APPROVAL_TIMEOUT_RANGE, LIMITS } from '../../../shared/limits';
 import { POLICY_RULES_SCHEMA, policyRuleProblem, type PolicyRule } from '../policy';
 
 /** The port the MCP endpoint listens on unless configured (127.0.0.1 only). */
 export const DEFAULT_MCP_PORT = 47_821;
 
-/** Bounds on the approval timeout (ms): 10 s to 1 h (same as the hosts' API validation). */
-export const APPROVAL_TIMEOUT_RANGE = { min: 10_000, max: 3_600_000 } as const;
+/** Bounds on the approval timeout (ms), from src/shared/limits.ts. */
+export { APPROVAL_TIMEOUT_RANGE };
 
 export const SETTINGS_FILE = 'settings.json';
 
@@ -79,20 +78,6 @@ const validateSettings = new Ajv({ strict: true, allErrors: true }).compile(SETT
 /** A fresh bearer token: 32 random bytes as base64url without padding (43 characters). */
 export function generateToken(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/**
- * The console's default data dir, where Electron's `app.getPath('userData')`
- * puts an app named "echo-console": `$XDG_CONFIG_HOME/echo-console` (default
- * `~/.config/echo-console`) on Linux, `~/Library/Application Support/echo-console`
- * on macOS, `%APPDATA%\echo-console` on Windows. `ECHO_CONSOLE_DATA_DIR` overrides.
- * bin/echo-console-mcp.mjs repeats this rule (a test keeps both equal).
- */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
-  if (env.ECHO_CONSOLE_DATA_DIR) return resolve(env.ECHO_CONSOLE_DATA_DIR);
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'echo-console');
-  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'echo-console');
-  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'echo-console');
 }
 
 /** Loads, validates and persists settings.json. Every getter returns a copy. */

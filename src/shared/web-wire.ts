@@ -1,21 +1,15 @@
 /**
- * The console API as the renderer sees it, whichever host serves it:
- * - in Electron, the preload exposes one `EchoApi` object as `window.echo`
- *   (src/preload/index.ts), carried over IPC, one channel per method;
- * - in a browser, the loopback web host (src/main/web/server.ts) carries the same
- *   methods over one WebSocket, in the wire messages defined here.
+ * The loopback web host's wire contract: the messages between the web host
+ * (src/main/web/server.ts) and the renderer's WebSocket transport
+ * (src/renderer/transport/ws-client.ts), which carry the same `ConsoleApi`
+ * (src/shared/ipc.ts) that the Electron host carries over IPC.
  *
- * Types and constants only: this file is compiled into the renderer
- * (tsconfig.web.json), the preload and the web host.
+ * Types and constants only: compiled into the renderer and the web host. It
+ * lives in src/shared so that neither side imports the other (a lint rule keeps
+ * the renderer away from the hosts).
  */
-import type { ConsoleApi, ConsoleEvent } from '../shared/ipc';
-import type { Result } from '../shared/result';
-
-/** `window.echo`: one method per ConsoleApi method, plus a subscription to pushed events. */
-export interface EchoApi extends ConsoleApi {
-  /** Subscribe to ConsoleEvents pushed by the host; returns the unsubscribe function. */
-  onEvent(listener: (e: ConsoleEvent) => void): () => void;
-}
+import type { ConsoleEvent } from './ipc';
+import type { Result } from './result';
 
 /** The WebSocket endpoint of the loopback web host, on its own origin. */
 export const WS_PATH = '/api';

@@ -1,9 +1,11 @@
 /**
- * The node:crypto SHA-256 back end for canonical.ts, for the console (Node and
- * Electron main). Not bundled into the extension: it imports node:crypto.
+ * The node:crypto SHA-256 back end for src/shared/canonical.ts, for the console
+ * (Node and Electron main). It lives beside the core, not in src/shared, because
+ * it imports node:crypto (src/shared imports no Node module; a lint rule
+ * enforces it).
  */
 import { createHash } from 'node:crypto';
-import type { Sha256 } from './canonical';
+import type { Sha256 } from '../../shared/canonical';
 
 /** SHA-256 through node:crypto (async signature, to fit `Sha256`). */
 export const nodeSha256: Sha256 = async (data) => new Uint8Array(createHash('sha256').update(data).digest());

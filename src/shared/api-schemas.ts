@@ -1,0 +1,119 @@
+/**
+ * The console API's payload contract: the ONE table of JSON Schemas, one per
+ * `ConsoleApi` method (src/shared/ipc.ts, beside `CHANNELS`). The core validates
+ * every call against it once, where it writes the `refused` receipt
+ * (src/main/core/api/payloads.ts, used by createConsoleCore); the hosts (Electron
+ * IPC, the loopback web host) only check the sender, the method name and the
+ * argument count, and pass the payload through. test/unit/contracts.test.ts fails
+ * if a second table appears.
+ *
+ * Data only (no ajv here): src/shared is compiled for the renderer too. The
+ * schemas are written for ajv's strict mode: no coercion, no defaults, no extra
+ * properties.
+ */
+import type { ConsoleApi } from './ipc';
+import { APPROVAL_TIMEOUT_RANGE } from './limits';
+import { POLICY_LIMITS, POLICY_RULE_SCHEMA } from './policy';
+import { OUTCOME_EVENTS, RECEIPT_EVENTS } from './receipt';
+
+/** Every ConsoleApi method name, in CHANNELS order. */
+export const API_METHODS = [
+  'getSnapshot',
+  'decideApproval',
+  'queryReceipts',
+  'verifyLedger',
+  'confirmPairing',
+  'unpair',
+  'listShareableTabs',
+  'shareTab',
+  'unshareTab',
+  'rotateToken',
+  'updateSettings',
+  'listPolicyRules',
+  'addPolicyRule',
+  'removePolicyRule',
+] as const satisfies ReadonlyArray<keyof ConsoleApi>;
+
+export type ApiMethod = (typeof API_METHODS)[number];
+
+// Compile-time check that API_METHODS lists every method of ConsoleApi.
+type Missing = Exclude<keyof ConsoleApi, ApiMethod>;
+const _allMethodsListed: Missing extends never ? true : Missing = true;
+void _allMethodsListed;
+
+const METHOD_SET: ReadonlySet<string> = new Set(API_METHODS);
+
+/** Whether `name` is a ConsoleApi method (own names only: `__proto__`, `constructor`, `onEvent`, ... are not). */
+export function isApiMethod(name: unknown): name is ApiMethod {
+  return typeof name === 'string' && METHOD_SET.has(name);
+}
+
+const ID = { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' };
+const TAB_ID = { type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 };
+const MS = { type: 'integer', minimum: 0, maximum: 8.64e15 };
+/** A method without a payload: called with none (`undefined`) or with `{}`. */
+export const NO_PAYLOAD = { type: 'object', additionalProperties: false, maxProperties: 0 } as const;
+
+/**
+ * The JSON Schema of each method's single argument. Methods whose schema is
+ * NO_PAYLOAD take none (an absent payload is accepted without validation).
+ */
+export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
+  getSnapshot: NO_PAYLOAD,
+  decideApproval: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['requestId', 'decision'],
+    properties: {
+      requestId: ID,
+      decision: { enum: ['approve', 'deny'] },
+      reason: { type: 'string', maxLength: 500 },
+    },
+  },
+  queryReceipts: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      from: MS,
+      to: MS,
+      origin: { type: 'string', minLength: 1, maxLength: 2048 },
+      toolName: { type: 'string', minLength: 1, maxLength: 128 },
+      event: { enum: [...RECEIPT_EVENTS] },
+      outcome: { enum: [...OUTCOME_EVENTS] },
+      requestId: ID,
+      id: ID,
+      cursor: { type: 'string', minLength: 1, maxLength: 1024 },
+      limit: { type: 'integer', minimum: 1, maximum: 500 },
+    },
+  },
+  verifyLedger: NO_PAYLOAD,
+  confirmPairing: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['accept'],
+    properties: { accept: { type: 'boolean' } },
+  },
+  unpair: NO_PAYLOAD,
+  listShareableTabs: NO_PAYLOAD,
+  shareTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
+  unshareTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
+  rotateToken: NO_PAYLOAD,
+  updateSettings: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: {
+      approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
+      developerMode: { type: 'boolean' },
+    },
+  },
+  listPolicyRules: NO_PAYLOAD,
+  // One rule shape (src/shared/policy.ts), the same the settings file is checked against.
+  addPolicyRule: { type: 'object', additionalProperties: false, required: ['rule'], properties: { rule: POLICY_RULE_SCHEMA } },
+  removePolicyRule: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['index', 'rule'],
+    properties: { index: { type: 'integer', minimum: 0, maximum: POLICY_LIMITS.maxRules - 1 }, rule: POLICY_RULE_SCHEMA },
+  },
+};
