@@ -138,3 +138,17 @@ describe('the web host wire contract lives in src/shared/web-wire.ts', () => {
     expect(filesMatching(/interface\s+EchoApi\b|type\s+EchoApi\s*=/)).toEqual(['src/shared/ipc.ts']);
   });
 });
+
+describe('one grant shape check (src/shared/protocol.ts validateGrantShape)', () => {
+  it('no other module checks the fields of a grant itself: every side calls validateGrantShape', () => {
+    // A hand-written grant check reads the grant's own fields with type tests, as the
+    // extension's old `isGrantShaped` did (`typeof x.nonce === 'string' && HEX32.test(x.nonce)`).
+    const handWritten = /(function\s+isGrantShaped\b|typeof\s+(g|x|grant)\.(nonce|mac|subjectHash|urlHash)\s*===|HEX(32|64)\.test\(\s*(g|x|grant)\.(nonce|mac|subjectHash|urlHash|argumentsHash)\))/;
+    expect(filesMatching(handWritten)).toEqual([]);
+    // Exactly one definition, and both the signer and the extension's checks use it.
+    expect(filesMatching(/export const validateGrantShape\b/)).toEqual(['src/shared/protocol.ts']);
+    expect(filesMatching(/validateGrantShape\(/)).toEqual(expect.arrayContaining(['src/shared/grant.ts', 'extension/src/lib/grant-checks.ts']));
+    // The scan can fail: the extension's old check matches it.
+    expect(handWritten.test("typeof x.nonce === 'string' && HEX32.test(x.nonce)")).toBe(true);
+  });
+});
