@@ -20,6 +20,23 @@ const KIND_LABEL: Record<ToolKind, string> = {
   mutation: 'mutation',
 };
 
+/** A labelled `<select>` of "Any" (`*`) or one of `options`; the value stays typed (no cast of the DOM's string). */
+function AnyOf<T extends string>(p: { label: string; testId: string; value: T | '*'; options: readonly T[]; labelOf: (o: T) => string; onChange: (v: T | '*') => void }) {
+  return (
+    <label>
+      {p.label}
+      <select value={p.value} onChange={(e) => p.onChange(p.options.find((o) => o === e.target.value) ?? '*')} data-testid={p.testId}>
+        <option value="*">Any</option>
+        {p.options.map((o) => (
+          <option key={o} value={o}>
+            {p.labelOf(o)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function tabLabel(tabs: SharedTab[], tabId: number | undefined): string {
   if (tabId === undefined) return 'any';
   const t = tabs.find((x) => x.tabId === tabId);
@@ -164,28 +181,8 @@ export function PolicyEditor(p: PolicyEditorProps) {
               spellCheck={false}
             />
           </label>
-          <label>
-            Faculty
-            <select value={faculty} onChange={(e) => setFaculty(e.target.value as PolicyFaculty | '*')} data-testid="policy-faculty">
-              <option value="*">Any</option>
-              {POLICY_FACULTIES.map((f) => (
-                <option key={f} value={f}>
-                  {f}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Kind
-            <select value={kind} onChange={(e) => setKind(e.target.value as ToolKind | '*')} data-testid="policy-kind">
-              <option value="*">Any</option>
-              {TOOL_KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {KIND_LABEL[k]}
-                </option>
-              ))}
-            </select>
-          </label>
+          <AnyOf label="Faculty" testId="policy-faculty" value={faculty} options={POLICY_FACULTIES} labelOf={(f) => f} onChange={setFaculty} />
+          <AnyOf label="Kind" testId="policy-kind" value={kind} options={TOOL_KINDS} labelOf={(k) => KIND_LABEL[k]} onChange={setKind} />
           <label>
             Page tool
             <input type="text" placeholder="exact name, or empty for any" value={tool} onChange={(e) => setTool(e.target.value)} data-testid="policy-tool" spellCheck={false} />
