@@ -27,10 +27,14 @@
  *   (k agent calls, k of each echo, again), and `ratioP50` / `ratioP95` =
  *   agentOutsideApproval / the sum of the four floors, against `targetRatio` 1.5;
  * - `validity`: per agent call, the extension's counters (background/stats.ts:
- *   rediscovery before dispatch, grant MAC check, nonce check) and the ledger's
+ *   rediscovery before dispatch, grant MAC check, nonce check; read after every
+ *   call, each must move on every call) and the ledger's
  *   durable receipts (all six of requested … succeeded for every request, and
  *   `PRAGMA synchronous` = FULL on the core's own connection); `valid: false`
  *   when any is short, since a fast call that skipped a check proves nothing;
+ *   `validity.counterProbe`: three dispatches straight to the worker (broken MAC,
+ *   good grant, replay) showing each counter moves at its own check only
+ *   (validity.ts PROBE_EXPECTED); `valid` needs it too;
  * - `loadAtStart` / `loadAtEnd`: os.loadavg().
  *
  * BENCH_AGENT_N (default 200) measured calls, and as many of each echo, after
@@ -45,7 +49,8 @@ import { nodeSha256 } from '../../src/main/core/digest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { headerJson, pairThroughApi, startMainJob, texts, untrustedBody, type MainJob } from '../e2e/support/main-job-fixture';
 import { FLOOR_SERIES, loadAverage, startFloor, stats, type FloorSeries } from './floor';
-import { judgeValidity, type CheckCounters, type Validity } from './validity';
+import { judgeProbe, judgeValidity, type CheckCounters, type ProbeObservation, type ProbeStep, type Validity } from './validity';
+import type { DispatchRequest } from '../e2e/support/invocation';
 
 const N = Number(process.env.BENCH_AGENT_N ?? 200);
 const WARMUP = Number(process.env.BENCH_AGENT_WARMUP ?? 8);
@@ -130,15 +135,33 @@ async function agentCall(job: MainJob, client: Client, tabId: number, name: stri
   };
 }
 
-/** The run's validity (validity.ts), from the counters read around the calls and the core's ledger. */
-function checkValidity(job: MainJob, requestIds: Array<string | null>, before: CheckCounters | null, after: CheckCounters | null): Validity {
+/** The run's validity (validity.ts), from the counters read around and after each call and the core's ledger. */
+function checkValidity(job: MainJob, requestIds: Array<string | null>, before: CheckCounters | null, after: CheckCounters | null, perCall: Array<CheckCounters | null>): Validity {
   return judgeValidity({
     requestIds,
     before,
     after,
+    perCall,
     eventsOf: (id) => job.core.ledger.query({ requestId: id, limit: 50 }).receipts.map((r) => r.event),
     synchronous: ledgerSynchronous(job),
   });
+}
+
+/** One dispatch sent straight to the service worker's core, with the check counters' change across it (validity.ts, the counter probe). */
+async function probeStep(job: MainJob, req: DispatchRequest): Promise<ProbeObservation> {
+  return job.worker.evaluate(async (r) => {
+    const ec = (globalThis as unknown as {
+      echoConsole: { stats(): CheckCounters; handleRequest(x: unknown): Promise<{ ok: boolean; value?: { outcome?: string; refusal?: string } }> };
+    }).echoConsole;
+    const b = ec.stats();
+    const out = await ec.handleRequest(r);
+    const a = ec.stats();
+    return {
+      outcome: out.ok ? (out.value?.outcome ?? null) : null,
+      ...(out.ok && out.value?.refusal ? { refusal: out.value.refusal } : {}),
+      delta: { rediscoveries: a.rediscoveries - b.rediscoveries, macChecks: a.macChecks - b.macChecks, nonceChecks: a.nonceChecks - b.nonceChecks },
+    };
+  }, req);
 }
 
 /** Time every call of `obj[key]` (sync or async) into `into`; answers the undo function. */
@@ -202,7 +225,7 @@ export async function run(): Promise<Record<string, unknown>> {
     (job.core.link as unknown as { request: unknown }).request = async (req: { op: string }, o: unknown) => {
       const s = performance.now();
       const out = await linkRequest(req as never, o as never);
-      if (req.op === 'invoke') linkInvokeMs.push(performance.now() - s);
+      if (req.op === 'dispatch') linkInvokeMs.push(performance.now() - s);
       return out;
     };
     undo.push(() => delete (job.core.link as unknown as { request?: unknown }).request);
@@ -212,6 +235,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const floorSamples = Object.fromEntries(FLOOR_SERIES.map((s) => [s, [] as number[]])) as Record<FloorSeries, number[]>;
     const countersBefore = await checkCounters(job);
     const requestIds: Array<string | null> = [];
+    const perCall: Array<CheckCounters | null> = [];
     // Interleaved rounds (k agent calls, then k of each floor echo), so a busy moment
     // of the machine falls on every series alike; the first WARMUP of each are dropped.
     let i = 0;
@@ -219,6 +243,7 @@ export async function run(): Promise<Record<string, unknown>> {
       const k = round === 0 ? WARMUP : Math.min(ROUND, WARMUP + N - i);
       for (let j = 0; j < k; j++, i++) {
         const a = await agentCall(job, client, tabId, tool.name, tool.descriptorHash, 1 + (i % 40));
+        perCall.push(await checkCounters(job)); // outside the call's timing: proves this one call ran every check
         const b = await directCall(page, 41 + (i % 40), floor.argumentForm);
         requestIds.push(a.requestId);
         if (round > 0) {
@@ -246,18 +271,18 @@ export async function run(): Promise<Record<string, unknown>> {
       discoverMs.push(performance.now() - s);
     }
     // The extension alone, timed inside its service worker (no link): an invoke with a grant the
-    // console signed (fresh nonce each), and a discovery. A failure here is reported, not fatal:
-    // the ratio and the validity above do not depend on it.
+    // console signed (fresh nonce each), and a discovery; then the counter probe. A failure here is
+    // reported, not fatal: the ratio does not depend on it (the validity does, through the probe).
     const extInvokeMs: number[] = [];
     const extDiscoverMs: number[] = [];
     let inWorkerError: string | null = null;
+    const probeSeen: Partial<Record<ProbeStep, ProbeObservation>> = {};
     try {
       const found = (JSON.parse(untrustedBody(texts(await client.callTool({ name: 'webmcp_discover', arguments: { tabId } }))[1] as string)) as {
         tools: Array<{ name: string; descriptorHash: string; frameId: number; documentId: string; origin: string }>;
       }).tools.find((t) => t.name === 'set_cart_quantity');
       if (!found) throw new Error('set_cart_quantity not discovered');
-      for (let i = 0; i < N; i++) {
-        const args = { productId: 'mug', quantity: 1 + (i % 40) };
+      const signedDispatch = async (args: Record<string, unknown>): Promise<DispatchRequest> => {
         const signed = await job.core.link.signGrant({
           requestId: randomUUID(),
           tabId,
@@ -273,7 +298,20 @@ export async function run(): Promise<Record<string, unknown>> {
           expiresAt: Date.now() + 30_000,
         });
         if (!signed.ok) throw new Error(`signGrant: ${signed.error.message}`);
-        const req = { op: 'invoke', tabId, frameId: found.frameId, documentId: found.documentId, toolName: found.name, descriptorHash: found.descriptorHash, arguments: args, grant: signed.value, timeoutMs: 10_000 };
+        // The link's v2 request (src/shared/protocol.ts): a `dispatch` of faculty webmcp-invoke, as the broker sends it.
+        return {
+          op: 'dispatch',
+          faculty: 'webmcp-invoke',
+          operation: 'invoke',
+          target: { tabId, frameId: found.frameId, documentId: found.documentId },
+          subject: { toolName: found.name, descriptorHash: found.descriptorHash },
+          arguments: args,
+          grant: signed.value,
+          timeoutMs: 10_000,
+        };
+      };
+      for (let i = 0; i < N; i++) {
+        const req = await signedDispatch({ productId: 'mug', quantity: 1 + (i % 40) });
         const [inv, disc] = await job.worker.evaluate(async ([r, t]) => {
           const ec = (globalThis as unknown as { echoConsole: { handleRequest(x: unknown): Promise<{ ok: boolean; value?: { outcome?: string } }> } }).echoConsole;
           let s = performance.now();
@@ -287,9 +325,16 @@ export async function run(): Promise<Record<string, unknown>> {
         extInvokeMs.push(inv);
         extDiscoverMs.push(disc);
       }
+      // The counter probe (validity.ts PROBE_EXPECTED): each counter moves at its own check only.
+      const good = await signedDispatch({ productId: 'mug', quantity: 3 });
+      const badMac = { ...good, grant: { ...good.grant, mac: (good.grant.mac[0] === '0' ? '1' : '0') + good.grant.mac.slice(1) } };
+      probeSeen['bad-mac'] = await probeStep(job, badMac);
+      probeSeen.fresh = await probeStep(job, good);
+      probeSeen.replay = await probeStep(job, good);
     } catch (e) {
       inWorkerError = e instanceof Error ? e.message : String(e);
     }
+    const probe = judgeProbe(probeSeen);
     const outside = stats(samples.map((s) => s.total - s.approvalWait));
     const inPage = stats(direct.map((x) => x.inPage));
     const phaseNames = Object.keys(samples[0]?.phases ?? {});
@@ -297,7 +342,8 @@ export async function run(): Promise<Record<string, unknown>> {
     const floorStats = Object.fromEntries(FLOOR_SERIES.map((s) => [s, stats(floorSamples[s])])) as Record<FloorSeries, ReturnType<typeof stats>>;
     const r2 = (x: number) => Math.round(x * 100) / 100;
     const floorSum = (q: 'p50' | 'p95') => r2(FLOOR_SERIES.reduce((a, s) => a + floorStats[s][q], 0));
-    const validity = checkValidity(job, requestIds, countersBefore, countersAfter);
+    const calls = checkValidity(job, requestIds, countersBefore, countersAfter, perCall);
+    const validity = { ...calls, counterProbe: probe, valid: calls.valid && probe.ok };
     return {
       calls: N,
       unit: 'ms',

@@ -12,7 +12,7 @@
  *   getTools → back, all 64 tools validated and hashed) vs Playwright's
  *   `page.evaluate(() => document.modelContext.getTools())` returning the same
  *   fields;
- * - invocation round trip with a grant already issued: `request({op:'invoke'})`
+ * - invocation round trip with a grant already issued: `request({op:'dispatch'})` (faculty `webmcp-invoke`)
  *   (MAC check, nonce record, rediscovery in the document, dispatch,
  *   executeTool, bounded result) vs `page.evaluate` running getTools + executeTool
  *   (the least a caller outside the page needs: the tool handle comes from getTools).

@@ -5,7 +5,7 @@
  * Each way a run can fall short is shown to make it invalid.
  */
 import { describe, expect, it } from 'vitest';
-import { RECEIPTS_PER_CALL, judgeValidity, type ValidityInput } from '../bench/validity';
+import { PROBE_EXPECTED, RECEIPTS_PER_CALL, judgeProbe, judgeValidity, type ProbeObservation, type ProbeStep, type ValidityInput } from '../bench/validity';
 
 const zero = { rediscoveries: 10, macChecks: 20, nonceChecks: 30 };
 function input(over: Partial<ValidityInput> = {}): ValidityInput {
@@ -13,6 +13,11 @@ function input(over: Partial<ValidityInput> = {}): ValidityInput {
     requestIds: ['a', 'b', 'c'],
     before: zero,
     after: { rediscoveries: 13, macChecks: 23, nonceChecks: 33 },
+    perCall: [
+      { rediscoveries: 11, macChecks: 21, nonceChecks: 31 },
+      { rediscoveries: 12, macChecks: 22, nonceChecks: 32 },
+      { rediscoveries: 13, macChecks: 23, nonceChecks: 33 },
+    ],
     eventsOf: () => [...RECEIPTS_PER_CALL],
     synchronous: 2,
     ...over,
@@ -22,7 +27,28 @@ function input(over: Partial<ValidityInput> = {}): ValidityInput {
 describe('agent bench validity', () => {
   it('is valid when every check and every receipt is there', () => {
     const v = judgeValidity(input());
-    expect(v).toMatchObject({ calls: 3, counters: { rediscoveries: 3, macChecks: 3, nonceChecks: 3 }, requestsWithAllReceipts: 3, incomplete: [], valid: true });
+    expect(v).toMatchObject({ calls: 3, counters: { rediscoveries: 3, macChecks: 3, nonceChecks: 3 }, callsShortOfACheck: 0, shortCalls: [], requestsWithAllReceipts: 3, incomplete: [], valid: true });
+  });
+
+  it('is invalid when one call skipped a check that another counted twice (the totals still add up)', () => {
+    const v = judgeValidity(
+      input({
+        perCall: [
+          { rediscoveries: 12, macChecks: 21, nonceChecks: 31 },
+          { rediscoveries: 12, macChecks: 22, nonceChecks: 32 },
+          { rediscoveries: 13, macChecks: 23, nonceChecks: 33 },
+        ],
+      }),
+    );
+    expect(v.counters.rediscoveries).toBe(3);
+    expect(v.callsShortOfACheck).toBe(1);
+    expect(v.shortCalls).toEqual([{ index: 1, requestId: 'b', missing: ['rediscoveries'] }]);
+    expect(v.valid).toBe(false);
+  });
+
+  it('is invalid when a per-call reading is missing or unreadable', () => {
+    expect(judgeValidity(input({ perCall: [{ rediscoveries: 11, macChecks: 21, nonceChecks: 31 }, null, { rediscoveries: 13, macChecks: 23, nonceChecks: 33 }] })).callsShortOfACheck).toBe(2);
+    expect(judgeValidity(input({ perCall: [] })).valid).toBe(false);
   });
 
   it.each(['rediscoveries', 'macChecks', 'nonceChecks'] as const)('is invalid when %s fell short of one per call', (k) => {
@@ -56,5 +82,28 @@ describe('agent bench validity', () => {
 
   it('is invalid with no calls at all', () => {
     expect(judgeValidity(input({ requestIds: [] })).valid).toBe(false);
+  });
+});
+
+describe('agent bench counter probe', () => {
+  const asExpected = (): Record<ProbeStep, ProbeObservation> =>
+    Object.fromEntries(Object.entries(PROBE_EXPECTED).map(([k, w]) => [k, { outcome: w.outcome, ...(w.refusal ? { refusal: w.refusal } : {}), delta: { ...w.delta } }])) as Record<ProbeStep, ProbeObservation>;
+
+  it('is ok when each counter moved at its own check only', () => {
+    expect(judgeProbe(asExpected()).ok).toBe(true);
+  });
+
+  it('is not ok when a counter moves for a request its check never saw', () => {
+    const seen = asExpected();
+    seen['bad-mac'] = { ...seen['bad-mac'], delta: { rediscoveries: 0, macChecks: 1, nonceChecks: 1 } };
+    expect(judgeProbe(seen).ok).toBe(false);
+  });
+
+  it('is not ok when the replay was not refused as reused, or a step is missing', () => {
+    const seen = asExpected();
+    expect(judgeProbe({ ...seen, replay: { ...seen.replay, refusal: 'grant-invalid' } }).ok).toBe(false);
+    expect(judgeProbe({ ...seen, fresh: { outcome: 'succeeded', delta: null } }).ok).toBe(false);
+    const { fresh: _fresh, ...rest } = seen;
+    expect(judgeProbe(rest).ok).toBe(false);
   });
 });
