@@ -62,6 +62,28 @@ export async function deriveGrantKey(pairingKey: Uint8Array): Promise<Uint8Array
   return new Uint8Array(bits);
 }
 
+/**
+ * The grant key of the pairing key used last, kept so that every grant does not
+ * derive it again (one pairing key per console and per extension at a time).
+ * A different pairing key (a new pairing) derives anew; the cache holds copies,
+ * never the caller's buffers.
+ */
+let cached: { pairingKey: Uint8Array; grantKey: Promise<Uint8Array> } | null = null;
+
+function grantKeyFor(pairingKey: Uint8Array): Promise<Uint8Array> {
+  const same = cached !== null && cached.pairingKey.length === pairingKey.length && cached.pairingKey.every((b, i) => b === pairingKey[i]);
+  if (!same || cached === null) {
+    const grantKey = deriveGrantKey(pairingKey);
+    cached = { pairingKey: new Uint8Array(pairingKey), grantKey };
+    // A failed derivation is not kept.
+    grantKey.catch(() => {
+      if (cached?.grantKey === grantKey) cached = null;
+    });
+    return grantKey;
+  }
+  return cached.grantKey;
+}
+
 function pick(fields: Omit<Grant, 'mac'>): Omit<Grant, 'mac'> {
   const picked: Record<string, unknown> = {};
   for (const k of GRANT_FIELDS) picked[k] = fields[k];
@@ -84,7 +106,7 @@ export async function signGrant(fields: Omit<Grant, 'mac'>, pairingKey: Uint8Arr
   const picked = pick(fields);
   const problem = validateGrantShape({ ...picked, mac: '0'.repeat(64) }, 'grant');
   if (problem) throw Object.assign(new Error(problem), { code: 'grant-invalid' });
-  return { ...picked, mac: await hmacHex(await deriveGrantKey(pairingKey), macInput(picked)) };
+  return { ...picked, mac: await hmacHex(await grantKeyFor(pairingKey), macInput(picked)) };
 }
 
 /**
@@ -97,7 +119,7 @@ export async function verifyGrantMac(grant: unknown, pairingKey: Uint8Array): Pr
   if (validateGrantShape(grant, 'grant') !== null) return false;
   const g = grant as Grant;
   try {
-    return await hmacVerifyHex(await deriveGrantKey(pairingKey), macInput(g), g.mac);
+    return await hmacVerifyHex(await grantKeyFor(pairingKey), macInput(g), g.mac);
   } catch {
     return false;
   }

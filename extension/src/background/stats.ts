@@ -1,9 +1,10 @@
 /**
- * Counters of the checks every invoke must pass through (issue 7, item 10: the
+ * Counters of the checks every dispatch must pass through (issue 7, item 10: the
  * agent benchmark proves with them that its calls were not fast because a check
- * was skipped). faculties.ts increments them where it builds the Invoker's deps:
- * - `rediscoveries`: the content script's rediscovery in the target document before dispatch (`toolsNamed`);
- * - `macChecks`: grant MAC checks with the pairing key (`verifyGrant`);
+ * was skipped). core.ts increments two where it builds the generic checks' deps,
+ * faculties/webmcp-invoke.ts the third in its own check:
+ * - `rediscoveries`: the fresh discovery in the target document before a WebMCP dispatch (`toolsNamed`);
+ * - `macChecks`: grant MAC checks (`verifyGrant`);
  * - `nonceChecks`: one-use nonce checks (`consumeNonce`).
  * They count calls, whatever the answer, since the worker started (a restarted
  * worker starts again from 0). Read through `globalThis.echoConsole.stats()`.
