@@ -25,7 +25,8 @@ import { discoverTab, type DiscoveryDeps } from '../../extension/src/background/
 import type { FrameInfo } from '../../extension/src/background/tabs';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../../extension/src/lib/grant-checks';
 import { webmcpInvoke as extensionWebmcpInvoke } from '../../extension/src/background/faculties/webmcp-invoke';
-import { FakeLink, ORIGIN, makeDiscovery, sharedTab, tempLedger, until } from './broker.fixtures';
+import { recoverAtStart } from '../../src/main/core/broker/recovery';
+import { FakeLink, ORIGIN, makeDiscovery, sharedTab, tempLedger, trailOf, until } from './broker.fixtures';
 
 const agent = (kind: AgentContext['kind'] = 'mutation'): AgentContext => ({ actor: { kind: 'agent', name: 'review' }, kind });
 const OPEN = { type: 'object', properties: { a: { type: 'number' } } };
@@ -99,6 +100,91 @@ describe('broker: what the person is shown vs what the grant binds', () => {
     await p;
     expect(view.frame.url).toBe(`${ORIGIN}/account/2`);
     expect(view.tab.url).toBe(view.frame.url); // fails: '/shop', from the WebMCP discovery
+  });
+});
+
+describe('outcome-unknown blocks are lifted by another faculty\'s look', () => {
+  // FINDING: Discoveries.put (discoveries.ts:360-363) lifts EVERY block of the tab, whatever its
+  // faculty: after a hover whose outcome is unknown, the agent is told to call page_snapshot, but a
+  // webmcp_discover of the tab (which says nothing about the hovered element) lets the hover run again.
+  it.fails('a WebMCP discovery does not lift the block of another faculty\'s unknown outcome', async () => {
+    const link = new FakeLink();
+    link.tabs = [sharedTab(7)];
+    link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', inputSchema: OPEN }]));
+    const { ledger, cleanup } = tempLedger();
+    const broker = new Broker({ link, receipts: ledger, approvalTimeoutMs: () => 60_000, linkGraceMs: 50, dispatchTimeoutMs: 50 });
+    interface Req extends ActionRequestBase { ref: string }
+    const H = (c: string) => c.repeat(64);
+    const hover: ActionFaculty<Req> = {
+      faculty: 'semantic', operation: 'hover', agentTool: 'page_hover', verb: 'hover',
+      initialFields: (r) => ({ tabId: r.tabId }),
+      resolveSubject: (r, env) => {
+        const tab = env.sharing.get(r.tabId)!;
+        return ok({
+          target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), frameUrl: tab.url },
+          subjectHash: H('a'), subjectKey: H('a'),
+          subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },
+          linkSubject: { ref: r.ref }, receiptFields: {}, policy: {},
+        });
+      },
+      validate: () => ok({}),
+      lookAgain: (tabId) => `call page_snapshot {"tabId": ${tabId}} again`,
+    };
+    try {
+      await broker.listTabs(agent('read'));
+      link.invokeHandler = async () => ok({ outcome: 'outcome-unknown', elapsedMs: 1 });
+      const ask = () => {
+        const p = broker.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, agent('low-impact-mutation'));
+        void until((l) => broker.approvals.onChange(l), () => broker.approvals.list().length === 1).then(() => broker.decide(broker.approvals.list()[0]!.requestId, 'approve'));
+        return p;
+      };
+      const first = await ask();
+      expect(!first.ok && first.error.code).toBe('outcome-unknown');
+      expect(!first.ok && first.error.message).toMatch(/page_snapshot/);
+      expect((await broker.discover({ tabId: 7 }, agent('read'))).ok).toBe(true);
+      const again = broker.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, agent('low-impact-mutation'));
+      const asked = until((l) => broker.approvals.onChange(l), () => broker.approvals.list().length === 1);
+      const secondTry = await Promise.race([again.then((a) => ({ refused: !a.ok && a.error.code })), asked.then(() => ({ refused: false as const }))]);
+      for (const v of broker.approvals.list()) broker.decide(v.requestId, 'deny');
+      await again;
+      expect(secondTry.refused).toBe('outcome-unknown-pending'); // fails: the hover is shown to the person again
+    } finally {
+      broker.dispose();
+      cleanup();
+    }
+  });
+});
+
+describe('restart recovery: the look-back counts reads', () => {
+  // FINDING: Ledger.openRequests walks the newest `lookback` `requested` receipts
+  // (ledger/index.ts:159-163), and every read (list_tabs, page_info, discover) writes one. An agent
+  // polling reads while a dispatch hangs pushes the dispatched request out of the window: after a
+  // crash it gets no outcome-unknown receipt and no block. Shown with lookback 3 instead of 10,000.
+  it.fails('a request left dispatched is recovered however many reads came after it', async () => {
+    const link = new FakeLink();
+    link.tabs = [sharedTab(7)];
+    link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', inputSchema: OPEN }]));
+    link.invokeHandler = () => new Promise(() => undefined); // the page never answers; the console "crashes"
+    const { ledger, cleanup } = tempLedger();
+    const broker = new Broker({ link, receipts: ledger, approvalTimeoutMs: () => 60_000 });
+    try {
+      await broker.listTabs(agent('read'));
+      const d = await broker.discover({ tabId: 7 }, agent('read'));
+      const hash = d.ok ? d.value.tools[0]!.descriptorHash : '';
+      const sent = link.nextInvoke();
+      void broker.invoke({ tabId: 7, name: 'add', descriptorHash: hash, arguments: { a: 1 } }, agent());
+      await until((l) => broker.approvals.onChange(l), () => broker.approvals.list().length === 1);
+      const requestId = broker.approvals.list()[0]!.requestId;
+      broker.decide(requestId, 'approve');
+      await sent;
+      expect(trailOf(ledger, requestId).at(-1)!.event).toBe('dispatched');
+      for (let i = 0; i < 3; i++) await broker.listTabs(agent('read'));
+      const report = recoverAtStart(ledger, { lookback: 3 });
+      expect(report.outcomeUnknown.map((u) => u.requestId)).toEqual([requestId]); // fails: []
+    } finally {
+      broker.dispose();
+      cleanup();
+    }
   });
 });
 
