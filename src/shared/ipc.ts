@@ -83,7 +83,7 @@ export interface ApprovalView {
   /** What the agent asks, in words for the person ("run a page tool"). */
   verb: string;
   origin: string;
-  /** The tab's title and URL (stripped) as last reported. */
+  /** The tab's title as last reported, and its URL (stripped) as the faculty resolved it, read with the bound exact-URL hash. */
   tab: { tabId: number; title: string; url: string };
   /** The frame that acts, with its stripped URL ('' when unknown). */
   frame: { frameId: number; url: string };

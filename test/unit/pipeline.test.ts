@@ -30,7 +30,7 @@ const hover: ActionFaculty<HoverRequest> = {
     const tab = env.sharing.get(r.tabId);
     if (!tab) return err('tab-not-shared', 'not shared');
     return ok({
-      target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), frameUrl: tab.url },
+      target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), tabUrl: tab.url, frameUrl: tab.url },
       subjectHash: H('a'),
       subjectKey: H('a'),
       subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },

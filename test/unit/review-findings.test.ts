@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { argumentsHash, descriptorHash, urlHash } from '../../src/shared/canonical';
-import { nodeSha256 } from '../../src/shared/digest-node';
+import { nodeSha256 } from '../../src/main/core/digest';
 import { ok } from '../../src/shared/result';
 import type { Grant } from '../../src/shared/types';
 import { Broker, type ActionFaculty, type ActionRequestBase, type AgentContext } from '../../src/main/core/broker';
@@ -54,7 +54,7 @@ describe('broker: what the person is shown vs what the grant binds', () => {
   // `navigated` with the SAME documentId) drops the discovery but leaves the pending approval open,
   // still showing the old URL; the grant it yields binds the old urlHash and can only be refused
   // (step 7) — or succeed if the page goes back to the old URL just before dispatch.
-  it.fails('a same-document navigation of the acting frame ends a pending approval (navigated) before the person can approve it', async () => {
+  it('a same-document navigation of the acting frame ends a pending approval (navigated) before the person can approve it', async () => {
     link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', inputSchema: OPEN }]));
     const d = (await broker.discover({ tabId: 7 }, agent('read')));
     expect(d.ok).toBe(true);
@@ -71,7 +71,7 @@ describe('broker: what the person is shown vs what the grant binds', () => {
   // FINDING: Pipeline.requestApproval (pipeline.ts:246-257) takes the tab URL from the WebMCP
   // discovery for EVERY faculty, not from what the faculty resolved; a non-WebMCP action shows the
   // URL of an older WebMCP discovery while its grant binds the URL hash of its own target.
-  it.fails('the dialog tab URL of a non-WebMCP faculty is the URL its own target was resolved at', async () => {
+  it('the dialog tab URL of a non-WebMCP faculty is the URL its own target was resolved at', async () => {
     link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', inputSchema: OPEN }]));
     expect((await broker.discover({ tabId: 7 }, agent('read'))).ok).toBe(true); // discovery.url = /shop
     // Later the tab is reported at another URL (a tabs-changed after a same-document move of the top).
@@ -84,7 +84,7 @@ describe('broker: what the person is shown vs what the grant binds', () => {
       resolveSubject: (r, env) => {
         const tab = env.sharing.get(r.tabId)!;
         return ok({
-          target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), frameUrl: tab.url },
+          target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), tabUrl: tab.url, frameUrl: tab.url },
           subjectHash: H('a'), subjectKey: H('a'),
           subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },
           linkSubject: { ref: r.ref }, receiptFields: {}, policy: {},
@@ -121,7 +121,7 @@ describe('outcome-unknown blocks are lifted by another faculty\'s look', () => {
       resolveSubject: (r, env) => {
         const tab = env.sharing.get(r.tabId)!;
         return ok({
-          target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), frameUrl: tab.url },
+          target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), tabUrl: tab.url, frameUrl: tab.url },
           subjectHash: H('a'), subjectKey: H('a'),
           subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },
           linkSubject: { ref: r.ref }, receiptFields: {}, policy: {},
@@ -294,7 +294,7 @@ describe('MCP endpoint: a second standalone SSE stream', () => {
   // GET, also one the SDK answers 409 ("Only one SSE stream is allowed per session"). That close
   // marks the session's LIVE stream as closed: later tools/list changes are held back
   // (listChangedPending) and never reach the open stream.
-  it.fails('a refused (409) second GET does not silence list_changed on the session\'s open stream', async () => {
+  it('a refused (409) second GET does not silence list_changed on the session\'s open stream', async () => {
     const init = await send('POST', {}, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
     const sid = String(init.headers['mcp-session-id']);
     await drain(init);

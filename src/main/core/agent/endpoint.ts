@@ -234,6 +234,8 @@ export class AgentEndpoint {
       const r = writeHead(...args);
       if (res.statusCode === 200) {
         s.streamOpen = true;
+        // Only this stream's end closes it: a refused second GET (409) must not.
+        res.once('close', () => (s.streamOpen = false));
         if (s.listChangedPending) {
           s.listChangedPending = false;
           queueMicrotask(() => void s.server.sendToolListChanged().catch(() => undefined));
@@ -241,7 +243,6 @@ export class AgentEndpoint {
       }
       return r;
     }) as typeof res.writeHead;
-    res.once('close', () => (s.streamOpen = false));
     await s.transport.handleRequest(req, res);
   }
 

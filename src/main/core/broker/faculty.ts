@@ -31,7 +31,7 @@ export interface ActionRequestBase {
   operationId?: string;
 }
 
-/** Where a resolved action acts, as the extension reported it at discovery. */
+/** Where a resolved action acts, as the faculty resolved it (WebMCP: from the latest discovery). */
 export interface ActionTarget {
   tabId: number;
   frameId: number;
@@ -39,7 +39,9 @@ export interface ActionTarget {
   origin: string;
   /** SHA-256 of the exact tab and frame URLs at discovery (src/shared/canonical.ts `urlHash`). */
   urlHash: string;
-  /** The frame's URL, stripped, for the person. */
+  /** The tab's URL, stripped, for the person: from the same read as `urlHash`. */
+  tabUrl: string;
+  /** The frame's URL, stripped, for the person: from the same read as `urlHash`. */
   frameUrl: string;
 }
 

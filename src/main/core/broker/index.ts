@@ -318,11 +318,16 @@ export class Broker {
       } else if (e.kind === 'navigated' || e.kind === 'tools-changed') {
         this.discoveries.frameChanged(e);
         if (e.kind === 'navigated') {
-          // A pending approval for a document that is gone can never be dispatched safely.
+          // The grant binds the exact tab and frame URLs the person reviewed: a pending
+          // approval whose document is gone, or whose tab (top frame) or own frame changed
+          // its URL even within the same document (pushState, replaceState, a fragment),
+          // can never be dispatched as reviewed. A refusal, not a cancellation: nobody withdrew it.
           for (const v of this.approvals.list()) {
-            if (v.tab.tabId === e.tabId && v.frame.frameId === e.frameId && v.documentId !== e.documentId) {
-              // A refusal (not a cancellation): nobody withdrew it; the document it was for is gone.
+            if (v.tab.tabId !== e.tabId) continue;
+            if (v.frame.frameId === e.frameId && v.documentId !== e.documentId) {
               this.approvals.refuse(v.requestId, 'navigated', 'the page navigated away from the document this request was for');
+            } else if (e.frameId === 0 || v.frame.frameId === e.frameId) {
+              this.approvals.refuse(v.requestId, 'navigated', "the page's URL changed while the request waited (the approval binds the exact URL the page had)");
             }
           }
         }

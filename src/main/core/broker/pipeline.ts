@@ -243,7 +243,6 @@ export class Pipeline {
     }
     const now = Date.now();
     const tab = this.o.sharing.get(r.target.tabId);
-    const discovery = this.o.discoveries.get(r.target.tabId);
     const view: ApprovalView = {
       requestId: trail.requestId,
       createdAt: now,
@@ -254,7 +253,8 @@ export class Pipeline {
       kind: ctx.kind,
       verb: f.verb,
       origin: r.target.origin,
-      tab: { tabId: r.target.tabId, title: tab?.title ?? '', url: discovery?.url ?? tab?.url ?? '' },
+      // The URLs the faculty resolved, read with the exact-URL hash the grant binds.
+      tab: { tabId: r.target.tabId, title: tab?.title ?? '', url: r.target.tabUrl },
       frame: { frameId: r.target.frameId, url: r.target.frameUrl },
       documentId: r.target.documentId,
       subjectHash: r.subjectHash,
