@@ -1,5 +1,6 @@
 /**
  * The contract of the link between the console and the extension (docs/design.md, "Conventions" §1).
+ * Kept whole though over 500 lines: one contract file per boundary (Conventions §1); the checks below are its schemas.
  *
  * Path: extension service worker ⇄ Chrome native messaging (stdio, 4-byte
  * little-endian length + UTF-8 JSON, src/shared/framing.ts) ⇄ native host

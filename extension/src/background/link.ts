@@ -15,9 +15,9 @@
  * person's word in the popup), requests are served through the shared
  * `LinkMux`, liveness is the shared `Heartbeat`. A request in flight when the
  * link drops is aborted and its answer discarded: nothing is ever replayed.
+ * What the popup shows (ExtLinkState, and how a closed link is shown) is link-view.ts.
  */
 import { verifyGrantMac } from '../../../src/shared/grant';
-import type { LinkProblem } from '../../../src/shared/ipc';
 import { LIMITS, utf8Bytes } from '../../../src/shared/limits';
 import {
   extensionInit,
@@ -42,6 +42,9 @@ import {
 } from '../../../src/shared/protocol';
 import { toErrorInfo, type ErrorInfo, type Result } from '../../../src/shared/result';
 import type { Grant } from '../../../src/shared/types';
+import { HOST_NOT_FOUND_ADVICE, NEEDS_PERSON, endedView, type ExtLinkState } from './link-view';
+
+export { HOST_NOT_FOUND_ADVICE, type ExtLinkState } from './link-view';
 
 /** What `connect` returns: the parts of a chrome.runtime.Port the link uses. */
 export interface LinkPort {
@@ -58,35 +61,6 @@ export interface LinkStorage {
   get(key: string): Promise<unknown>;
   set(key: string, value: unknown): Promise<void>;
   remove(key: string): Promise<void>;
-}
-
-/**
- * What the popup shows. States use the popup's vocabulary
- * (extension/src/lib/messages.ts PopupLinkState):
- * - `not-installed`: Chrome found no native host (the console writes it when it runs);
- * - `console-not-running`: the host ran but no console listens (host-error);
- * - `connecting`: handshake in progress, or waiting to retry (`retryAt`);
- * - `awaiting-pairing`: compare `pairingCode` with the console and confirm there;
- * - `connected`: authenticated and a pong arrived within LIMITS.heartbeatTimeoutMs;
- * - `version-mismatch`: console and extension speak different protocol versions;
- * - `refused`: see `error.code`: `pairing-rejected`, `pairing-timeout`, `unpaired`,
- *   `auth-failed` (the console could not prove the key: possibly an impostor),
- *   `origin-not-allowed`, `already-connected`, ... Those that need the person
- *   (all but `already-connected`) stop retrying until `retry()`.
- */
-export interface ExtLinkState {
-  state: 'not-installed' | 'console-not-running' | 'connecting' | 'awaiting-pairing' | 'connected' | 'version-mismatch' | 'refused' | 'stopped';
-  paired: boolean;
-  pairingCode?: string;
-  /** The popup must call `confirmPairing` too (requireLocalPairingConfirmation, or a key is already held). */
-  awaitingLocalConfirmation?: boolean;
-  /** ms since the epoch of the last pong. */
-  lastHeartbeatAt?: number;
-  /** ms since the epoch of the next reconnect attempt, while waiting to retry. */
-  retryAt?: number;
-  error?: ErrorInfo;
-  /** Something only the person can fix, in plain words: update the extension or the console, or pair again. */
-  problem?: LinkProblem;
 }
 
 /** Options of `startLink`. */
@@ -150,14 +124,6 @@ export interface ExtLink {
 /** chrome.storage.local key of the pairing. */
 export const PAIRING_STORAGE_KEY = 'echoConsole.linkPairing';
 
-/**
- * What the popup advises when Chrome finds no native host (or may not start it).
- * The console writes the host manifests each time it starts, into the profiles
- * that exist then: a browser first run after the console started has none yet.
- */
-export const HOST_NOT_FOUND_ADVICE =
-  'Echo Console registers its native host when it starts. If this browser had never run before the console started, restart the console, then click Try again.';
-
 interface StoredPairing {
   v: 1;
   pairingId: string;
@@ -177,9 +143,6 @@ interface Conn {
   /** Set when we asked the console to end the link (unpair): what to show once it has. */
   closingError?: ErrorInfo;
 }
-
-/** Errors after which retrying cannot help until the person acts (popup: retry / pair again). */
-const NEEDS_PERSON = new Set(['version-mismatch', 'pairing-rejected', 'pairing-timeout', 'unpaired', 'auth-failed', 'origin-not-allowed', 'pairing-failed']);
 
 /**
  * Start the link: load the pairing, connect, and keep reconnecting until `stop()`.
@@ -423,25 +386,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
   function after(c: Conn, error: LinkError | undefined, state?: ExtLinkState['state']): void {
     if (stopped) return;
     if (error && NEEDS_PERSON.has(error.code)) halted = true;
-    const shown: LinkError | undefined = error ?? c.hostError;
-    const next: ExtLinkState['state'] =
-      state ??
-      (shown?.code === 'version-mismatch'
-        ? 'version-mismatch'
-        : shown?.code === 'console-not-running'
-          ? 'console-not-running'
-          : shown && (NEEDS_PERSON.has(shown.code) || shown.code === 'already-connected')
-            ? 'refused'
-            : 'connecting');
-    const { problem, ...info } = shown ?? { problem: undefined };
-    setState({
-      state: next,
-      error: shown ? (info as ErrorInfo) : undefined,
-      problem,
-      pairingCode: undefined,
-      awaitingLocalConfirmation: undefined,
-      lastHeartbeatAt: undefined,
-    });
+    setState(endedView(error ?? c.hostError, state));
     scheduleReconnect();
   }
 

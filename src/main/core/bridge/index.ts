@@ -13,6 +13,9 @@
  * answered with `error{code:'bad-message'}`, logged, and never throws. A
  * dropped link fails every request in flight with `link-down` and never
  * replays it.
+ *
+ * What the console shows of the link is status.ts; the stored pairing's
+ * record is pairing-record.ts.
  */
 import type net from 'node:net';
 import { FrameDecoder, encodeFrame } from '../../../shared/framing';
@@ -32,7 +35,7 @@ import {
   type LinkAuditEvent,
   type LinkError,
 } from '../../../shared/link-core';
-import { fromBase64, randomHex, toBase64 } from '../../../shared/pairing-crypto';
+import { randomHex } from '../../../shared/pairing-crypto';
 import {
   PROTOCOL_VERSION,
   validateConsoleToExtension,
@@ -46,14 +49,14 @@ import {
 import { err, ok, type Result } from '../../../shared/result';
 import type { Grant } from '../../../shared/types';
 import type { ExtensionLink } from '../ports';
+import { PAIRING_SECRET_NAME, pairingRecord, parsePairingRecord, type StoredPairing } from './pairing-record';
 import type { SecretStore } from './secret-store';
 import { listenPrivate } from './socket-server';
+import { LinkStatusCell, endedStatus } from './status';
 
 export { FileSecretStore, MemorySecretStore, type SecretStore } from './secret-store';
 export { defaultSocketPath } from '../../../native-host/socket-path';
-
-/** The SecretStore entry holding the pairing. */
-export const PAIRING_SECRET_NAME = 'extension-pairing';
+export { PAIRING_SECRET_NAME } from './pairing-record';
 
 /** A minimal logger; `detail` is JSON-safe. */
 export interface BridgeLogger {
@@ -95,15 +98,6 @@ export interface BridgeOptions {
   protocolVersion?: number;
 }
 
-interface StoredPairing {
-  v: 1;
-  pairingId: string;
-  /** base64 of the 32-byte key. */
-  key: string;
-  extensionId: string;
-  pairedAt: number;
-}
-
 interface Conn {
   id: number;
   sock: net.Socket;
@@ -142,9 +136,7 @@ export class Bridge implements ExtensionLink {
   private pairing: StoredPairing | null = null;
   private pairingKey: Uint8Array | null = null;
   private readonly eventListeners = new Set<(e: ExtensionEvent) => void>();
-  private readonly statusListeners = new Set<(s: LinkStatus) => void>();
-  private current: LinkStatus = { state: 'no-extension', paired: false };
-  private lastStatusJson = '';
+  private readonly linkStatus = new LinkStatusCell((m, d) => this.log.warn(m, d));
 
   constructor(opts: BridgeOptions) {
     this.opts = opts;
@@ -212,13 +204,12 @@ export class Bridge implements ExtensionLink {
 
   /** {@inheritDoc ExtensionLink.status} A copy: callers cannot change the bridge's state. */
   status(): LinkStatus {
-    return structuredClone(this.current);
+    return this.linkStatus.get();
   }
 
   /** {@inheritDoc ExtensionLink.onStatus} Called on every change (not immediately on subscribe). */
   onStatus(listener: (s: LinkStatus) => void): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return this.linkStatus.on(listener);
   }
 
   /** {@inheritDoc ExtensionLink.signGrant} Codes: `not-paired`, `grant-invalid`. */
@@ -382,7 +373,7 @@ export class Bridge implements ExtensionLink {
         return;
       }
       case 'store': {
-        const record: StoredPairing = { v: 1, pairingId: e.pairing.pairingId, key: toBase64(e.pairing.key), extensionId: e.pairing.extensionId, pairedAt: e.pairing.pairedAt };
+        const record = pairingRecord(e.pairing);
         try {
           await this.opts.secretStore.set(PAIRING_SECRET_NAME, JSON.stringify(record));
         } catch (x) {
@@ -460,17 +451,7 @@ export class Bridge implements ExtensionLink {
     this.fresh.delete(conn);
     this.log.info('link closed', { reason });
     // Status follows the active connection; a refused newcomer is shown only while none is active.
-    if (this.conn === null && (wasActive || error)) {
-      const { problem, ...info } = error ?? { problem: undefined };
-      this.setStatus({
-        state: error ? state : 'no-extension',
-        extensionId: error ? conn.runner?.state.extensionId : undefined,
-        pairingCode: undefined,
-        lastHeartbeatAt: undefined,
-        error: error ? (info as LinkError) : undefined,
-        problem,
-      });
-    }
+    if (this.conn === null && (wasActive || error)) this.setStatus(endedStatus(error, state, conn.runner?.state.extensionId));
   }
 
   private async loadPairing(): Promise<void> {
@@ -482,17 +463,10 @@ export class Bridge implements ExtensionLink {
     }
     this.pairing = null;
     this.pairingKey = null;
-    if (raw) {
-      try {
-        const p = JSON.parse(raw) as StoredPairing;
-        const key = fromBase64(p.key);
-        if (p.v === 1 && typeof p.pairingId === 'string' && typeof p.extensionId === 'string' && key && key.length === 32) {
-          this.pairing = p;
-          this.pairingKey = key;
-        } else this.log.warn('stored pairing is malformed; ignored');
-      } catch {
-        this.log.warn('stored pairing is not JSON; ignored');
-      }
+    const held = raw ? parsePairingRecord(raw, (m) => this.log.warn(m)) : null;
+    if (held) {
+      this.pairing = held.record;
+      this.pairingKey = held.key;
     }
     this.setStatus({});
   }
@@ -508,19 +482,7 @@ export class Bridge implements ExtensionLink {
   }
 
   private setStatus(patch: Partial<LinkStatus>): void {
-    const next: LinkStatus = { ...this.current, ...patch, paired: this.pairing !== null };
-    for (const k of Object.keys(next) as (keyof LinkStatus)[]) if (next[k] === undefined) delete next[k];
-    this.current = next;
-    const json = JSON.stringify(next);
-    if (json === this.lastStatusJson) return;
-    this.lastStatusJson = json;
-    for (const l of [...this.statusListeners]) {
-      try {
-        l(structuredClone(next));
-      } catch (e) {
-        this.log.warn('status listener threw', { message: (e as Error).message });
-      }
-    }
+    this.linkStatus.set(patch, this.pairing !== null);
   }
 
   private audit(e: LinkAuditEvent): void {

@@ -8,32 +8,38 @@
  *   `verifyAgainst` detect a cut-off tail or a rewritten history.
  * - There is no update or delete path here, and triggers refuse both (schema.ts).
  * See docs/ledger.md.
+ *
+ * The reads by filter are query.ts, the restart-recovery reads recovery-queries.ts,
+ * the chain check verify.ts; this class opens the file, appends, and delegates.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, statSync } from 'node:fs';
-import path from 'node:path';
+import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
-import { OUTCOME_EVENTS, isOutcomeEvent, type Checkpoint, type Receipt, type ReceiptEvent, type ReceiptInput, type ReceiptPage, type ReceiptQuery, type VerifyReport } from '../../../shared/receipt';
-import { nativeBindingPath, openDatabase, type OpenDatabaseOptions } from './sqlite';
-import { VerifyPool, coreCount, verifyWorkerRuntime, type RangeResult } from './parallel';
+import type { Checkpoint, Receipt, ReceiptInput, ReceiptPage, ReceiptQuery, VerifyReport } from '../../../shared/receipt';
+import { openDatabase, type OpenDatabaseOptions } from './sqlite';
 import { prepareSchema } from './schema';
 import {
-  GENESIS_PREV_HASH, HASH_INPUT_SQL, HASH_INPUT_SQL_FORMAT_1, ROW_COLUMNS_SQL, ROW_COLUMNS_SQL_FORMAT_1, canonicalReceiptText, chainHash, sha256Hex,
+  GENESIS_PREV_HASH, HASH_INPUT_SQL, HASH_INPUT_SQL_FORMAT_1, ROW_COLUMNS_SQL, ROW_COLUMNS_SQL_FORMAT_1, canonicalReceiptText, chainHash,
   type RawRow,
 } from './chain';
-import { LedgerInputError, isReceiptEvent, normaliseInput, type NormalisedInput } from './input';
+import { LedgerInputError, normaliseInput, type NormalisedInput } from './input';
+import { rowToReceipt, runQuery, type QueryColumns } from './query';
+import * as recovery from './recovery-queries';
+import { ChainVerifier, fileIdentity, scanSql, type VerifyAsyncOptions, type VerifyOptions } from './verify';
 
 export { OUTCOME_EVENTS } from '../../../shared/receipt';
 export { LedgerInputError, OPERATION_RE, boundedDetail, TRUNCATION_KEY, MAX_FIELD_CHARS } from './input';
 export { LedgerFormatError, LEDGER_FORMAT } from './schema';
 export { GENESIS_PREV_HASH, CHAINED_FIELDS, canonicalReceiptText, chainHash } from './chain';
 export { openDatabase, NativeBindingMissingError } from './sqlite';
-
-/** Default and maximum page size of `query`. */
-export const DEFAULT_PAGE_LIMIT = 100;
-export const MAX_PAGE_LIMIT = 500;
+export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './query';
+export { OPEN_EVENTS, RECOVERY_LOOKBACK, MAX_RECOVERY_LOOKBACK, RECOVERY_SQL } from './recovery-queries';
+export {
+  PARALLEL_VERIFY_MIN_ROWS, PARALLEL_VERIFY_RANGE_ROWS, MAX_VERIFY_THREADS, VERIFY_CHUNK,
+  type VerifyOptions, type ParallelVerifyOptions, type VerifyStats, type VerifyAsyncOptions,
+} from './verify';
 
 export interface LedgerOptions extends Pick<OpenDatabaseOptions, 'electronAbiDir' | 'timeoutMs'> {
   /**
@@ -54,186 +60,6 @@ export class LedgerStateError extends Error {
   }
 }
 
-/** Options of `Ledger.verify` and `Ledger.verifyAsync`. */
-export interface VerifyOptions {
-  /**
-   * Called with the count verified so far (the intact prefix): after each chunk
-   * of VERIFY_CHUNK receipts, or with worker threads after each range.
-   */
-  onProgress?: (count: number) => void;
-  /** Worker threads (see ParallelVerifyOptions); `false` keeps the check on the calling thread. */
-  parallel?: ParallelVerifyOptions | false;
-  /** Called once at the end with how the work was shared (benchmarks and tests). */
-  onStats?: (stats: VerifyStats) => void;
-}
-
-/**
- * How `verify` uses worker threads. Each worker opens the file read-only and
- * checks whole ranges of `rangeRows` receipts; the calling thread joins the
- * ranges in order (parallel.ts).
- */
-export interface ParallelVerifyOptions {
-  /** Use workers only for a ledger of at least this many receipts. Default PARALLEL_VERIFY_MIN_ROWS. */
-  minRows?: number;
-  /** Receipts per range. Default PARALLEL_VERIFY_RANGE_ROWS. */
-  rangeRows?: number;
-  /**
-   * Threads checking ranges, the calling thread included in `verify` (which
-   * blocks anyway, so it takes ranges too and starts one worker fewer);
-   * `verifyAsync` starts this many workers and keeps its own thread free.
-   * Default: the machine's cores, at most MAX_VERIFY_THREADS.
-   */
-  threads?: number;
-}
-
-/** What one verification did (VerifyOptions.onStats). */
-export interface VerifyStats {
-  /** Worker threads started (0: the calling thread alone). */
-  workers: number;
-  /** Ranges in the plan (0 without workers). */
-  ranges: number;
-  /** Ranges whose fast check a worker did / the calling thread did. */
-  rangesByWorkers: number;
-  rangesByCaller: number;
-  /** Worker errors seen (the affected ranges were walked by the calling thread). */
-  workerErrors: string[];
-}
-
-/** Ledgers from this many receipts are verified by worker threads (below, starting them costs more than it saves). */
-export const PARALLEL_VERIFY_MIN_ROWS = 50_000;
-/** Receipts per range handed to a worker. */
-export const PARALLEL_VERIFY_RANGE_ROWS = 25_000;
-/** Most threads one verification uses. */
-export const MAX_VERIFY_THREADS = 8;
-const HEX64 = /^[0-9a-f]{64}$/;
-
-/** Options of `Ledger.verifyAsync`. */
-export interface VerifyAsyncOptions extends VerifyOptions {
-  /** Abort between chunks; the promise then rejects with the signal's reason. */
-  signal?: AbortSignal;
-}
-
-/** Receipts verified per chunk (one query, and for verifyAsync one turn of the event loop). */
-export const VERIFY_CHUNK = 10_000;
-
-/** Walk state of one verification: the intact prefix so far is receipts 1..count, the last with hash `prev`. */
-interface VerifyWalk {
-  /** Highest seq to verify (the head when the walk started). */
-  end: number;
-  /** sqlite_sequence's highest seq ever issued. */
-  highWater: number;
-  /** seq of the next row, count + 1. */
-  expected: number;
-  prev: string;
-  count: number;
-}
-
-/** Outcome of one walk step: the first broken link, or whether rows up to the step's end remain. */
-type WalkStep = VerifyReport | 'more' | 'done';
-
-type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId' | 'id' | 'operation' | 'subjectHash';
-
-/**
- * Verify's scan, params (after seq, up to seq, limit). One string per row:
- * "<seq>:<1 if actor and detail are JSON and both hashes 64 long>:<hash>:<prevHash || canonical>".
- * One string, not an array of columns, because per-row JS objects are most of verify's cost.
- * The worker threads of a parallel verify run this same statement (parallel.ts).
- */
-const scanSql = (hashInput: string): string =>
-  `SELECT concat(seq, ':', json_valid(actor) AND json_valid(detail) AND length(hash) = 64 AND length(prev_hash) = 64, ':', hash, ':', ${hashInput}) ` +
-  'FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?';
-
-/** Request lifecycle events after which a request is still waiting for its outcome (`Ledger.openRequests`). */
-export const OPEN_EVENTS: readonly ReceiptEvent[] = ['requested', 'validated', 'approval-shown', 'approved', 'dispatched'];
-/** Default and largest look-back of `openRequests` and `unresolvedOutcomeUnknowns`. */
-export const RECOVERY_LOOKBACK = 10_000;
-export const MAX_RECOVERY_LOOKBACK = 100_000;
-
-const sqlList = (xs: readonly string[]): string => xs.map((x) => `'${x}'`).join(', ');
-
-/**
- * `Ledger.openRequests`. The newest `@limit` `requested` receipts (one backward
- * walk of receipts_event), for each the highest seq of its request (a seek in
- * receipts_request, which ends with seq), and of those the rows whose event is
- * still an open one. Never a scan of the table.
- */
-const openRequestsSql = (cols: string): string =>
-  `SELECT ${cols} FROM receipts WHERE seq IN (` +
-  'SELECT (SELECT max(r.seq) FROM receipts r WHERE r.request_id = q.request_id) FROM receipts q ' +
-  "WHERE q.event = 'requested' AND q.request_id IS NOT NULL ORDER BY q.time DESC, q.seq DESC LIMIT @limit" +
-  `) AND event IN (${sqlList(OPEN_EVENTS)}) ORDER BY seq`;
-
-/**
- * `Ledger.unresolvedOutcomeUnknowns`. The newest `@limit` `outcome-unknown`
- * receipts (receipts_event) without a later outcome of the same request
- * (receipts_request) and without a later `discovered` receipt for the same tab
- * (the partial index receipts_discovered, whose WHERE the literal matches).
- */
-const unresolvedUnknownsSql = (cols: string): string =>
-  `SELECT ${cols} FROM receipts WHERE seq IN (SELECT u.seq FROM receipts u ` +
-  "WHERE u.event = 'outcome-unknown' ORDER BY u.time DESC, u.seq DESC LIMIT @limit) " +
-  "AND NOT EXISTS (SELECT 1 FROM receipts d WHERE d.event = 'discovered' AND d.tab_id = receipts.tab_id AND d.seq > receipts.seq) " +
-  'AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.request_id = receipts.request_id AND o.seq > receipts.seq ' +
-  `AND o.event IN (${sqlList(OUTCOME_EVENTS)})) ORDER BY seq`;
-
-/** The SQL of `openRequests` and `unresolvedOutcomeUnknowns` (tests read their query plans). */
-export const RECOVERY_SQL = {
-  openRequests: openRequestsSql(ROW_COLUMNS_SQL),
-  unresolvedOutcomeUnknowns: unresolvedUnknownsSql(ROW_COLUMNS_SQL),
-} as const;
-
-
-function rowToReceipt(r: RawRow): Receipt {
-  return {
-    seq: r[0],
-    id: r[1],
-    time: r[2],
-    requestId: r[3],
-    event: r[4] as Receipt['event'],
-    faculty: r[5] as Receipt['faculty'],
-    origin: r[6],
-    tabId: r[7],
-    frameId: r[8],
-    documentId: r[9],
-    toolName: r[10],
-    descriptorHash: r[11],
-    argumentsHash: r[12],
-    actor: JSON.parse(r[13]) as Receipt['actor'],
-    detail: JSON.parse(r[14]) as unknown,
-    operation: r[17] ?? null,
-    subjectHash: r[18] ?? null,
-    prevHash: r[15],
-    hash: r[16],
-  };
-}
-
-function checkString(q: ReceiptQuery, key: 'origin' | 'toolName' | 'requestId' | 'id' | 'operation' | 'subjectHash'): void {
-  const v = q[key];
-  if (v !== undefined && typeof v !== 'string') throw new LedgerInputError(`query ${key} must be a string`);
-}
-
-function checkTime(q: ReceiptQuery, key: 'from' | 'to'): void {
-  const v = q[key];
-  if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v))) {
-    throw new LedgerInputError(`query ${key} must be an integer (ms since the epoch)`);
-  }
-}
-
-/** Encode where the next page starts: below (time, seq) of the last receipt shown. Opaque to callers. */
-function encodeCursor(time: number, seq: number): string {
-  return `r1.${time.toString(36)}.${seq.toString(36)}`;
-}
-
-function decodeCursor(cursor: string): { time: number; seq: number } {
-  const m = /^r1\.(-?[0-9a-z]{1,11})\.([0-9a-z]{1,11})$/.exec(cursor);
-  const time = m ? parseInt(m[1] as string, 36) : NaN;
-  const seq = m ? parseInt(m[2] as string, 36) : NaN;
-  if (!Number.isSafeInteger(time) || !Number.isSafeInteger(seq) || seq < 1) {
-    throw new LedgerInputError('query cursor is not one this ledger issued');
-  }
-  return { time, seq };
-}
-
 /**
  * The receipt ledger. One instance per database file and process is the normal
  * case; several connections to one file stay consistent because each append
@@ -242,16 +68,13 @@ function decodeCursor(cursor: string): { time: number; seq: number } {
 export class Ledger {
   readonly file: string;
   readonly readonly: boolean;
-  private readonly openOpts: Pick<LedgerOptions, 'electronAbiDir' | 'timeoutMs'>;
-  /** Absolute path and `dev:ino` of the file opened, for the worker threads of a parallel verify (null: none can be used). */
-  private readonly identity: { path: string; id: string } | null;
   /**
    * Format of the file as opened: LEDGER_FORMAT, or 1 for a format-1 file
    * opened read-only (not migrated), whose missing columns are read as NULL.
    */
   readonly format: number;
-  /** SQL for the format-2 columns: the column names, or NULL on a read-only format-1 file. */
-  private readonly cols: { rows: string; operation: string; subjectHash: string; scan: string };
+  /** SQL for the columns queries read (query.ts). */
+  private readonly cols: QueryColumns;
   /** null when read-only. */
   private readonly insert: Database.Statement | null;
   private db: Database.Database | null;
@@ -261,15 +84,11 @@ export class Ledger {
   private readonly stmts: {
     head: Database.Statement;
     bySeq: Database.Statement;
-    scan: Database.Statement;
-    maxSeq: Database.Statement;
-    count: Database.Statement;
     chunk: Database.Statement;
-    highWater: Database.Statement;
-    openRequests: Database.Statement;
-    unresolvedUnknowns: Database.Statement;
+    recovery: recovery.RecoveryStatements;
   };
   private readonly appendTx: Database.Transaction<(items: NormalisedInput[]) => Receipt[]>;
+  private readonly verifier: ChainVerifier;
 
   /**
    * Open (creating if needed, unless `readonly`) the ledger at `file`; a
@@ -282,7 +101,7 @@ export class Ledger {
     this.file = file;
     this.readonly = opts.readonly ?? false;
     this.now = opts.now ?? Date.now;
-    this.openOpts = { electronAbiDir: opts.electronAbiDir, timeoutMs: opts.timeoutMs };
+    const openOpts = { electronAbiDir: opts.electronAbiDir, timeoutMs: opts.timeoutMs };
     const db = openDatabase(file, { readonly: this.readonly, electronAbiDir: opts.electronAbiDir, timeoutMs: opts.timeoutMs });
     try {
       this.format = prepareSchema(db, this.readonly);
@@ -291,23 +110,24 @@ export class Ledger {
       throw e;
     }
     this.db = db;
-    this.identity = fileIdentity(file);
     this.cols = this.format >= 2
-      ? { rows: ROW_COLUMNS_SQL, operation: 'operation', subjectHash: 'subject_hash', scan: scanSql(HASH_INPUT_SQL) }
-      : { rows: ROW_COLUMNS_SQL_FORMAT_1, operation: 'NULL', subjectHash: 'NULL', scan: scanSql(HASH_INPUT_SQL_FORMAT_1) };
+      ? { rows: ROW_COLUMNS_SQL, operation: 'operation', subjectHash: 'subject_hash' }
+      : { rows: ROW_COLUMNS_SQL_FORMAT_1, operation: 'NULL', subjectHash: 'NULL' };
     const cols = this.cols.rows;
     this.insert = this.readonly ? null : db.prepare(`INSERT INTO receipts (${ROW_COLUMNS_SQL}) VALUES (${ROW_COLUMNS_SQL.replace(/\w+/g, '?')})`);
     this.stmts = {
       head: db.prepare('SELECT seq, hash FROM receipts ORDER BY seq DESC LIMIT 1').raw(),
       bySeq: db.prepare(`SELECT ${cols} FROM receipts WHERE seq = ?`).raw(),
-      scan: db.prepare(this.cols.scan).pluck(),
-      maxSeq: db.prepare('SELECT MAX(seq) FROM receipts').pluck(),
-      count: db.prepare('SELECT count(*) FROM receipts').pluck(),
       chunk: db.prepare(`SELECT ${cols} FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(),
-      highWater: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'receipts'").pluck(),
-      openRequests: db.prepare(openRequestsSql(cols)).raw(),
-      unresolvedUnknowns: db.prepare(unresolvedUnknownsSql(cols)).raw(),
+      recovery: recovery.prepareRecoveryStatements(db, cols),
     };
+    this.verifier = new ChainVerifier(db, {
+      open: () => this.open(),
+      bySeq: this.stmts.bySeq,
+      scanSql: scanSql(this.format >= 2 ? HASH_INPUT_SQL : HASH_INPUT_SQL_FORMAT_1),
+      identity: fileIdentity(file),
+      openOpts,
+    });
     this.appendTx = db.transaction((items: NormalisedInput[]) => {
       const insert = this.insert;
       if (!insert) throw new LedgerStateError('the ledger was opened read-only');
@@ -419,82 +239,7 @@ export class Ledger {
    * @throws LedgerInputError for a bad filter, limit or cursor.
    */
   query(q: ReceiptQuery = {}): ReceiptPage {
-    const db = this.open();
-    if (q === null || typeof q !== 'object') throw new LedgerInputError('query must be an object');
-    const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
-      throw new LedgerInputError(`query limit must be an integer from 1 to ${MAX_PAGE_LIMIT}`);
-    }
-    checkTime(q, 'from');
-    checkTime(q, 'to');
-    checkString(q, 'origin');
-    checkString(q, 'toolName');
-    checkString(q, 'requestId');
-    checkString(q, 'id');
-    checkString(q, 'operation');
-    checkString(q, 'subjectHash');
-    if (q.event !== undefined && !isReceiptEvent(q.event)) throw new LedgerInputError(`query event must be one of RECEIPT_EVENTS`);
-    if (q.outcome !== undefined && !isOutcomeEvent(q.outcome)) {
-      throw new LedgerInputError(`query outcome must be one of ${OUTCOME_EVENTS.join(', ')}`);
-    }
-    let event = q.event;
-    if (q.outcome !== undefined) {
-      if (event !== undefined && event !== q.outcome) return { receipts: [], nextCursor: null };
-      event = q.outcome;
-    }
-    const values: Partial<Record<QueryKey, string | number>> = {
-      from: q.from,
-      to: q.to,
-      origin: q.origin,
-      toolName: q.toolName,
-      event,
-      requestId: q.requestId,
-      id: q.id,
-      operation: q.operation,
-      subjectHash: q.subjectHash,
-    };
-    const cursor = q.cursor === undefined ? undefined : decodeCursor(String(q.cursor));
-    const keys = (Object.keys(values) as QueryKey[]).filter((k) => values[k] !== undefined);
-    const cacheKey = keys.join(',') + (cursor ? ',cursor' : '');
-    let stmt = this.queryCache.get(cacheKey);
-    if (!stmt) {
-      const where: string[] = [];
-      for (const k of keys) {
-        where.push({
-          from: 'time >= @from',
-          to: 'time <= @to',
-          origin: 'origin = @origin',
-          toolName: 'tool_name = @toolName',
-          event: 'event = @event',
-          requestId: 'request_id = @requestId',
-          // `id` is UNIQUE, so this is one index lookup (schema.ts).
-          id: 'id = @id',
-          // Partial indexes (schema.ts): `x = @x` implies `x IS NOT NULL`, so SQLite uses them.
-          operation: `${this.cols.operation} = @operation`,
-          subjectHash: `${this.cols.subjectHash} = @subjectHash`,
-        }[k]);
-      }
-      // Row-value comparison: SQLite walks the index from (time, seq) downwards.
-      if (cursor) where.push('(time, seq) < (@cursorTime, @cursorSeq)');
-      const sql =
-        `SELECT ${this.cols.rows} FROM receipts` +
-        (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
-        ' ORDER BY time DESC, seq DESC LIMIT @limit';
-      stmt = db.prepare(sql).raw();
-      this.queryCache.set(cacheKey, stmt);
-    }
-    const params: Record<string, string | number> = { limit: limit + 1 };
-    for (const k of keys) params[k] = values[k] as string | number;
-    if (cursor) {
-      params.cursorTime = cursor.time;
-      params.cursorSeq = cursor.seq;
-    }
-    const rows = stmt.all(params) as RawRow[];
-    const more = rows.length > limit;
-    if (more) rows.pop();
-    const receipts = rows.map(rowToReceipt);
-    const last = receipts[receipts.length - 1];
-    return { receipts, nextCursor: more && last ? encodeCursor(last.time, last.seq) : null };
+    return runQuery(this.open(), this.cols, this.queryCache, q);
   }
 
   /**
@@ -512,9 +257,9 @@ export class Ledger {
    * @param limit 1..MAX_RECOVERY_LOOKBACK, default RECOVERY_LOOKBACK.
    * @throws LedgerInputError for a bad limit.
    */
-  openRequests(limit: number = RECOVERY_LOOKBACK): Receipt[] {
+  openRequests(limit: number = recovery.RECOVERY_LOOKBACK): Receipt[] {
     this.open();
-    return (this.stmts.openRequests.all({ limit: lookback(limit) }) as RawRow[]).map(rowToReceipt);
+    return recovery.openRequests(this.stmts.recovery, limit);
   }
 
   /**
@@ -530,9 +275,9 @@ export class Ledger {
    * @param limit 1..MAX_RECOVERY_LOOKBACK, default RECOVERY_LOOKBACK.
    * @throws LedgerInputError for a bad limit.
    */
-  unresolvedOutcomeUnknowns(limit: number = RECOVERY_LOOKBACK): Receipt[] {
+  unresolvedOutcomeUnknowns(limit: number = recovery.RECOVERY_LOOKBACK): Receipt[] {
     this.open();
-    return (this.stmts.unresolvedUnknowns.all({ limit: lookback(limit) }) as RawRow[]).map(rowToReceipt);
+    return recovery.unresolvedOutcomeUnknowns(this.stmts.recovery, limit);
   }
 
   /**
@@ -555,23 +300,7 @@ export class Ledger {
    *   (the lowest broken seq) and `count`/`headHash` describe the intact prefix before it.
    */
   verify(opts: VerifyOptions = {}): VerifyReport {
-    const w = this.startWalk();
-    const pool = this.startPool(w, opts, 'sync');
-    if (pool) {
-      try {
-        return this.joinRangesSync(w, pool, opts);
-      } finally {
-        pool.stopSync();
-        this.reportStats(opts, pool);
-      }
-    }
-    this.reportStats(opts, null);
-    for (;;) {
-      const step = this.walkStep(w, w.end);
-      if (step === 'done') return this.finishWalk(w);
-      if (step !== 'more') return step;
-      opts.onProgress?.(w.count);
-    }
+    return this.verifier.verify(opts);
   }
 
   /**
@@ -585,222 +314,7 @@ export class Ledger {
    * @throws the signal's reason when aborted; LedgerStateError when closed meanwhile.
    */
   async verifyAsync(opts: VerifyAsyncOptions = {}): Promise<VerifyReport> {
-    const w = this.startWalk();
-    const pool = this.startPool(w, opts, 'async');
-    try {
-      if (pool) {
-        const joined = await this.joinRangesAsync(w, pool, opts);
-        if (joined) return joined;
-        // No worker left to finish the rest: carry on from the intact prefix on this thread.
-      }
-      for (;;) {
-        opts.signal?.throwIfAborted();
-        const step = this.walkStep(w, w.end);
-        if (step === 'done') return this.finishWalk(w);
-        if (step !== 'more') return step;
-        opts.onProgress?.(w.count);
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-    } finally {
-      await pool?.stopAsync();
-      this.reportStats(opts, pool);
-    }
-  }
-
-  private startWalk(): VerifyWalk {
-    this.open();
-    return {
-      end: (this.stmts.maxSeq.get() as number | null) ?? 0,
-      highWater: (this.stmts.highWater.get() as number | undefined) ?? 0,
-      expected: 1,
-      prev: GENESIS_PREV_HASH,
-      count: 0,
-    };
-  }
-
-  /** Worker threads for this walk, or null when it stays on this thread (small ledger, option, no worker started). */
-  private startPool(w: VerifyWalk, opts: VerifyOptions, mode: 'sync' | 'async'): VerifyPool | null {
-    if (opts.parallel === false) return null;
-    const p = opts.parallel ?? {};
-    const minRows = p.minRows ?? PARALLEL_VERIFY_MIN_ROWS;
-    const rangeRows = Math.max(1, Math.floor(p.rangeRows ?? PARALLEL_VERIFY_RANGE_ROWS));
-    const threads = Math.min(p.threads ?? Math.min(coreCount(), MAX_VERIFY_THREADS), Math.ceil(w.end / rangeRows));
-    // In verify() this thread takes ranges too (it would only wait otherwise).
-    const workers = mode === 'sync' ? threads - 1 : threads;
-    if (w.end < minRows || workers < 1 || !this.identity) return null;
-    // Ranges are planned by seq. Fewer rows than the highest seq means a gap, so the
-    // chain is broken anyway: the walk here finds it, and a seq forged far beyond
-    // the head cannot make the plan huge.
-    if (this.stmts.count.get() !== w.end) return null;
-    let pool: VerifyPool;
-    try {
-      pool = new VerifyPool({
-        file: this.identity.path,
-        fileId: this.identity.id,
-        nativeBinding: nativeBindingPath(this.openOpts.electronAbiDir),
-        timeoutMs: this.openOpts.timeoutMs ?? 5000,
-        scanSql: this.cols.scan,
-        end: w.end,
-        rangeRows,
-        batch: VERIFY_CHUNK,
-        workers,
-        mode,
-      });
-    } catch {
-      return null; // better-sqlite3 not resolvable for workers: verify here
-    }
-    if (pool.started === 0) return null;
-    return pool;
-  }
-
-  private reportStats(opts: VerifyOptions, pool: VerifyPool | null): void {
-    opts.onStats?.({
-      workers: pool?.started ?? 0,
-      ranges: pool?.ranges ?? 0,
-      rangesByWorkers: pool?.byWorkers ?? 0,
-      rangesByCaller: pool?.byCaller ?? 0,
-      workerErrors: pool ? [...pool.failures] : [],
-    });
-  }
-
-  /** verify() with workers: take results in range order, checking ranges here whenever none is ready. */
-  private joinRangesSync(w: VerifyWalk, pool: VerifyPool, opts: VerifyOptions): VerifyReport {
-    for (let k = 0; k < pool.ranges; k++) {
-      this.open();
-      let r = pool.take(k);
-      let waitingSince = 0;
-      while (!r) {
-        const mine = pool.claim();
-        if (mine !== null) {
-          pool.put(this.checkRangeHere(pool, mine));
-        } else if (waitingSince === 0) {
-          waitingSince = performance.now();
-        } else if (performance.now() - waitingSince > verifyWorkerRuntime.stalledRangeMs) {
-          pool.put(this.checkRangeHere(pool, k));
-        } else {
-          pool.waitSync(50);
-        }
-        r = pool.take(k);
-      }
-      let step = this.joinRange(w, pool, r);
-      while (step === 'more') step = this.walkStep(w, rangeEnd(pool, k));
-      if (step !== 'done') return step;
-      opts.onProgress?.(w.count);
-    }
-    return this.finishWalk(w);
-  }
-
-  /**
-   * verifyAsync() with workers: await results in range order. Returns null when
-   * the workers all ended before finishing (the caller then walks the rest).
-   */
-  private async joinRangesAsync(w: VerifyWalk, pool: VerifyPool, opts: VerifyAsyncOptions): Promise<VerifyReport | null> {
-    for (let k = 0; k < pool.ranges; k++) {
-      this.open();
-      let r = pool.take(k);
-      while (!r) {
-        opts.signal?.throwIfAborted();
-        if (pool.allExited) return null;
-        await pool.waitAsync(1000, opts.signal);
-        this.open();
-        r = pool.take(k);
-      }
-      opts.signal?.throwIfAborted();
-      let step = this.joinRange(w, pool, r);
-      while (step === 'more') {
-        step = this.walkStep(w, rangeEnd(pool, k));
-        if (step === 'more') {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          opts.signal?.throwIfAborted();
-        }
-      }
-      if (step !== 'done') return step;
-      opts.onProgress?.(w.count);
-    }
-    return this.finishWalk(w);
-  }
-
-  /**
-   * Extend the walk by range r's checked prefix when it continues the chain
-   * exactly (the range starts right after the walk's last receipt, and its first
-   * row's prevHash is the walk's last hash). Then the rest of the range, if any,
-   * must be walked here: returns 'more' for that, 'done' when the range is covered.
-   */
-  private joinRange(w: VerifyWalk, pool: VerifyPool, r: RangeResult): WalkStep {
-    const lo = r.k * pool.rangeRows;
-    if (!r.error && r.good > lo && r.hash !== null && w.count === lo && r.firstPrev === w.prev) {
-      w.count = r.good;
-      w.expected = r.good + 1;
-      w.prev = r.hash;
-    }
-    return w.count < rangeEnd(pool, r.k) ? 'more' : 'done';
-  }
-
-  /**
-   * The fast check of range k on this thread, as a worker would do it: from the
-   * stored prevHash of its first row, with the single-thread walk (so a suspect
-   * row that is in fact intact does not end the prefix).
-   */
-  private checkRangeHere(pool: VerifyPool, k: number): RangeResult {
-    const lo = k * pool.rangeRows;
-    const first = this.stmts.bySeq.get(lo + 1) as RawRow | undefined;
-    const firstPrev: unknown = first?.[15];
-    if (typeof firstPrev !== 'string' || !HEX64.test(firstPrev)) return { k, good: lo, firstPrev: null, hash: null };
-    const d: VerifyWalk = { end: rangeEnd(pool, k), highWater: 0, expected: lo + 1, prev: firstPrev, count: lo };
-    while (this.walkStep(d, d.end) === 'more');
-    return { k, good: d.count, firstPrev, hash: d.count > lo ? d.prev : null };
-  }
-
-  /**
-   * Verify the next rows after the walk's position, up to seq `end`, at most
-   * VERIFY_CHUNK of them: the first broken link's report, 'done' when no rows up
-   * to `end` remain, else 'more'.
-   */
-  private walkStep(w: VerifyWalk, end: number): WalkStep {
-    this.open();
-    const broken = (seq: number, reason: string, id?: string): VerifyReport => ({
-      ok: false,
-      count: w.count,
-      headHash: w.prev,
-      firstBroken: id === undefined ? { seq, reason } : { seq, id, reason },
-    });
-    const rows = this.stmts.scan.all(w.count, end, VERIFY_CHUNK) as string[];
-    for (const s of rows) {
-      const c1 = s.indexOf(':');
-      const seq = Number(s.slice(0, c1));
-      if (seq !== w.expected) {
-        return broken(w.expected, seq > w.expected
-          ? `receipt ${w.expected} is missing (the next row has seq ${seq})`
-          : `seq ${s.slice(0, c1)} out of order after ${w.expected - 1}`);
-      }
-      const start = c1 + 68; // c1 ':' flag ':' 64-hex hash ':'
-      let hash: string;
-      // startsWith at an offset compares in place, without cutting substrings.
-      if (s.charCodeAt(c1 + 1) === 49 /* '1' */ && s.startsWith(w.prev, start) && s.startsWith((hash = sha256Hex(s.slice(start))), c1 + 3)) {
-        w.prev = hash;
-      } else {
-        const row = this.stmts.bySeq.get(seq) as RawRow;
-        const reason = checkRow(row, w.prev);
-        if (reason) return broken(seq, reason, typeof row[1] === 'string' ? row[1] : undefined);
-        w.prev = row[16];
-      }
-      w.count = seq;
-      w.expected = seq + 1;
-    }
-    return rows.length === VERIFY_CHUNK && w.count < end ? 'more' : 'done';
-  }
-
-  /** The end of a walk that found no broken link: the tail check, then the report. */
-  private finishWalk(w: VerifyWalk): VerifyReport {
-    if (w.highWater > w.count) {
-      return {
-        ok: false,
-        count: w.count,
-        headHash: w.prev,
-        firstBroken: { seq: w.count + 1, reason: `receipts ${w.count + 1}..${w.highWater} are missing: the tail was deleted` },
-      };
-    }
-    return { ok: true, count: w.count, headHash: w.prev };
+    return this.verifier.verifyAsync(opts);
   }
 
   /**
@@ -895,60 +409,3 @@ export class Ledger {
   }
 }
 
-/**
- * The authoritative check of one row against the previous hash, field by field
- * in JS (canonicalReceiptText + chainHash, the code append uses).
- * @returns null when the row is intact, else the reason.
- */
-function checkRow(row: RawRow, prev: string): string | null {
-  const seq = row[0];
-  if (row[15] !== prev) {
-    return seq === 1 ? 'prevHash is not the genesis value' : `prevHash does not match the hash of receipt ${seq - 1}`;
-  }
-  const actor: unknown = row[13];
-  const detail: unknown = row[14];
-  // JSON-validity of the two spliced columns keeps row -> canonical text one-to-one.
-  if (typeof actor !== 'string' || typeof detail !== 'string' || !isJson(actor) || !isJson(detail)) {
-    return 'actor or detail is not valid JSON';
-  }
-  if (chainHash(prev, canonicalReceiptText(row)) !== row[16]) return 'hash does not match the receipt content (a field was altered)';
-  return null;
-}
-
-/**
- * Where worker threads find the file this ledger opened: its absolute path (the
- * working directory may change later) and `dev:ino`, which a worker compares
- * after opening so that it never checks another file put at the same path.
- * Null for an in-memory or URI database, or when the file cannot be stat'ed.
- */
-function fileIdentity(file: string): { path: string; id: string } | null {
-  if (file === '' || file === ':memory:' || file.startsWith('file:')) return null;
-  try {
-    const abs = path.resolve(file);
-    const st = statSync(abs, { bigint: true });
-    return { path: abs, id: `${st.dev}:${st.ino}` };
-  } catch {
-    return null;
-  }
-}
-
-function lookback(limit: number): number {
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RECOVERY_LOOKBACK) {
-    throw new LedgerInputError(`look-back must be an integer from 1 to ${MAX_RECOVERY_LOOKBACK}`);
-  }
-  return limit;
-}
-
-/** Highest seq of range k. */
-function rangeEnd(pool: VerifyPool, k: number): number {
-  return Math.min((k + 1) * pool.rangeRows, pool.end);
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
