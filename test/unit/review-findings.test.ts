@@ -160,7 +160,7 @@ describe('restart recovery: the look-back counts reads', () => {
   // (ledger/index.ts:159-163), and every read (list_tabs, page_info, discover) writes one. An agent
   // polling reads while a dispatch hangs pushes the dispatched request out of the window: after a
   // crash it gets no outcome-unknown receipt and no block. Shown with lookback 3 instead of 10,000.
-  it.fails('a request left dispatched is recovered however many reads came after it', async () => {
+  it('a request left dispatched is recovered however many reads came after it', async () => {
     const link = new FakeLink();
     link.tabs = [sharedTab(7)];
     link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', inputSchema: OPEN }]));

@@ -1,13 +1,13 @@
 /**
  * Parallel verify: worker threads check disjoint seq ranges of the chain at once;
- * the calling thread (Ledger.verify / verifyAsync in index.ts) joins the ranges
+ * the calling thread (Ledger.verify / verifyAsync, through verify.ts) joins the ranges
  * in order and stays the authority. See docs/ledger.md, "Parallel verify".
  *
  * The ranges are `(k * rangeRows, min((k + 1) * rangeRows, end)]`, k = 0, 1, …,
  * handed out through a shared counter (a thread that finishes early takes the
  * next one, so a core slowed by other work does not hold the rest back). For its
  * range a worker reports the longest prefix that passes the fast check (the
- * same one the single-thread walk uses, index.ts `walkStep`): each row's seq is
+ * same one the single-thread walk uses, verify.ts `walkStep`): each row's seq is
  * the next one, the `json_valid`/length flag is set, its stored prevHash is the
  * hash computed for the row before it in the range, and SHA-256 of its hash
  * input equals its stored hash. The first row of a range has no row before it
@@ -56,7 +56,7 @@ const ACTIVE = 3; // workers that may be using better-sqlite3
 
 /**
  * The worker, as CommonJS source for `new Worker(source, { eval: true })`.
- * Keep it in step with `Ledger.walkStep` (index.ts): it must never accept a row
+ * Keep it in step with `walkStep` (verify.ts): it must never accept a row
  * that the single-thread fast path would not (test/unit/ledger-parallel.test.ts
  * runs the tamper cases through it). It may reject more: those rows are re-walked.
  */
@@ -76,7 +76,7 @@ const post = (result) => {
   Atomics.add(ctl, POSTED, 1);
   Atomics.notify(ctl, POSTED);
 };
-// Each scan row is one string: "<seq>:<flag>:<hash>:<prevHash || canonical>" (index.ts, stmts.scan).
+// Each scan row is one string: "<seq>:<flag>:<hash>:<prevHash || canonical>" (verify.ts, the scan statement).
 const checkRange = (scan, k) => {
   const lo = k * rangeRows;
   const hi = Math.min(lo + rangeRows, end);

@@ -19,16 +19,20 @@ export const MAX_RECOVERY_LOOKBACK = 100_000;
 const sqlList = (xs: readonly string[]): string => xs.map((x) => `'${x}'`).join(', ');
 
 /**
- * `Ledger.openRequests`. The newest `@limit` `requested` receipts (one backward
- * walk of receipts_event), for each the highest seq of its request (a seek in
- * receipts_request, which ends with seq), and of those the rows whose event is
- * still an open one. Never a scan of the table.
+ * `Ledger.openRequests`. Two look-backs, each one backward walk of
+ * receipts_event: the newest `@limit` `requested` receipts, and the newest
+ * `@limit` `dispatched` receipts — reads never write `dispatched`, so no flood
+ * of reads (each writes `requested`) can push a dispatched request out of
+ * reach. For each, the highest seq of its request (a seek in receipts_request,
+ * which ends with seq), and of those the rows whose event is still an open one.
+ * Never a scan of the table.
  */
+const newestOf = (event: string): string =>
+  'SELECT m FROM (SELECT (SELECT max(r.seq) FROM receipts r WHERE r.request_id = q.request_id) AS m FROM receipts q ' +
+  `WHERE q.event = '${event}' AND q.request_id IS NOT NULL ORDER BY q.time DESC, q.seq DESC LIMIT @limit)`;
 const openRequestsSql = (cols: string): string =>
-  `SELECT ${cols} FROM receipts WHERE seq IN (` +
-  'SELECT (SELECT max(r.seq) FROM receipts r WHERE r.request_id = q.request_id) FROM receipts q ' +
-  "WHERE q.event = 'requested' AND q.request_id IS NOT NULL ORDER BY q.time DESC, q.seq DESC LIMIT @limit" +
-  `) AND event IN (${sqlList(OPEN_EVENTS)}) ORDER BY seq`;
+  `SELECT ${cols} FROM receipts WHERE seq IN (${newestOf('requested')} UNION ALL ${newestOf('dispatched')}) ` +
+  `AND event IN (${sqlList(OPEN_EVENTS)}) ORDER BY seq`;
 
 /**
  * `Ledger.unresolvedOutcomeUnknowns`. The newest `@limit` `outcome-unknown`
