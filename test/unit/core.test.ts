@@ -343,14 +343,14 @@ describe('restart recovery', () => {
     await core.start();
     const after = core.ledger.query({ requestId: dispatchedId, limit: 10 }).receipts[0]!;
     expect(after).toMatchObject({ event: 'outcome-unknown', actor: { kind: 'console' }, faculty: 'webmcp-invoke', operation: 'invoke', toolName: 'pay', detail: { reason: 'console-restarted' } });
-    expect(core.broker.discoveries.blockedBy(1, 'doc-1', 'pay')).toBe(dispatchedId);
+    expect(core.broker.discoveries.blockedBy('webmcp-invoke', 1, 'doc-1', 'pay')).toBe(dispatchedId);
     expect(core.ledger.query({ requestId: pendingId, limit: 10 }).receipts[0]).toMatchObject({ event: 'cancelled', actor: { kind: 'console' } });
     // No discovery survives a restart: the agent cannot retry blindly, it must look at the page again…
     const blind = await core.broker.invoke({ tabId: 1, name: 'pay', descriptorHash: hash('pay'), arguments: {} }, AGENT);
     expect(!blind.ok && blind.error.code).toBe('descriptor-unknown');
     // …and looking again lifts the block (docs/broker.md, "outcome-unknown").
     expect((await core.broker.discover({ tabId: 1 }, { ...AGENT, kind: 'read' })).ok).toBe(true);
-    expect(core.broker.discoveries.blockedBy(1, 'doc-1', 'pay')).toBeUndefined();
+    expect(core.broker.discoveries.blockedBy('webmcp-invoke', 1, 'doc-1', 'pay')).toBeUndefined();
     // A second start of the same data finds nothing left to recover.
     const count = core.ledger.query({ limit: 500 }).receipts.length;
     await core.stop();

@@ -78,7 +78,7 @@ describe('recoverAtStart', () => {
       { requestId: 'r1', tabId: 7, documentId: 'DOC-7', toolName: 'add_to_cart', subjectHash: HASH_A, faculty: 'webmcp-invoke', operation: 'invoke' },
     ]);
     expect(report.cancelled).toEqual([]);
-    expect(report.blocks).toEqual([{ tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 'r1' }]);
+    expect(report.blocks).toEqual([{ faculty: 'webmcp-invoke', tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 'r1' }]);
     const newest = receiptsOf('r1')[0] as Receipt;
     expect(newest).toMatchObject({
       event: 'outcome-unknown', actor: { kind: 'console' }, detail: { reason: RESTART_OUTCOME_REASON },
@@ -136,8 +136,8 @@ describe('recoverAtStart', () => {
     expect(report.cancelled).toEqual(['b', 'd']);
     expect(appended.map((r) => [r.requestId, r.event])).toEqual([['a', 'outcome-unknown'], ['b', 'cancelled'], ['c', 'outcome-unknown'], ['d', 'cancelled']]);
     expect(report.blocks).toEqual([
-      { tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 'a' },
-      { tabId: 8, documentId: 'DOC-8', subject: 'pay', requestId: 'c' },
+      { faculty: 'webmcp-invoke', tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 'a' },
+      { faculty: 'webmcp-invoke', tabId: 8, documentId: 'DOC-8', subject: 'pay', requestId: 'c' },
     ]);
   });
 
@@ -146,7 +146,7 @@ describe('recoverAtStart', () => {
     for (let run = 0; run < 3; run++) {
       reopen();
       expect(recoverAtStart(ledger)).toEqual({
-        outcomeUnknown: [], cancelled: [], blocks: [{ tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 'old' }],
+        outcomeUnknown: [], cancelled: [], blocks: [{ faculty: 'webmcp-invoke', tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 'old' }],
       });
     }
   });
@@ -157,7 +157,7 @@ describe('recoverAtStart', () => {
     const first = recoverAtStart(ledger);
     expect(first.blocks.map((b) => b.requestId)).toEqual(['u7', 'u8']);
     ledger.appendBatch(discover('d7', 7));
-    expect(recoverAtStart(ledger).blocks).toEqual([{ tabId: 8, documentId: 'DOC-8', subject: 'add_to_cart', requestId: 'u8' }]);
+    expect(recoverAtStart(ledger).blocks).toEqual([{ faculty: 'webmcp-invoke', tabId: 8, documentId: 'DOC-8', subject: 'add_to_cart', requestId: 'u8' }]);
     // A discovery that was refused (no `discovered` receipt) lifts nothing.
     ledger.appendBatch([...invoke('d8', ['requested', 'refused'], { faculty: 'webmcp-discover', tabId: 8, operation: 'discover' })]);
     expect(recoverAtStart(ledger).blocks.map((b) => b.requestId)).toEqual(['u8']);
@@ -181,8 +181,8 @@ describe('recoverAtStart', () => {
       { requestId: 's1', tabId: 7, documentId: 'DOC-7', toolName: null, subjectHash: 'c'.repeat(64), faculty: 'semantic', operation: 'click' },
     ]);
     expect(report.blocks).toEqual([
-      { tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 't2' },
-      { tabId: 7, documentId: 'DOC-7', subject: 'c'.repeat(64), requestId: 's1' },
+      { faculty: 'webmcp-invoke', tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 't2' },
+      { faculty: 'semantic', tabId: 7, documentId: 'DOC-7', subject: 'c'.repeat(64), requestId: 's1' },
     ]);
   });
 
@@ -194,7 +194,7 @@ describe('recoverAtStart', () => {
       { requestId: 'r2', event: 'outcome-unknown', faculty: 'webmcp-invoke', tabId: 8, actor: { kind: 'console' } },
       { requestId: 'r3', event: 'outcome-unknown', faculty: 'webmcp-invoke', toolName: 'x', documentId: 'D', actor: { kind: 'console' } },
     ]);
-    expect(recoverAtStart(ledger).blocks).toEqual([{ tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 'r1' }]);
+    expect(recoverAtStart(ledger).blocks).toEqual([{ faculty: 'webmcp-invoke', tabId: 7, documentId: 'DOC-7', subject: 'add_to_cart', requestId: 'r1' }]);
   });
 
   it('run twice: the second run writes nothing and returns the same blocks', () => {
@@ -274,8 +274,8 @@ describe('recovery on a large ledger', () => {
     expect(report.cancelled).toEqual(['open-pending']);
     // Every earlier outcome-unknown was followed by a discovery of its tab; these two stand.
     expect(report.blocks).toEqual([
-      { tabId: 999, documentId: 'DOC-999', subject: 'add_to_cart', requestId: 'old-unknown' },
-      { tabId: 998, documentId: 'DOC-998', subject: 'add_to_cart', requestId: 'open-dispatched' },
+      { faculty: 'webmcp-invoke', tabId: 999, documentId: 'DOC-999', subject: 'add_to_cart', requestId: 'old-unknown' },
+      { faculty: 'webmcp-invoke', tabId: 998, documentId: 'DOC-998', subject: 'add_to_cart', requestId: 'open-dispatched' },
     ]);
     expect(recoverAtStart(ledger)).toEqual({ outcomeUnknown: [], cancelled: [], blocks: report.blocks });
   });

@@ -107,7 +107,7 @@ describe('outcome-unknown blocks are lifted by another faculty\'s look', () => {
   // FINDING: Discoveries.put (discoveries.ts:360-363) lifts EVERY block of the tab, whatever its
   // faculty: after a hover whose outcome is unknown, the agent is told to call page_snapshot, but a
   // webmcp_discover of the tab (which says nothing about the hovered element) lets the hover run again.
-  it.fails('a WebMCP discovery does not lift the block of another faculty\'s unknown outcome', async () => {
+  it('a WebMCP discovery does not lift the block of another faculty\'s unknown outcome', async () => {
     const link = new FakeLink();
     link.tabs = [sharedTab(7)];
     link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', inputSchema: OPEN }]));

@@ -259,7 +259,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       // becomes outcome-unknown and blocks its subject; a pending approval is cancelled.
       try {
         const recovered = recoverAtStart(ledger);
-        for (const b of recovered.blocks) broker.discoveries.block(b.tabId, b.documentId, b.subject, b.requestId);
+        for (const b of recovered.blocks) broker.discoveries.block(b.faculty, b.tabId, b.documentId, b.subject, b.requestId);
         if (recovered.outcomeUnknown.length || recovered.cancelled.length) {
           log.info('restart recovery', { outcomeUnknown: recovered.outcomeUnknown.length, cancelled: recovered.cancelled.length, blocks: recovered.blocks.length });
         }

@@ -4,27 +4,38 @@
  * blocks (docs/design.md, "Trust rules": after a timeout once dispatch began,
  * the agent must inspect the page before the same action may be retried).
  *
- * A block is keyed by (tab, document, faculty subject key): for WebMCP the
- * subject key is the tool name. A new discovery of the tab lifts its blocks;
- * blocks recovered from the ledger at start (broker/recovery.ts) are added here.
+ * A block is keyed by (faculty, tab, document, subject key): for WebMCP the
+ * subject key is the tool name. Only a look by the same faculty lifts it — a
+ * WebMCP discovery lifts the tab's `webmcp-invoke` blocks, never another
+ * faculty's (a discovery says nothing about an element a hover may have
+ * touched). Blocks recovered from the ledger at start (broker/recovery.ts) are
+ * added here.
  */
+import type { Faculty } from '../../../shared/receipt';
 import type { DiscoveryResult } from '../../../shared/types';
+
+const key = (faculty: Faculty, tabId: number, documentId: string, subjectKey: string): string => JSON.stringify([faculty, tabId, documentId, subjectKey]);
 
 /** The latest discoveries and the outcome-unknown blocks. */
 export class Discoveries {
   private readonly latest = new Map<number, DiscoveryResult>();
-  /** `${tabId}|${documentId}|${subjectKey}` → requestId of the request whose outcome is unknown. */
-  private readonly blocks = new Map<string, string>();
+  /** key(faculty, tab, document, subject) → the request whose outcome is unknown, and its faculty and tab. */
+  private readonly blocks = new Map<string, { requestId: string; faculty: Faculty; tabId: number }>();
 
   /** The latest discovery of a tab, if any. */
   get(tabId: number): DiscoveryResult | undefined {
     return this.latest.get(tabId);
   }
 
-  /** Remember a discovery as the latest of its tab, and lift that tab's blocks (the agent looked again). */
+  /** Remember a WebMCP discovery as the latest of its tab, and lift that tab's `webmcp-invoke` blocks (the agent looked again). */
   put(d: DiscoveryResult): void {
     this.latest.set(d.tabId, d);
-    for (const key of [...this.blocks.keys()]) if (key.startsWith(`${d.tabId}|`)) this.blocks.delete(key);
+    this.lift('webmcp-invoke', d.tabId);
+  }
+
+  /** The agent looked at a tab again with `faculty`'s own look: lift that faculty's blocks in the tab. */
+  lift(faculty: Faculty, tabId: number): void {
+    for (const [k, b] of [...this.blocks]) if (b.faculty === faculty && b.tabId === tabId) this.blocks.delete(k);
   }
 
   /** Drop the latest discovery of a tab (its blocks stay until a new discovery). */
@@ -48,13 +59,13 @@ export class Discoveries {
     else this.latest.set(e.tabId, { ...d, tools: d.tools.filter((t) => t.frameId !== e.frameId) });
   }
 
-  /** The request whose unknown outcome blocks this subject in this document, if any. */
-  blockedBy(tabId: number, documentId: string, subjectKey: string): string | undefined {
-    return this.blocks.get(`${tabId}|${documentId}|${subjectKey}`);
+  /** The request whose unknown outcome blocks this faculty's subject in this document, if any. */
+  blockedBy(faculty: Faculty, tabId: number, documentId: string, subjectKey: string): string | undefined {
+    return this.blocks.get(key(faculty, tabId, documentId, subjectKey))?.requestId;
   }
 
-  /** Block a subject in a document until the tab is discovered again. */
-  block(tabId: number, documentId: string, subjectKey: string, requestId: string): void {
-    this.blocks.set(`${tabId}|${documentId}|${subjectKey}`, requestId);
+  /** Block a faculty's subject in a document until the agent looks at the tab again with that faculty's look. */
+  block(faculty: Faculty, tabId: number, documentId: string, subjectKey: string, requestId: string): void {
+    this.blocks.set(key(faculty, tabId, documentId, subjectKey), { requestId, faculty, tabId });
   }
 }

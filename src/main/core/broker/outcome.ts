@@ -61,7 +61,7 @@ export interface OutcomeContext {
 export function mapOutcome(o: OutcomeContext, res: Result<InvocationResult>): BrokerAnswer<ActionValue> {
 const { f, trail, actor, ctx, r, argsHash } = o;
   const unknown = (why: string, detail: Record<string, unknown>): BrokerAnswer<ActionValue> => {
-    o.discoveries.block(r.target.tabId, r.target.documentId, r.subjectKey, trail.requestId);
+    o.discoveries.block(f.faculty, r.target.tabId, r.target.documentId, r.subjectKey, trail.requestId);
     trail.tryWrite('outcome-unknown', actor, detail);
     return trail.answer({
       ok: false,

@@ -138,7 +138,7 @@ export class Pipeline {
       const r = resolved.value;
       if (this.o.sharing.isConsoleOrigin(r.target.origin)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       trail.set({ origin: r.target.origin, frameId: r.target.frameId, documentId: r.target.documentId, ...r.receiptFields, subjectHash: r.subjectHash });
-      const blocked = this.o.discoveries.blockedBy(r.target.tabId, r.target.documentId, r.subjectKey);
+      const blocked = this.o.discoveries.blockedBy(f.faculty, r.target.tabId, r.target.documentId, r.subjectKey);
       if (blocked) {
         return trail.refuse(
           actor,
@@ -197,7 +197,7 @@ export class Pipeline {
         return trail.refuse(actor, 'link-down', 'The browser extension disconnected after the approval; nothing was dispatched. Try again once it is connected.');
       }
       // An earlier request on this subject may have become outcome-unknown while this one waited.
-      const unknownNow = this.o.discoveries.blockedBy(r.target.tabId, r.target.documentId, r.subjectKey);
+      const unknownNow = this.o.discoveries.blockedBy(f.faculty, r.target.tabId, r.target.documentId, r.subjectKey);
       if (unknownNow) {
         return trail.refuse(
           actor,

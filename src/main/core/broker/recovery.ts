@@ -50,6 +50,8 @@ export interface RecoveredUnknown {
  * broker records as a `discovered` receipt, and which ends the block here too).
  */
 export interface OutcomeUnknownBlock {
+  /** The faculty of the request: only that faculty's look lifts the block. */
+  faculty: Faculty;
   tabId: number;
   documentId: string;
   /** The tool name, or the subject hash for a faculty without tool names. */
@@ -157,9 +159,9 @@ function standingBlocks(ledger: Ledger, lookback: number, opts: RecoveryOptions)
     // Without a document and a subject the broker could not match a call to the
     // block; it never dispatches without both.
     if (f.documentId === null || subject === null) continue;
-    const key = JSON.stringify([u.tabId, f.documentId, subject]);
+    const key = JSON.stringify([u.faculty, u.tabId, f.documentId, subject]);
     byKey.delete(key); // re-insert so that the order stays oldest first by the newest request
-    byKey.set(key, { tabId: u.tabId, documentId: f.documentId, subject, requestId: u.requestId });
+    byKey.set(key, { faculty: u.faculty, tabId: u.tabId, documentId: f.documentId, subject, requestId: u.requestId });
   }
   return [...byKey.values()];
 }
