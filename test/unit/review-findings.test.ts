@@ -3,10 +3,12 @@
  * modules (the broker with the in-test FakeLink, the extension's discovery and
  * grant checks with injected chrome effects, the real MCP endpoint over HTTP).
  *
- * `it.fails` marks a test that states the behaviour the trust rules want and
- * that FAILS on the reviewed code (so the suite stays green while the finding
- * stands; once fixed, vitest reports it and `.fails` must be dropped).
- * Plain `it` tests pass and pin a behaviour the report describes.
+ * Each was written as `it.fails` against the reviewed code (it failed there:
+ * the finding stood) and turned into a plain `it` with the fix, so each now
+ * attacks the fixed rule: a same-document URL change during approval, the tab
+ * URL shown vs the URL bound, blocks per faculty, recovery's look-back, and a
+ * refused second SSE stream. The grant-checks test pins a behaviour the report
+ * describes (a tool name outside the subject hash is refused, the nonce spent).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -198,7 +200,7 @@ describe('extension discovery: the shown tab URL and the bound urlHash come from
   // getAllFrames time; urlHash (discovery.ts:134) is over the URLs the content script read later,
   // when getTools() answered. A pushState in between: the dialog shows `tab.url` (ApprovalDialog
   // shows no frame URL for frame 0) = /account/1, the grant binds /account/2.
-  it.fails('the tab URL a discovery reports is the one its tools\' urlHash binds', async () => {
+  it('the tab URL a discovery reports is the one its tools\' urlHash binds', async () => {
     const shownTop = `${A}/account/1`;
     const boundTop = `${A}/account/2`;
     const deps: DiscoveryDeps = {

@@ -199,6 +199,8 @@ export async function discoverTab(tabId: number, sharedOrigin: string, deps: Dis
   for (const f of sameOrigin.slice(MAX_FRAMES_PER_DISCOVERY)) violations.push({ frameId: f.frameId, reason: 'too-many-frames' });
   const injected = await deps.inject(tabId, asked.map((f) => f.documentId));
   let support: WebMcpSupport = { modelContext: false, legacyApi: null, argumentForm: null };
+  /** The tab's URL as the top frame's content script read it: the read every tool's `urlHash` covers. */
+  let topUrlRead: string | null = null;
   const perFrame = await Promise.all(
     asked.map(async (f) => {
       if (!injected.has(f.documentId)) {
@@ -219,7 +221,10 @@ export async function discoverTab(tabId: number, sharedOrigin: string, deps: Dis
         violations.push({ frameId: f.frameId, reason: 'cross-origin-frame', detail: 'the document has another (e.g. sandboxed, opaque) origin' });
         return [];
       }
-      if (f.frameId === 0) support = cleanSupport(report.support);
+      if (f.frameId === 0) {
+        support = cleanSupport(report.support);
+        if (report.urls && typeof report.urls.tab === 'string') topUrlRead = report.urls.tab;
+      }
       for (const v of report.violations.slice(0, 3 * LIMITS.maxToolsPerFrame)) {
         violations.push({ frameId: f.frameId, reason: String(v.reason).slice(0, 64), ...(v.name !== undefined ? { name: String(v.name).slice(0, 128) } : {}), ...(v.detail !== undefined ? { detail: String(v.detail).slice(0, 256) } : {}) });
       }
@@ -239,7 +244,10 @@ export async function discoverTab(tabId: number, sharedOrigin: string, deps: Dis
   const result: DiscoveryResult = {
     tabId,
     origin: sharedOrigin,
-    url: stripUrl(top.url),
+    // The URL the person is shown is the one the bound hash covers (the top's own read),
+    // not webNavigation's from before the frames answered: a pushState in between must not
+    // show one URL and bind another (review finding 2). webNavigation's only without a read.
+    url: stripUrl(topUrlRead ?? top.url),
     documentId: top.documentId,
     support,
     tools: all.map((t) => t.descriptor),
