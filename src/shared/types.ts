@@ -150,7 +150,9 @@ export type RefusalCode =
   | 'grant-reused'
   | 'grant-invalid'
   | 'tab-not-shared'
-  | 'tool-blocked';
+  | 'tool-blocked'
+  /** A check could not run (e.g. the nonce record could not be written): nothing was dispatched, and the page did not change. */
+  | 'check-failed';
 
 /**
  * What `page_info` reads in one shared tab (faculty `page-info`): the top

@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger, RECOVERY_SQL } from '../../src/main/core/ledger/index';
-import { RESTART_CANCEL_REASON, RESTART_OUTCOME_REASON, recoverAtStart } from '../../src/main/core/broker/recovery';
+import { RESTART_CANCEL_REASON, RESTART_CANCEL_UNANSWERED_REASON, RESTART_OUTCOME_REASON, recoverAtStart } from '../../src/main/core/broker/recovery';
 import type { Receipt, ReceiptEvent, ReceiptInput } from '../../src/shared/receipt';
 import { HASH_A, HASH_B, consoleInput, tempDir } from './support/ledger-fixtures';
 
@@ -94,12 +94,12 @@ describe('recoverAtStart', () => {
     ['validated', ['requested', 'validated']],
     ['requested', ['requested']],
     ['approved without dispatched', ['requested', 'validated', 'approval-shown', 'approved']],
-  ] as [string, ReceiptEvent[]][])('a request left at %s gets cancelled (console restarted before a decision), no block', (_name, events) => {
+  ] as [string, ReceiptEvent[]][])('a request left at %s gets cancelled (before a decision, or unanswered when only requested), no block', (_name, events) => {
     ledger.appendBatch(invoke('r1', events));
     const report = recoverAtStart(ledger);
     expect(report).toEqual({ outcomeUnknown: [], cancelled: ['r1'], blocks: [] });
     expect(receiptsOf('r1')[0]).toMatchObject({
-      event: 'cancelled', actor: { kind: 'console' }, detail: { reason: RESTART_CANCEL_REASON }, tabId: 7, toolName: 'add_to_cart', operation: 'invoke',
+      event: 'cancelled', actor: { kind: 'console' }, detail: { reason: events.length === 1 ? RESTART_CANCEL_UNANSWERED_REASON : RESTART_CANCEL_REASON }, tabId: 7, toolName: 'add_to_cart', operation: 'invoke',
     });
     expect(RESTART_CANCEL_REASON).toBe('console restarted before a decision');
   });

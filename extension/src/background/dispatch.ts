@@ -97,7 +97,7 @@ export class Dispatcher {
       });
     } catch (e) {
       // A check that could not run is a refusal: nothing was dispatched.
-      return refused('navigated', `a check could not complete: ${e instanceof Error ? e.message : String(e)}`);
+      return refused('check-failed', `a check could not complete: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (!checked.ok) return refused(checked.refusal, checked.message);
     if (state.cancelled) return { outcome: 'cancelled', error: { code: 'cancelled', message: 'cancelled before dispatch' } };

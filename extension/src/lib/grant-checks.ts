@@ -32,7 +32,7 @@ export type FacultyCheckOutcome<P> = { ok: true; prepared: P } | { ok: false; re
 export interface FacultyChecks<P> {
   /** The subject hash of `subject` (WebMCP: its descriptorHash); must equal `grant.subjectHash`. May throw for a bad subject. */
   subjectHash(subject: Record<string, unknown>): Promise<string>;
-  /** The faculty's own checks in the target document (step 9); `origin` is the shared origin. */
+  /** The faculty's own checks in the target document (step 8); `origin` is the shared origin. */
   check(target: DispatchTarget, subject: Record<string, unknown>, origin: string): Promise<FacultyCheckOutcome<P>>;
 }
 

@@ -13,7 +13,7 @@
 import type { Faculty, ReceiptPage, ReceiptQuery } from '../../../shared/receipt';
 import type { Result } from '../../../shared/result';
 import type { DiscoveryResult, SharedTab } from '../../../shared/types';
-import { webmcpInvoke, type InvokeRequest } from '../faculties/webmcp-invoke';
+import { invokeValueOf, webmcpInvoke, type InvokeRequest, type InvokeValue } from '../faculties/webmcp-invoke';
 import type { ExtensionLink } from '../ports';
 import { ToolRouter } from '../policy';
 import { Sharing } from '../sharing';
@@ -29,23 +29,7 @@ export { ArgumentValidator } from './validator';
 export type { ArgumentIssue } from './validator';
 export type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './pipeline';
 export type { BrokerAnswer, BrokerFailure, ReceiptSink } from './trail';
-export type { InvokeRequest } from '../faculties/webmcp-invoke';
-
-/** A successful `webmcp_invoke`. `result` is UNTRUSTED page text. */
-export interface InvokeValue {
-  outcome: 'succeeded';
-  tabId: number;
-  frameId: number;
-  documentId: string;
-  origin: string;
-  toolName: string;
-  descriptorHash: string;
-  argumentsHash: string;
-  result: string | null;
-  truncated: boolean;
-  redacted: boolean;
-  elapsedMs?: number;
-}
+export type { InvokeRequest, InvokeValue } from '../faculties/webmcp-invoke';
 
 export interface BrokerOptions {
   link: ExtensionLink;
@@ -103,7 +87,6 @@ export class Broker {
       approvalTimeoutMs: opts.approvalTimeoutMs ?? (() => LIMITS.approvalTimeoutMs),
       dispatchTimeoutMs: opts.dispatchTimeoutMs ?? LIMITS.dispatchTimeoutMs,
       linkGraceMs: opts.linkGraceMs ?? 5_000,
-      readTimeoutMs: this.readTimeoutMs,
       maxPendingApprovals: opts.maxPendingApprovals ?? 16,
     });
     this.unsubscribe.push(this.link.onEvent((e) => this.onLinkEvent(e)));
@@ -286,27 +269,7 @@ export class Broker {
    */
   async invoke(req: InvokeRequest, ctx: AgentContext): Promise<BrokerAnswer<InvokeValue>> {
     const a = await this.pipeline.action(webmcpInvoke, req, ctx);
-    if (!a.ok) return a;
-    const v = a.value;
-    const t = v.resolved.target;
-    const s = v.resolved.subject;
-    return {
-      ...a,
-      value: {
-        outcome: 'succeeded',
-        tabId: t.tabId,
-        frameId: t.frameId,
-        documentId: t.documentId,
-        origin: t.origin,
-        toolName: s.toolName,
-        descriptorHash: s.descriptorHash,
-        argumentsHash: v.argumentsHash,
-        result: v.result,
-        truncated: v.truncated,
-        redacted: v.redacted,
-        ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
-      },
-    };
+    return a.ok ? { ...a, value: invokeValueOf(a.value) } : a;
   }
 
   // ---- link events ----------------------------------------------------------------

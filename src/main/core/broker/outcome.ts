@@ -30,7 +30,9 @@ const PRE_DISPATCH_CODES = new Set<string>([
   'unknown-faculty',
   'unknown-operation',
   'bad-request',
+  'check-failed',
 ] satisfies Array<RefusalCode | 'not-paired' | 'unknown-faculty' | 'unknown-operation' | 'bad-request'>);
+// `check-failed` is not stale: the page did not change, a check could not run.
 
 /** Refusals after which the agent's view of the page is stale: it must look again. */
 const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguous', 'descriptor-changed']);
@@ -134,7 +136,6 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         elapsedMs: x.elapsedMs ?? null,
       });
   }
-  return unknown('Unreachable.', { reason: 'unreachable' });
 }
 
 /** A refusal by the extension before it acted: nothing was done; a stale subject is forgotten. */

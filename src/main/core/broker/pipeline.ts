@@ -31,7 +31,6 @@ import { LedgerUnavailable, Trail, type BrokerAnswer, type ReceiptSink, type Tra
 import type { ArgumentIssue, ArgumentValidator } from './validator';
 
 export type { ActionFaculty, ActionRequestBase, ActionTarget, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
-export { shapeArguments } from './arguments';
 
 export interface PipelineOptions {
   link: ExtensionLink;
@@ -46,8 +45,6 @@ export interface PipelineOptions {
   dispatchTimeoutMs: number;
   /** How much longer than `dispatchTimeoutMs` the console waits for the extension's own answer (ms). */
   linkGraceMs: number;
-  /** Timeout for reads (ms). */
-  readTimeoutMs: number;
   /** At most this many approvals wait at once. */
   maxPendingApprovals: number;
   validator: ArgumentValidator;

@@ -1,7 +1,7 @@
 /**
  * Restart recovery: what the broker must know and write about requests that
- * the previous run of the console left unfinished. Standalone, so the broker
- * calls it once at start, before it accepts any agent call:
+ * the previous run of the console left unfinished. Standalone: the core's
+ * start() calls it once it owns the link, before the MCP endpoint accepts any call:
  *
  *   const report = recoverAtStart(ledger);
  *   for (const b of report.blocks) refuse `b.subject` in (b.tabId, b.documentId) until the tab is discovered again
@@ -32,6 +32,8 @@ import { RECOVERY_LOOKBACK, type Ledger } from '../ledger/index';
 export const RESTART_OUTCOME_REASON = 'console-restarted';
 /** `detail.reason` of the cancelled receipt recovery writes for a request still waiting for a decision or dispatch. */
 export const RESTART_CANCEL_REASON = 'console restarted before a decision';
+/** `detail.reason` for a request left at `requested` (a read in flight, or an action not yet checked: no decision was asked for). */
+export const RESTART_CANCEL_UNANSWERED_REASON = 'console restarted before the request was answered';
 
 /** A request that was dispatched when the console stopped: recovery wrote `outcome-unknown` for it. */
 export interface RecoveredUnknown {
@@ -139,7 +141,8 @@ export function recoverAtStart(ledger: Ledger, opts: RecoveryOptions = {}): Reco
         operation: last.operation,
       });
     } else {
-      writes.push({ ...fields, event: 'cancelled', actor: CONSOLE, detail: { reason: RESTART_CANCEL_REASON } });
+      const reason = last.event === 'requested' ? RESTART_CANCEL_UNANSWERED_REASON : RESTART_CANCEL_REASON;
+      writes.push({ ...fields, event: 'cancelled', actor: CONSOLE, detail: { reason } });
       cancelled.push(requestId);
     }
   }

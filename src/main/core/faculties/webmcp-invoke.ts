@@ -10,7 +10,7 @@
 import { stripUrl } from '../../../shared/url';
 import { err, ok, type Result } from '../../../shared/result';
 import type { ToolDescriptor } from '../../../shared/types';
-import type { ActionFaculty, ActionRequestBase, FacultyEnv, ResolvedAction } from '../broker/pipeline';
+import type { ActionFaculty, ActionRequestBase, ActionValue, FacultyEnv, ResolvedAction } from '../broker/faculty';
 
 /** `webmcp_invoke` as the agent asks it. */
 export interface InvokeRequest extends ActionRequestBase {
@@ -130,3 +130,39 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
   lookAgain: discoverAgain,
   onStale: (tabId, env) => env.discoveries.forget(tabId),
 };
+
+/** A successful `webmcp_invoke`. `result` is UNTRUSTED page text. */
+export interface InvokeValue {
+  outcome: 'succeeded';
+  tabId: number;
+  frameId: number;
+  documentId: string;
+  origin: string;
+  toolName: string;
+  descriptorHash: string;
+  argumentsHash: string;
+  result: string | null;
+  truncated: boolean;
+  redacted: boolean;
+  elapsedMs?: number;
+}
+
+/** The pipeline's success as `webmcp_invoke` answers it: the descriptor's target, name and hashes, and the page's (untrusted) result. */
+export function invokeValueOf(v: ActionValue): InvokeValue {
+  const t = v.resolved.target;
+  const s = v.resolved.subject;
+  return {
+    outcome: 'succeeded',
+    tabId: t.tabId,
+    frameId: t.frameId,
+    documentId: t.documentId,
+    origin: t.origin,
+    toolName: s.toolName,
+    descriptorHash: v.resolved.subjectHash,
+    argumentsHash: v.argumentsHash,
+    result: v.result,
+    truncated: v.truncated,
+    redacted: v.redacted,
+    ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
+  };
+}

@@ -12,6 +12,7 @@
 import type { Actor, Receipt, ReceiptInput, ReceiptPage, ReceiptQuery } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
 import type { SharedTab } from '../../../shared/types';
+import { originOf as urlOrigin } from '../../../shared/url';
 import type { ExtensionLink } from '../ports';
 
 /** What the agent is told about a tab that shows the console itself. */
@@ -34,15 +35,10 @@ export interface SharingOptions {
   logger?: { warn(message: string, detail?: unknown): void };
 }
 
-/** `new URL(s).origin`, or null for anything without a real origin. */
+/** The http(s) origin of a URL or origin string (src/shared/url.ts `originOf`), or null when it has none. */
 export function originOf(s: string | null | undefined): string | null {
-  if (typeof s !== 'string' || !s) return null;
-  try {
-    const o = new URL(s).origin;
-    return o === 'null' ? null : o;
-  } catch {
-    return null;
-  }
+  const o = urlOrigin(typeof s === 'string' ? s : null);
+  return o === 'null' ? null : o;
 }
 
 /** One share as receipted: (tabId, sharedAt). The extension keeps sharedAt across same-origin navigations. */

@@ -51,7 +51,6 @@ export const webmcpInvoke = defineAgentTool({
       tabId: v.tabId,
       frameId: v.frameId,
       origin: v.origin,
-      toolName: v.toolName,
       truncated: v.truncated,
       redacted: v.redacted,
       ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
