@@ -173,6 +173,8 @@ export interface PageInfo {
     | { frameId: number; sameOrigin: true; url: string; documentId: string; webmcp: boolean }
     | { frameId: number; sameOrigin: false; origin: string }
   >;
+  /** Frames past the listing limit, counted and not listed (absent when none were left out). */
+  framesOmitted?: number;
 }
 
 /** The outcome of one dispatched invocation. */

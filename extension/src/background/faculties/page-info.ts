@@ -1,12 +1,14 @@
 /**
  * Faculty `page-info` (read), operation `info`, arguments `{}`: what a shared
- * tab shows now (src/shared/types.ts PageInfo). The top document and every
- * same-origin frame are read in the page by the `page-info` content module
+ * tab shows now (src/shared/types.ts PageInfo). The top document and the first
+ * MAX_PAGE_INFO_READS same-origin frames are read in the page by the `page-info` content module
  * (content/page-info.ts, injected on demand into exactly those documents):
  * URL (stripped before it leaves), `document.title` as it is now (so a page
  * without `<title>` has `""`, never an old title) and whether
  * `document.modelContext.getTools` exists. A cross-origin frame is never
  * injected: only its origin (from chrome.webNavigation.getAllFrames) is told.
+ * Same-origin frames past the reads are listed with the browser's URL and no
+ * WebMCP claim; frames past MAX_PAGE_INFO_FRAMES are counted in `framesOmitted`.
  * Only for shared tabs (`tab-not-shared` otherwise); a top document that left
  * the shared origin ends sharing, as discovery does.
  */
@@ -89,7 +91,9 @@ export async function pageInfoOf(tabId: number, origin: string, deps: PageInfoDe
     webmcp: topReport.webmcp,
     frames: [],
   };
-  for (const f of frames.filter((x) => x.frameId !== 0).slice(0, MAX_PAGE_INFO_FRAMES)) {
+  const sub = frames.filter((x) => x.frameId !== 0);
+  if (sub.length > MAX_PAGE_INFO_FRAMES) info.framesOmitted = sub.length - MAX_PAGE_INFO_FRAMES;
+  for (const f of sub.slice(0, MAX_PAGE_INFO_FRAMES)) {
     if (f.origin !== origin) {
       info.frames.push({ frameId: f.frameId, sameOrigin: false, origin: f.origin });
       continue;
