@@ -18,6 +18,7 @@ import { canonicalJson, descriptorHashInput } from '../../../src/shared/canonica
 import { err, ok, type Result } from '../../../src/shared/result';
 import type { ToolAnnotations, WebMcpSupport } from '../../../src/shared/types';
 import { boundMessage, inspectTool, reportName, type RawTool } from '../lib/inspect';
+import { executeInput } from '../lib/execute-input';
 import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToWebMcp } from '../lib/messages';
 import { readPageUrls, sameUrls } from '../lib/page-urls';
 
@@ -36,7 +37,8 @@ interface PageTool {
 /** The slice of `document.modelContext` we use (WebMCP draft, `ModelContext`). */
 interface ModelContextLike extends EventTarget {
   getTools(): Promise<PageTool[]>;
-  executeTool(tool: PageTool, input: object, options?: { signal?: AbortSignal }): Promise<unknown>;
+  /** The input is an object (current draft, Chromium 156) or a JSON string (Chromium 150): lib/execute-input.ts. */
+  executeTool(tool: PageTool, input: object | string, options?: { signal?: AbortSignal }): Promise<unknown>;
   ontoolchange?: unknown;
 }
 
@@ -229,7 +231,7 @@ async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>):
   running.set(msg.requestId, controller);
   const started = performance.now();
   try {
-    const out = await mc.executeTool(tool, msg.args, { signal: controller.signal });
+    const out = await mc.executeTool(tool, executeInput(tool.inputSchema, msg.args), { signal: controller.signal });
     let text: string | null = out == null ? null : typeof out === 'string' ? out : JSON.stringify(out) ?? null;
     let truncated = false;
     if (text !== null && text.length > 2 * LIMITS.maxResultBytes) {
