@@ -13,6 +13,7 @@ import type { ConsoleRequest, ConsoleRequestValue, ExtensionEvent } from '../../
 import { err, ok, type Result } from '../../src/shared/result';
 import type { DiscoveryResult, Grant, InvocationResult, SharedTab, ToolAnnotations, ToolDescriptor } from '../../src/shared/types';
 import type { ExtensionLink } from '../../src/main/core/ports';
+import type { ActionFaculty, ActionRequestBase } from '../../src/main/core/broker';
 import { Ledger } from '../../src/main/core/ledger';
 import type { Receipt } from '../../src/shared/receipt';
 
@@ -220,3 +221,37 @@ export function until(subscribe: (l: () => void) => () => void, predicate: () =>
     });
   });
 }
+
+/** The request of `standInHover`: a target ref, as issue 10's semantic controls will take. */
+export interface HoverRequest extends ActionRequestBase {
+  ref: string;
+}
+
+/**
+ * A stand-in low-impact faculty (`semantic` / `hover`) for tests of the pipeline
+ * with a faculty other than WebMCP: its target is the shared tab as reported,
+ * its subject a fixed fingerprint (what a hover will bind), its look `page_snapshot`.
+ */
+export const standInHover: ActionFaculty<HoverRequest> = {
+  faculty: 'semantic',
+  operation: 'hover',
+  agentTool: 'page_hover',
+  verb: 'hover over an element',
+  initialFields: (r) => ({ tabId: r.tabId }),
+  resolveSubject: (r, env) => {
+    const tab = env.sharing.get(r.tabId);
+    if (!tab) return err('tab-not-shared', 'not shared');
+    const H = (c: string) => c.repeat(64);
+    return ok({
+      target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), tabUrl: tab.url, frameUrl: tab.url },
+      subjectHash: H('a'),
+      subjectKey: H('a'),
+      subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },
+      linkSubject: { ref: r.ref },
+      receiptFields: {},
+      policy: {},
+    });
+  },
+  validate: () => ok({}),
+  lookAgain: (tabId) => `call page_snapshot {"tabId": ${tabId}} again`,
+};

@@ -19,7 +19,7 @@ import { argumentsHash, descriptorHash, urlHash } from '../../src/shared/canonic
 import { nodeSha256 } from '../../src/main/core/digest';
 import { ok } from '../../src/shared/result';
 import type { Grant } from '../../src/shared/types';
-import { Broker, type ActionFaculty, type ActionRequestBase, type AgentContext } from '../../src/main/core/broker';
+import { Broker, type AgentContext } from '../../src/main/core/broker';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { defineAgentTool } from '../../src/main/core/agent';
 import type { Ledger } from '../../src/main/core/ledger';
@@ -28,7 +28,7 @@ import type { FrameInfo } from '../../extension/src/background/tabs';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../../extension/src/lib/grant-checks';
 import { webmcpInvoke as extensionWebmcpInvoke } from '../../extension/src/background/faculties/webmcp-invoke';
 import { recoverAtStart } from '../../src/main/core/broker/recovery';
-import { FakeLink, ORIGIN, makeDiscovery, sharedTab, tempLedger, trailOf, until } from './broker.fixtures';
+import { FakeLink, ORIGIN, makeDiscovery, sharedTab, standInHover, tempLedger, trailOf, until } from './broker.fixtures';
 
 const agent = (kind: AgentContext['kind'] = 'mutation'): AgentContext => ({ actor: { kind: 'agent', name: 'review' }, kind });
 const OPEN = { type: 'object', properties: { a: { type: 'number' } } };
@@ -78,23 +78,7 @@ describe('broker: what the person is shown vs what the grant binds', () => {
     expect((await broker.discover({ tabId: 7 }, agent('read'))).ok).toBe(true); // discovery.url = /shop
     // Later the tab is reported at another URL (a tabs-changed after a same-document move of the top).
     link.emit({ kind: 'tabs-changed', tabs: [{ ...sharedTab(7), url: `${ORIGIN}/account/2` }] });
-    interface Req extends ActionRequestBase { ref: string }
-    const H = (c: string) => c.repeat(64);
-    const hover: ActionFaculty<Req> = {
-      faculty: 'semantic', operation: 'hover', agentTool: 'page_hover', verb: 'hover',
-      initialFields: (r) => ({ tabId: r.tabId }),
-      resolveSubject: (r, env) => {
-        const tab = env.sharing.get(r.tabId)!;
-        return ok({
-          target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), tabUrl: tab.url, frameUrl: tab.url },
-          subjectHash: H('a'), subjectKey: H('a'),
-          subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },
-          linkSubject: { ref: r.ref }, receiptFields: {}, policy: {},
-        });
-      },
-      validate: () => ok({}),
-      lookAgain: () => 'look again',
-    };
+    const hover = standInHover;
     const p = broker.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, agent('low-impact-mutation'));
     await pending(1);
     const view = broker.approvals.list()[0]!;
@@ -115,23 +99,7 @@ describe('outcome-unknown blocks are lifted by another faculty\'s look', () => {
     link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', inputSchema: OPEN }]));
     const { ledger, cleanup } = tempLedger();
     const broker = new Broker({ link, receipts: ledger, approvalTimeoutMs: () => 60_000, linkGraceMs: 50, dispatchTimeoutMs: 50 });
-    interface Req extends ActionRequestBase { ref: string }
-    const H = (c: string) => c.repeat(64);
-    const hover: ActionFaculty<Req> = {
-      faculty: 'semantic', operation: 'hover', agentTool: 'page_hover', verb: 'hover',
-      initialFields: (r) => ({ tabId: r.tabId }),
-      resolveSubject: (r, env) => {
-        const tab = env.sharing.get(r.tabId)!;
-        return ok({
-          target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), tabUrl: tab.url, frameUrl: tab.url },
-          subjectHash: H('a'), subjectKey: H('a'),
-          subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },
-          linkSubject: { ref: r.ref }, receiptFields: {}, policy: {},
-        });
-      },
-      validate: () => ok({}),
-      lookAgain: (tabId) => `call page_snapshot {"tabId": ${tabId}} again`,
-    };
+    const hover = standInHover;
     try {
       await broker.listTabs(agent('read'));
       link.invokeHandler = async () => ok({ outcome: 'outcome-unknown', elapsedMs: 1 });

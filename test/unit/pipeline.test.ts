@@ -8,40 +8,13 @@
  * declared 'read'.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ok, err } from '../../src/shared/result';
-import { Broker, type ActionFaculty, type ActionRequestBase, type AgentContext } from '../../src/main/core/broker';
+import { Broker, type AgentContext } from '../../src/main/core/broker';
 import { ToolRouter } from '../../src/main/core/policy';
 import type { Ledger } from '../../src/main/core/ledger';
-import { FakeLink, ORIGIN, sharedTab, tempLedger, trailOf, until } from './broker.fixtures';
+import { FakeLink, ORIGIN, sharedTab, standInHover, tempLedger, trailOf, until } from './broker.fixtures';
 
 const H = (c: string) => c.repeat(64);
-interface HoverRequest extends ActionRequestBase {
-  ref: string;
-}
-
-/** A stand-in low-impact faculty: its subject is a target fingerprint (what issue 8's hover will bind). */
-const hover: ActionFaculty<HoverRequest> = {
-  faculty: 'semantic',
-  operation: 'hover',
-  agentTool: 'page_hover',
-  verb: 'hover over an element',
-  initialFields: (r) => ({ tabId: r.tabId }),
-  resolveSubject: (r, env) => {
-    const tab = env.sharing.get(r.tabId);
-    if (!tab) return err('tab-not-shared', 'not shared');
-    return ok({
-      target: { tabId: r.tabId, frameId: 0, documentId: tab.documentId, origin: tab.origin, urlHash: H('1'), tabUrl: tab.url, frameUrl: tab.url },
-      subjectHash: H('a'),
-      subjectKey: H('a'),
-      subject: { type: 'webmcp-tool', toolName: r.ref, title: '', description: '', inputSchema: {}, descriptorHash: H('a'), toolKind: 'imperative' },
-      linkSubject: { ref: r.ref },
-      receiptFields: {},
-      policy: {},
-    });
-  },
-  validate: () => ok({}),
-  lookAgain: (tabId) => `call page_snapshot {"tabId": ${tabId}} again`,
-};
+const hover = standInHover;
 
 const ctx = (kind: AgentContext['kind']): AgentContext => ({ actor: { kind: 'agent', name: 'pipeline-test' }, kind });
 
