@@ -113,7 +113,19 @@ test('the content module compares the exact URLs again in the task that acts: UR
 
 test("a tool in a same-origin iframe is bound to the TOP's URL too: the top's pushState refuses it", async ({ paired: ext }) => {
   const { page, tabId } = await openShared(ext.worker, () => ext.context.newPage(), `${pages.a}/spa`);
-  await expect.poll(async () => (await tools(ext, tabId)).inner?.frameId ?? 0).toBeGreaterThan(0);
+  // The iframe loads on its own schedule (slow under a loaded suite): wait, in the page, until it has
+  // registered its tool, then until discovery lists it (a condition, never a fixed time).
+  await expect
+    .poll(async () => {
+      const child = page.frames().find((f) => f.url().endsWith('/child'));
+      if (!child) return false;
+      return child.evaluate(async () => {
+        const mc = (globalThis as unknown as { document: { modelContext?: { getTools(): Promise<Array<{ name: string }>> } } }).document.modelContext;
+        return mc ? (await mc.getTools()).some((t) => t.name === 'inner') : false;
+      }).catch(() => false);
+    }, { timeout: 30_000 })
+    .toBe(true);
+  await expect.poll(async () => (await tools(ext, tabId)).inner?.frameId ?? 0, { timeout: 30_000 }).toBeGreaterThan(0);
   const inner = (await tools(ext, tabId)).inner!;
   expect(inner.frameUrl).toBe(`${pages.a}/child`);
   const req = await dispatchReq(inner, { a: 1, b: 2 });
