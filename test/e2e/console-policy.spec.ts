@@ -4,36 +4,28 @@
 // settings.json, decides the very next agent call, and is receipted with the
 // person as actor; a malformed rule is refused with a receipt; removing it is
 // receipted too and the default comes back.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, expect, test, type Browser } from '@playwright/test';
-import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
-import { startWebHost, type WebHost } from '../../src/main/web/server';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+import { expect, test, type Browser } from '@playwright/test';
+import type { ConsoleCore } from '../../src/main/core';
+import type { WebHost } from '../../src/main/web/server';
+import { startRealConsole, type RealConsole } from './support/real-console';
 
-const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
 const SHOP = 'https://shop.example';
 
+let world: RealConsole;
 let browser: Browser;
 let core: ConsoleCore;
 let host: WebHost;
 let dir: string;
 
 test.beforeAll(async () => {
-  if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
-  dir = mkdtempSync(path.join(tmpdir(), 'echo-ui-policy-'));
-  core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} } });
-  await core.start();
-  host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  world = await startRealConsole('echo-ui-policy-');
+  ({ core, host, browser, dir } = world);
 });
 
 test.afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await core?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await world?.close();
 });
 
 const onDisk = () => JSON.parse(readFileSync(path.join(dir, 'data', 'settings.json'), 'utf8')).policyRules as unknown[];

@@ -4,35 +4,24 @@
 // ledger check all go through the same path as `npm run start:web`; and the
 // host stopping and coming back (the banner, then the core's newer state). (The
 // full run with the extension loaded lives with the end-to-end tests of the core.)
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { chromium, expect, test, type Browser } from '@playwright/test';
-import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
-import { startWebHost, type WebHost } from '../../src/main/web/server';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+import { expect, test, type Browser } from '@playwright/test';
+import type { ConsoleCore } from '../../src/main/core';
+import type { WebHost } from '../../src/main/web/server';
+import { startRealConsole, type RealConsole } from './support/real-console';
 
-const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
 
+let world: RealConsole;
 let browser: Browser;
 let core: ConsoleCore;
 let host: WebHost;
-let dir: string;
 
 test.beforeAll(async () => {
-  if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
-  dir = mkdtempSync(path.join(tmpdir(), 'echo-ui-core-'));
-  core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} } });
-  await core.start();
-  host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  world = await startRealConsole('echo-ui-core-');
+  ({ core, host, browser } = world);
 });
 
 test.afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await core?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await world?.close();
 });
 
 test('the console shows the real core: endpoint, link, token rotation, settings, ledger', async () => {
@@ -90,7 +79,7 @@ test('the web host stops and comes back: the banner, the link unknown, verify di
   // While the page cannot see it, the core moves on; then the host serves again on the same address.
   const rotated = await core.api.rotateToken();
   expect(rotated.ok).toBe(true);
-  host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port, token });
+  host = world.host = await world.startHost({ port, token });
   await expect(page.getByTestId('console-banner')).toHaveCount(0, { timeout: 15_000 });
   await expect(page.getByTestId('receipt-row').first()).toContainText('token-rotated');
   await expect(page.getByTestId('receipt-row').first().getByTestId('receipt-actor')).toHaveText('person');

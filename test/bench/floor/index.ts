@@ -31,6 +31,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+// The same Chromium and flags as the end-to-end tests (test code, not product code: the floor stays independent of the pipeline).
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../e2e/chromium';
 
 const HERE = import.meta.dirname;
 /** The floor extension (manifest, service worker, content script). */
@@ -39,19 +41,6 @@ export const FLOOR_EXTENSION_DIR = path.join(HERE, 'extension');
 export const FLOOR_HOST_SCRIPT = path.join(HERE, 'native-host.mjs');
 /** The native host's name (its manifest is `<profile>/NativeMessagingHosts/<name>.json`). */
 export const FLOOR_HOST_NAME = 'echo_console_floor';
-
-/** Chromium path ($CHROMIUM_PATH, else Debian's) and flags (docs/browser-facts.md, "Running Chromium here"; copied from test/e2e/chromium.ts). */
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--enable-features=WebMCPTesting',
-];
 
 /** The four floor series, in the order a round runs them. */
 export const FLOOR_SERIES = ['mcpEcho', 'nativeEcho', 'swContentEcho', 'inPageExecuteTool'] as const;
