@@ -17,7 +17,7 @@
  *  - unknown faculties and operations are refused by the registry.
  */
 import { randomBytes } from 'node:crypto';
-import { test as base, expect, launchPairedExtension, type ExtensionHandle } from './support/extension-fixture';
+import { expect, pairedTest, type ExtensionHandle } from './support/extension-fixture';
 import { startTestPages, toolScript, type TestPages } from './support/extension-pages';
 import { openShared, request, tabIdOf } from './support/extension-helpers';
 import { EXEC_COUNTER, execCount, grantFields, invokeRequestFor, type DispatchRequest } from './support/invocation';
@@ -27,17 +27,7 @@ import type { Grant, PageInfo, ToolDescriptor } from '../../src/shared/types';
 
 const KEY = new Uint8Array(randomBytes(32));
 
-const test = base.extend<{ paired: ExtensionHandle }>({
-  paired: async ({}, use) => {
-    const ext = await launchPairedExtension(KEY);
-    try {
-      await ext.context.addInitScript(EXEC_COUNTER);
-      await use(ext);
-    } finally {
-      await ext.close();
-    }
-  },
-});
+const test = pairedTest(KEY, EXEC_COUNTER);
 
 let pages: TestPages;
 test.beforeAll(async () => {

@@ -8,7 +8,7 @@
  * unique per document; it is proven in test/unit/extension-grant-checks.test.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { test as base, expect, launchPairedExtension, type ExtensionHandle } from './support/extension-fixture';
+import { expect, pairedTest, type ExtensionHandle } from './support/extension-fixture';
 import { startTestPages, toolScript, type TestPages } from './support/extension-pages';
 import { openShared, recordEvents, request } from './support/extension-helpers';
 import { grantFields, invokeRequestFor } from './support/invocation';
@@ -19,16 +19,7 @@ import type { Grant, ToolDescriptor } from '../../src/shared/types';
 
 const KEY = new Uint8Array(randomBytes(32));
 
-const test = base.extend<{ paired: ExtensionHandle }>({
-  paired: async ({}, use) => {
-    const ext = await launchPairedExtension(KEY);
-    try {
-      await use(ext);
-    } finally {
-      await ext.close();
-    }
-  },
-});
+const test = pairedTest(KEY);
 
 let pages: TestPages;
 test.beforeAll(async () => {

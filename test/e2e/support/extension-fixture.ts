@@ -109,4 +109,23 @@ export const test = base.extend<{ ext: ExtensionHandle }>({
   },
 });
 
+/**
+ * A Playwright test whose `paired` fixture is a fresh browser with the extension
+ * already paired with `key` (so the test can sign grants), closed after each test.
+ * `initScript` (e.g. the page-side execution counter) runs in every page first.
+ */
+export function pairedTest(key: Uint8Array, initScript?: string) {
+  return base.extend<{ paired: ExtensionHandle }>({
+    paired: async ({}, use) => {
+      const ext = await launchPairedExtension(key);
+      try {
+        if (initScript) await ext.context.addInitScript(initScript);
+        await use(ext);
+      } finally {
+        await ext.close();
+      }
+    },
+  });
+}
+
 export { expect };
