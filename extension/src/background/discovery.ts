@@ -15,6 +15,7 @@ import { stripUrl } from '../../../src/shared/url';
 import { boundMessage, confusableIndexes, inspectTool, type RawTool } from '../lib/inspect';
 import type { FrameReport, PageUrlsValue, ToWebMcp } from '../lib/messages';
 import { injectInto, liveFrames, type FrameInfo } from './tabs';
+import { seenDescriptors, seenUrls } from './preimages';
 
 /** At most this many same-origin frames are asked per discovery; the rest are reported (`too-many-frames`). */
 export const MAX_FRAMES_PER_DISCOVERY = 32;
@@ -132,6 +133,7 @@ export async function toolsOfReport(
   const out: FrameTool[] = [];
   const urls = cleanUrls(report.urls);
   const located = urls ? { frameUrl: stripUrl(urls.frame), urlHash: await urlHash(urls.tab, urls.frame) } : null;
+  if (urls && located) seenUrls.remember(located.urlHash, urls);
   for (const raw of report.tools.slice(0, LIMITS.maxToolsPerFrame)) {
     const checked = inspectTool(raw as RawTool, origin);
     if (!checked.ok) {
@@ -159,6 +161,7 @@ export async function toolsOfReport(
     if (tool.annotations != null) descriptor.annotations = tool.annotations;
     if (blocked) descriptor.blocked = blocked;
     if (flags.length > 0) descriptor.flags = flags;
+    seenDescriptors.remember(descriptor.descriptorHash, canonical);
     out.push({ descriptor, canonical });
   }
   if (report.tools.length > LIMITS.maxToolsPerFrame) {

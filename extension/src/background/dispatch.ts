@@ -90,7 +90,7 @@ export class Dispatcher {
     try {
       checked = await checkBeforeDispatch(req, faculty, {
         ...this.checks,
-        pageUrls: (t) => faculty.pageUrls(t),
+        pageUrls: (t, h) => faculty.pageUrls(t, h),
         urlHash: (tab, frame) => urlHash(tab, frame),
         argumentsHash: (a) => argumentsHash(a),
         argumentsBytes: (a) => utf8Bytes(canonicalJson(a)),

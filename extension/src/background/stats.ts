@@ -2,8 +2,10 @@
  * Counters of the checks every dispatch must pass through (issue 7, item 10: the
  * agent benchmark proves with them that its calls were not fast because a check
  * was skipped). core.ts increments two where it builds the generic checks' deps,
- * faculties/webmcp-invoke.ts the third in its own check:
- * - `rediscoveries`: the fresh discovery in the target document before a WebMCP dispatch (`toolsNamed`);
+ * faculties/webmcp-invoke.ts the third when the page answers its dispatch:
+ * - `rediscoveries`: the fresh rediscovery in the target document right before a WebMCP
+ *   dispatch, which the page-side runner makes in the task that calls `executeTool`
+ *   (content/webmcp.ts `execute`), counted when its answer shows it ran;
  * - `macChecks`: grant MAC checks (`verifyGrant`);
  * - `nonceChecks`: one-use nonce checks (`consumeNonce`).
  * They count calls, whatever the answer, since the worker started (a restarted

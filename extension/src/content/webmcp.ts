@@ -196,27 +196,38 @@ function boundedMessage(e: unknown): string {
 }
 
 /**
- * Dispatch: read getTools() again, require exactly one tool named `toolName`
- * whose canonical descriptor equals `expected` (the one the service worker
- * checked against the grant) and that is not a password form, then call
- * that the tab and frame URLs are still exactly `msg.urls` (the ones whose hash
- * the worker compared with the grant's urlHash), then call
- * `executeTool(tool, args, {signal})` at once, with no await in between, so
- * the tool run is the tool checked, in the page that was checked (a
- * `pushState` after the worker's check is refused here).
+ * Dispatch, and the rediscovery right before it: list getTools() again and,
+ * in the task that calls `executeTool` (no await in between, so the tool run
+ * is the tool checked, in the page that was checked; a `pushState` after the
+ * worker's checks is refused here), require, in this order:
+ *  1. the tab and frame URLs are still exactly `msg.urls` (the ones whose hash
+ *     the worker compared with the grant's urlHash) → `navigated`;
+ *  2. exactly one tool named `toolName` among those this frame registered
+ *     (all of them count, so a second same-named tool is never hidden) →
+ *     `tool-missing` / `tool-ambiguous`, and it is one of the first
+ *     LIMITS.maxToolsPerFrame, as a discovery would list it → `tool-missing`;
+ *  3. its canonical descriptor equals `expected` (the one whose hash the
+ *     worker compared with the grant's subjectHash) → `descriptor-changed`;
+ *  4. it is not a form holding a password field → `tool-blocked`.
+ * These are the same rules as a discovery's (lib/inspect.ts): a descriptor
+ * equal to one that passed them passes them, and its only other block is the
+ * password field, a state of the form and not of the descriptor.
  */
 async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>): Promise<Result<ExecuteValue>> {
   const fail = (code: ExecuteErrorCode, message: string) => err(code, message);
   const mc = modelContext();
   if (!mc || typeof mc.executeTool !== 'function') return fail('no-webmcp', 'document.modelContext is not available');
-  if (running.has(msg.requestId)) return fail('tool-failed', 'this request is already running');
   const listed = await mc.getTools();
-  const forms = formsByToolName();
-  const matches = (Array.isArray(listed) ? listed : []).filter((t) => registeredHere(t) && t.name === msg.toolName);
+  // No await from here to executeTool: what is compared is what runs.
+  if (running.has(msg.requestId)) return fail('tool-failed', 'this request is already running');
+  if (!msg.urls || !sameUrls(msg.urls)) return fail('navigated', 'the page URL changed since it was checked');
+  const mine = (Array.isArray(listed) ? listed : []).filter(registeredHere);
+  const matches = mine.filter((t) => t.name === msg.toolName);
   if (matches.length === 0) return fail('tool-missing', 'the page no longer offers this tool');
   if (matches.length > 1) return fail('tool-ambiguous', 'the page offers several tools with this name');
   const tool = matches[0] as PageTool;
-  const raw = readTool(tool, forms);
+  if (mine.indexOf(tool) >= LIMITS.maxToolsPerFrame) return fail('tool-missing', `the tool is past the first ${LIMITS.maxToolsPerFrame} of this frame`);
+  const raw = readTool(tool, formsByToolName());
   let canonical = '';
   try {
     canonical = canonicalJson(descriptorHashInput(raw));
@@ -225,8 +236,6 @@ async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>):
   }
   if (canonical !== msg.expected) return fail('descriptor-changed', 'the tool changed since it was checked');
   if (raw.passwordField) return fail('tool-blocked', 'the form holds a password field');
-  // No await from here to executeTool: the URLs compared are the URLs the tool runs under.
-  if (!msg.urls || !sameUrls(msg.urls)) return fail('navigated', 'the page URL changed since it was checked');
   const controller = new AbortController();
   running.set(msg.requestId, controller);
   const started = performance.now();

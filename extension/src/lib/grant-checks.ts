@@ -48,8 +48,11 @@ export interface GrantCheckDeps {
   sharedOrigin(tabId: number): Promise<string | null>;
   /** The document the frame holds now (chrome.webNavigation.getFrame), or `null` when there is no such frame. */
   frameDocument(tabId: number, frameId: number): Promise<{ documentId: string; origin: string } | null>;
-  /** The exact URLs read now in the target document by the faculty's content module; `null` when it cannot be reached. */
-  pageUrls(target: DispatchTarget): Promise<PageUrls | null>;
+  /**
+   * The exact URLs `boundUrlHash` covers, from the faculty (its record of a discovery's read, or read now
+   * in the target document); `null` when they cannot be had. The page-side runner requires them again.
+   */
+  pageUrls(target: DispatchTarget, boundUrlHash: string): Promise<PageUrls | null>;
   /** `urlHash` of src/shared/canonical.ts. */
   urlHash(tab: string, frame: string): Promise<string>;
   /** argumentsHash of src/shared/canonical.ts; throws for non-JSON values. */
@@ -74,7 +77,8 @@ const BOUND_FIELDS = ['faculty', 'operation', 'tabId', 'frameId', 'documentId'] 
  *  4. nonce unused (and now recorded durably) → `grant-reused`
  *  5. the tab is shared → `tab-not-shared`
  *  6. the frame still holds `documentId`, at the grant's origin, same-origin with the shared tab → `navigated`
- *  7. the exact tab and frame URLs, read now in that document, hash to `grant.urlHash` → `navigated`
+ *  7. the exact tab and frame URLs the faculty answers for `grant.urlHash` hash to it → `navigated`;
+ *     the page-side runner then requires exactly these URLs in the task that acts → `navigated`
  *     (same-document `pushState`/`replaceState`/fragment changes keep the documentId; this catches them)
  *  8. the faculty's own checks (WebMCP: one tool of that name and descriptor hash, not blocked) → the faculty's code
  *  9. the arguments are a JSON object within LIMITS.maxArgumentsBytes hashing to `argumentsHash` → `arguments-mismatch`
@@ -97,13 +101,19 @@ export async function checkBeforeDispatch<P>(req: DispatchFields, faculty: Facul
   if (subjectHash !== g.subjectHash) mismatched.push('subjectHash');
   if (mismatched.length > 0) return refuse('grant-invalid', `the grant is for another ${mismatched.join(', ')}`);
   if (!(deps.now() < g.expiresAt)) return refuse('grant-expired', 'the grant expired before dispatch');
-  if (!(await deps.consumeNonce(g.nonce, g.expiresAt))) return refuse('grant-reused', 'this grant was already used');
-  const sharedOrigin = await deps.sharedOrigin(t.tabId);
+  // Steps 4–6 wait on the browser. The reads of 5 and 6 have no effect, so they run side by side
+  // with the nonce's durable write and are judged in order once all are in (a throw is the
+  // caller's refusal). Step 7 may reach into the page, so it waits until the tab is known shared.
+  const [fresh, sharedOrigin, doc] = await Promise.all([
+    deps.consumeNonce(g.nonce, g.expiresAt),
+    deps.sharedOrigin(t.tabId),
+    deps.frameDocument(t.tabId, t.frameId),
+  ]);
+  if (!fresh) return refuse('grant-reused', 'this grant was already used');
   if (sharedOrigin === null) return refuse('tab-not-shared', 'the tab is not shared');
-  const doc = await deps.frameDocument(t.tabId, t.frameId);
   if (!doc || doc.documentId !== t.documentId) return refuse('navigated', 'the frame holds another document now');
   if (doc.origin !== g.origin || doc.origin !== sharedOrigin) return refuse('navigated', 'the frame is not at the approved origin');
-  const urls = await deps.pageUrls(t);
+  const urls = await deps.pageUrls(t, g.urlHash);
   if (urls === null) return refuse('navigated', 'the document cannot be reached to read its URL');
   if ((await deps.urlHash(urls.tab, urls.frame)) !== g.urlHash) return refuse('navigated', 'the page URL changed since approval');
   const own = await faculty.check(t, req.subject, sharedOrigin);

@@ -64,8 +64,15 @@ export interface DispatchFaculty<P = unknown> extends FacultyBase, FacultyChecks
   readonly kind: 'dispatch';
   /** `null` when `subject` and `args` are what `operation` takes, otherwise why not (answered as `bad-request`). */
   checkRequest(operation: string, subject: Record<string, unknown>, args: Record<string, unknown>): string | null;
-  /** The exact URLs read now by this faculty's content module in the target document (`null`: unreachable). */
-  pageUrls(target: DispatchTarget): Promise<PageUrls | null>;
+  /**
+   * The exact tab and frame URLs the grant's `boundUrlHash` covers: this
+   * worker's record of what a discovery hashed (background/preimages.ts), or
+   * read now by the faculty's content module in the target document; `null`:
+   * unreachable. The generic checks hash the answer and compare it with the
+   * grant; the page-side runner MUST then require these exact URLs in the task
+   * that acts (`RunMessage.urls`), since this answer need not be a fresh read.
+   */
+  pageUrls(target: DispatchTarget, boundUrlHash: string): Promise<PageUrls | null>;
   /**
    * Run in the page: sends the faculty's message to exactly the target document.
    * Rejects when it could not be delivered. The content module answers

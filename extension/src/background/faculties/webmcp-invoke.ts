@@ -4,20 +4,30 @@
  *  - subject: `{toolName, descriptorHash}`; its subject hash IS the
  *    descriptorHash (so `grant.subjectHash` = the descriptor the person saw);
  *  - arguments: the JSON object handed to `executeTool` as it is;
- *  - own checks, after the generic ones (lib/grant-checks.ts): a fresh discovery
- *    in that very document finds exactly one tool with that name
+ *  - own checks, after the generic ones (lib/grant-checks.ts): the canonical
+ *    descriptor that hashes to the subject's descriptorHash, from this worker's
+ *    discoveries (background/preimages.ts, re-hashed here); without one, a
+ *    discovery in that very document must find exactly one tool with that name
  *    (0 → `tool-missing`, >1 → `tool-ambiguous`) whose descriptorHash is the
  *    subject's (→ `descriptor-changed`) and that is not blocked (→ `tool-blocked`);
- *  - page-side runner: content/webmcp.ts `echo:webmcp:execute`, which checks the
- *    tool's canonical descriptor and the exact URLs again in the task that calls
- *    `executeTool`.
+ *  - the exact URLs the grant's urlHash covers: from this worker's discoveries,
+ *    or read in the document (discovery.ts `askUrls`);
+ *  - page-side runner: content/webmcp.ts `echo:webmcp:execute`. It is the fresh
+ *    rediscovery right before dispatch: in the task that calls `executeTool` it
+ *    lists the tools again and requires the exact URLs, exactly one tool of
+ *    that name among those the frame registered, its exact canonical descriptor,
+ *    and no password field (`navigated`, `tool-missing`, `tool-ambiguous`,
+ *    `descriptor-changed`, `tool-blocked`). The worker counts it as the
+ *    rediscovery (stats.ts) when the page's answer shows it ran.
  */
 import { LIMITS } from '../../../../src/shared/limits';
 import { FORMATS } from '../../../../src/shared/protocol';
 import type { Result } from '../../../../src/shared/result';
 import type { RefusalCode } from '../../../../src/shared/types';
 import type { ExecuteValue, ToWebMcp } from '../../lib/messages';
+import { sha256Hex } from '../../../../src/shared/canonical';
 import { askUrls, toolsNamedIn, type FoundTool } from '../discovery';
+import { seenDescriptors, seenUrls, type Preimages } from '../preimages';
 import { WEBMCP_MODULE } from '../tabs';
 import type { DispatchFaculty } from './registry';
 import { count } from '../stats';
@@ -44,8 +54,24 @@ const REFUSALS: Readonly<Record<string, RefusalCode>> = {
   'tool-blocked': 'tool-blocked',
 };
 
-/** The webmcp-invoke faculty; `toolsNamed` defaults to a fresh discovery through the content module. */
-export function webmcpInvoke(toolsNamed: ToolsNamed = toolsNamedIn): DispatchFaculty<WebMcpPrepared> {
+/** The page's answers that come after its fresh getTools() in the acting task: the rediscovery ran (content/webmcp.ts `execute`). */
+const AFTER_REDISCOVERY = new Set(['tool-missing', 'tool-ambiguous', 'descriptor-changed', 'tool-blocked', 'navigated', 'tool-failed', 'aborted']);
+
+/** What the faculty knows from this worker's discoveries (background/preimages.ts); injectable for tests. */
+export interface SeenPreimages {
+  descriptors: Pick<Preimages<string>, 'get'>;
+  urls: Pick<Preimages<{ tab: string; frame: string }>, 'get'>;
+}
+
+/**
+ * The webmcp-invoke faculty. `toolsNamed` (a discovery through the content
+ * module) and `askPageUrls` serve a dispatch whose hashes `seen` does not hold.
+ */
+export function webmcpInvoke(
+  toolsNamed: ToolsNamed = toolsNamedIn,
+  seen: SeenPreimages = { descriptors: seenDescriptors, urls: seenUrls },
+  askPageUrls: (target: { tabId: number; frameId: number; documentId: string }) => Promise<{ tab: string; frame: string } | null> = askUrls,
+): DispatchFaculty<WebMcpPrepared> {
   return {
     id: 'webmcp-invoke',
     kind: 'dispatch',
@@ -66,7 +92,11 @@ export function webmcpInvoke(toolsNamed: ToolsNamed = toolsNamedIn): DispatchFac
     },
     async check(target, subject, origin) {
       const s = subjectOf(subject);
-      count('rediscoveries'); // the bench's proof that no dispatch skipped the fresh discovery (stats.ts)
+      const known = seen.descriptors.get(s.descriptorHash);
+      if (known !== undefined && (await sha256Hex(known)) === s.descriptorHash) {
+        // The page compares its tool with this exact text in the acting task (execute).
+        return { ok: true, prepared: { toolName: s.toolName, canonical: known } };
+      }
       const found = await toolsNamed(target, s.toolName, origin);
       if (found === null) return { ok: false, refusal: 'navigated', message: 'the document went away during rediscovery' };
       if (found.length === 0) return { ok: false, refusal: 'tool-missing', message: 'the page no longer offers this tool' };
@@ -76,10 +106,14 @@ export function webmcpInvoke(toolsNamed: ToolsNamed = toolsNamedIn): DispatchFac
       if (tool.blocked) return { ok: false, refusal: 'tool-blocked', message: `the tool is blocked (${tool.blocked})` };
       return { ok: true, prepared: { toolName: s.toolName, canonical: tool.canonical } };
     },
-    pageUrls: (target) => askUrls(target),
-    execute(target, m) {
+    // The generic checks hash what this answers and compare it with the grant's urlHash.
+    pageUrls: async (target, boundUrlHash) => seen.urls.get(boundUrlHash) ?? askPageUrls(target),
+    async execute(target, m) {
       const msg: ToWebMcp = { type: 'echo:webmcp:execute', requestId: m.requestId, toolName: m.prepared.toolName, expected: m.prepared.canonical, urls: m.urls, args: m.args };
-      return chrome.tabs.sendMessage(target.tabId, msg, { frameId: target.frameId, documentId: target.documentId }) as Promise<Result<ExecuteValue>>;
+      const answer = (await chrome.tabs.sendMessage(target.tabId, msg, { frameId: target.frameId, documentId: target.documentId })) as Result<ExecuteValue> | undefined;
+      // The bench's proof that no dispatch skipped the fresh rediscovery (stats.ts): the page's answer says it ran.
+      if (answer && (answer.ok || AFTER_REDISCOVERY.has(String(answer.error?.code)))) count('rediscoveries');
+      return answer as Result<ExecuteValue>;
     },
     abort(target, requestId) {
       const msg: ToWebMcp = { type: 'echo:webmcp:abort', requestId };
