@@ -95,18 +95,32 @@ function macInput(fields: Omit<Grant, 'mac'>): Uint8Array {
 }
 
 /**
+ * A MAC back end for `signGrant`: the grant MAC of the file header over
+ * `input` (the domain prefix and canonical JSON, as UTF-8), 64 lowercase hex
+ * chars. The default is WebCrypto's (`webCryptoGrantMac`, asynchronous); the
+ * console passes node:crypto's, which is synchronous (src/main/core/digest.ts
+ * `nodeGrantMac`: WebCrypto in Node hops to the thread pool, ~0.7 ms per grant
+ * on a busy event loop). test/unit/grant.test.ts pins both to the same vectors.
+ */
+export type GrantMac = (pairingKey: Uint8Array, input: Uint8Array) => string | Promise<string>;
+
+/** The WebCrypto back end (the extension's, and the console's default). */
+export const webCryptoGrantMac: GrantMac = async (pairingKey, input) => hmacHex(await grantKeyFor(pairingKey), input);
+
+/**
  * MAC a grant.
  * @param fields every Grant field but `mac` (extra properties are not copied).
  * @param pairingKey the 32-byte pairing key (the grant key is derived from it).
+ * @param mac the MAC back end (default WebCrypto's).
  * @returns the grant with `mac` set.
  * @throws Error with `code: 'grant-invalid'` when a field has the wrong type or
  *   format (the same check the extension applies on receipt, protocol.ts `validateGrantShape`).
  */
-export async function signGrant(fields: Omit<Grant, 'mac'>, pairingKey: Uint8Array): Promise<Grant> {
+export async function signGrant(fields: Omit<Grant, 'mac'>, pairingKey: Uint8Array, mac: GrantMac = webCryptoGrantMac): Promise<Grant> {
   const picked = pick(fields);
   const problem = validateGrantShape({ ...picked, mac: '0'.repeat(64) }, 'grant');
   if (problem) throw Object.assign(new Error(problem), { code: 'grant-invalid' });
-  return { ...picked, mac: await hmacHex(await grantKeyFor(pairingKey), macInput(picked)) };
+  return { ...picked, mac: await mac(pairingKey, macInput(picked)) };
 }
 
 /**

@@ -4,6 +4,7 @@ import { canonicalJson } from '../../src/shared/canonical';
 import type { Grant } from '../../src/shared/types';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { authProof } from '../../src/shared/pairing-crypto';
+import { nodeGrantMac } from '../../src/main/core/digest';
 
 const key = new Uint8Array(32).map((_, i) => i);
 const fields: Omit<Grant, 'mac'> = {
@@ -31,6 +32,18 @@ describe('grant MAC (HMAC-SHA-256 with an HKDF-derived grant key over domain-sep
     const expected = createHmac('sha256', grantKey).update(GRANT_MAC_DOMAIN + canonicalJson(fields)).digest('hex');
     expect(g.mac).toBe(expected);
     expect(GRANT_MAC_DOMAIN).toBe('echo-console/grant/v2\n');
+  });
+
+  it("the console's node:crypto back end signs exactly what WebCrypto signs, and the extension's check accepts it; a new pairing key derives anew", async () => {
+    const viaNode = await signGrant(fields, key, nodeGrantMac);
+    expect(viaNode).toEqual(await signGrant(fields, key));
+    expect(await verifyGrantMac(viaNode, key)).toBe(true);
+    const other = new Uint8Array(32).fill(9);
+    const next = await signGrant(fields, other, nodeGrantMac);
+    expect(next.mac).toBe((await signGrant(fields, other)).mac);
+    expect(next.mac).not.toBe(viaNode.mac);
+    expect(await verifyGrantMac(next, key)).toBe(false);
+    expect((await signGrant(fields, key, nodeGrantMac)).mac).toBe(viaNode.mac);
   });
 
   it('is keyed for grants only: a MAC with the pairing key itself (grant v1) or an auth proof never verifies', async () => {

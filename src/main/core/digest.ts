@@ -4,8 +4,9 @@
  * it imports node:crypto (src/shared imports no Node module; a lint rule
  * enforces it).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import type { Sha256 } from '../../shared/canonical';
+import { GRANT_KEY_INFO, type GrantMac } from '../../shared/grant';
 
 /** SHA-256 through node:crypto (async signature, to fit `Sha256`). */
 export const nodeSha256: Sha256 = async (data) => new Uint8Array(createHash('sha256').update(data).digest());
@@ -14,3 +15,18 @@ export const nodeSha256: Sha256 = async (data) => new Uint8Array(createHash('sha
 export function sha256HexSync(text: string | Uint8Array): string {
   return createHash('sha256').update(text).digest('hex');
 }
+
+/** The grant key of the pairing key used last (a new pairing derives anew); copies, never the caller's buffers. */
+let grantKey: { pairingKey: Buffer; key: Buffer } | null = null;
+
+/**
+ * The grant MAC through node:crypto, synchronous (src/shared/grant.ts `GrantMac`): the grant key is
+ * HKDF-SHA-256(pairing key, salt 32 zero bytes, info GRANT_KEY_INFO, 32 bytes), as `deriveGrantKey`.
+ */
+export const nodeGrantMac: GrantMac = (pairingKey, input) => {
+  const pk = Buffer.from(pairingKey);
+  if (!grantKey || !grantKey.pairingKey.equals(pk)) {
+    grantKey = { pairingKey: pk, key: Buffer.from(hkdfSync('sha256', pk, Buffer.alloc(32), GRANT_KEY_INFO, 32)) };
+  }
+  return createHmac('sha256', grantKey.key).update(input).digest('hex');
+};

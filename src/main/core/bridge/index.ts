@@ -20,6 +20,7 @@
 import type net from 'node:net';
 import { FrameDecoder, encodeFrame } from '../../../shared/framing';
 import { signGrant as macGrant } from '../../../shared/grant';
+import { nodeGrantMac } from '../digest';
 import type { LinkStatus } from '../../../shared/ipc';
 import { LIMITS } from '../../../shared/limits';
 import {
@@ -216,7 +217,7 @@ export class Bridge implements ExtensionLink {
   async signGrant(fields: Omit<Grant, 'mac'>): Promise<Result<Grant>> {
     if (!this.pairingKey) return err('not-paired', 'No extension is paired with this console.');
     try {
-      return ok(await macGrant(fields, this.pairingKey));
+      return ok(await macGrant(fields, this.pairingKey, nodeGrantMac));
     } catch (e) {
       return err('grant-invalid', e instanceof Error ? e.message : String(e));
     }
