@@ -23,13 +23,18 @@
  *
  * - `floor`: the four echoes of floor/index.ts (no product code: MCP SDK echo,
  *   native-messaging echo through a host and Chrome, service worker ⇄ content
- *   script, in-page executeTool), run in INTERLEAVED rounds with the agent calls
- *   (k agent calls, k of each echo, again), and `ratioP50` / `ratioP95` =
- *   agentOutsideApproval / the sum of the four floors, against `targetRatio` 1.5;
+ *   script, in-page executeTool of a no-op tool), run in INTERLEAVED rounds with
+ *   the agent calls (k agent calls, k of each echo, again);
+ * - `ratioP50` / `ratioP95` = agentOutsideApproval / `floorSumP50`/`P95`: the
+ *   three echoes plus `directExecuteTool.inPage`, the direct in-page executeTool
+ *   of the same tool (each hop the call takes, once, and the tool's own run),
+ *   against `targetRatio` 1.5; `ratioOverEchoTool*` divide by the four echoes
+ *   instead (the no-op tool in place of the real one);
  * - `validity`: per agent call, the extension's counters (background/stats.ts:
  *   rediscovery before dispatch, grant MAC check, nonce check; read after every
  *   call, each must move on every call) and the ledger's
- *   durable receipts (all six of requested … succeeded for every request, and
+ *   durable receipts (all six of requested … succeeded for every request, the
+ *   three before an effect fsynced within each call (Ledger.commitCounts), and
  *   `PRAGMA synchronous` = FULL on the core's own connection); `valid: false`
  *   when any is short, since a fast call that skipped a check proves nothing;
  *   `validity.counterProbe`: three dispatches straight to the worker (broken MAC,
@@ -136,12 +141,20 @@ async function agentCall(job: MainJob, client: Client, tabId: number, name: stri
 }
 
 /** The run's validity (validity.ts), from the counters read around and after each call and the core's ledger. */
-function checkValidity(job: MainJob, requestIds: Array<string | null>, before: CheckCounters | null, after: CheckCounters | null, perCall: Array<CheckCounters | null>): Validity {
+function checkValidity(
+  job: MainJob,
+  requestIds: Array<string | null>,
+  before: CheckCounters | null,
+  after: CheckCounters | null,
+  perCall: Array<CheckCounters | null>,
+  syncedPerCall: Array<number | null>,
+): Validity {
   return judgeValidity({
     requestIds,
     before,
     after,
     perCall,
+    syncedPerCall,
     eventsOf: (id) => job.core.ledger.query({ requestId: id, limit: 50 }).receipts.map((r) => r.event),
     synchronous: ledgerSynchronous(job),
   });
@@ -236,13 +249,16 @@ export async function run(): Promise<Record<string, unknown>> {
     const countersBefore = await checkCounters(job);
     const requestIds: Array<string | null> = [];
     const perCall: Array<CheckCounters | null> = [];
+    const syncedPerCall: Array<number | null> = [];
     // Interleaved rounds (k agent calls, then k of each floor echo), so a busy moment
     // of the machine falls on every series alike; the first WARMUP of each are dropped.
     let i = 0;
     for (let round = 0; i < WARMUP + N; round++) {
       const k = round === 0 ? WARMUP : Math.min(ROUND, WARMUP + N - i);
       for (let j = 0; j < k; j++, i++) {
+        const syncedBefore = job.core.ledger.commitCounts().synced;
         const a = await agentCall(job, client, tabId, tool.name, tool.descriptorHash, 1 + (i % 40));
+        syncedPerCall.push(job.core.ledger.commitCounts().synced - syncedBefore);
         perCall.push(await checkCounters(job)); // outside the call's timing: proves this one call ran every check
         const b = await directCall(page, 41 + (i % 40), floor.argumentForm);
         requestIds.push(a.requestId);
@@ -342,7 +358,11 @@ export async function run(): Promise<Record<string, unknown>> {
     const floorStats = Object.fromEntries(FLOOR_SERIES.map((s) => [s, stats(floorSamples[s])])) as Record<FloorSeries, ReturnType<typeof stats>>;
     const r2 = (x: number) => Math.round(x * 100) / 100;
     const floorSum = (q: 'p50' | 'p95') => r2(FLOOR_SERIES.reduce((a, s) => a + floorStats[s][q], 0));
-    const calls = checkValidity(job, requestIds, countersBefore, countersAfter, perCall);
+    // The ratio's floor: the three echoes and the direct in-page executeTool of the SAME tool with
+    // the same kind of arguments (what this call cannot do without). The no-op echo tool's
+    // executeTool (floor.inPageExecuteTool) is reported too, with the ratio over it.
+    const hopSum = (q: 'p50' | 'p95') => r2(FLOOR_SERIES.filter((s) => s !== 'inPageExecuteTool').reduce((a, s) => a + floorStats[s][q], 0) + inPage[q]);
+    const calls = checkValidity(job, requestIds, countersBefore, countersAfter, perCall, syncedPerCall);
     const validity = { ...calls, counterProbe: probe, valid: calls.valid && probe.ok };
     return {
       calls: N,
@@ -351,9 +371,13 @@ export async function run(): Promise<Record<string, unknown>> {
       loadAtStart,
       loadAtEnd: loadAverage(),
       valid: validity.valid,
-      ratioP50: r2(outside.p50 / floorSum('p50')),
-      ratioP95: r2(outside.p95 / floorSum('p95')),
+      ratioP50: r2(outside.p50 / hopSum('p50')),
+      ratioP95: r2(outside.p95 / hopSum('p95')),
       targetRatio: TARGET_RATIO,
+      floorSumP50: hopSum('p50'),
+      floorSumP95: hopSum('p95'),
+      ratioOverEchoToolP50: r2(outside.p50 / floorSum('p50')),
+      ratioOverEchoToolP95: r2(outside.p95 / floorSum('p95')),
       floor: { ...floorStats, sumP50: floorSum('p50'), sumP95: floorSum('p95'), inPageArgumentForm: floor.argumentForm },
       validity,
       agentOutsideApproval: outside,

@@ -9,6 +9,12 @@
 /** The receipts every approved, successful invoke must have in the ledger (src/shared/receipt.ts RECEIPT_EVENTS). */
 export const RECEIPTS_PER_CALL = ['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'succeeded'] as const;
 
+/**
+ * The receipts of each call that must be fsynced before they return (ledger AppendOptions: every
+ * one right before an effect); the others (`requested`, `validated`, `approved`) reach the disk with them.
+ */
+export const SYNCED_RECEIPTS_PER_CALL = ['approval-shown', 'dispatched', 'succeeded'] as const;
+
 /** SQLite's `PRAGMA synchronous` value for FULL (sqlite.org/pragma.html#pragma_synchronous). */
 export const SYNCHRONOUS_FULL = 2;
 
@@ -36,6 +42,11 @@ export interface ValidityInput {
   eventsOf(requestId: string): readonly string[];
   /** `PRAGMA synchronous` of the ledger's own connection; null when unreadable. */
   synchronous: number | null;
+  /**
+   * The ledger's fsynced commits during each call (Ledger.commitCounts().synced after − before),
+   * one per entry of `requestIds`; each must be at least SYNCED_RECEIPTS_PER_CALL.length.
+   */
+  syncedPerCall: ReadonlyArray<number | null>;
 }
 
 export interface Validity {
@@ -50,7 +61,9 @@ export interface Validity {
   /** Up to 5 requests short of a receipt, with what they miss. */
   incomplete: Array<{ requestId: string | null; missing: string[] }>;
   ledgerSynchronous: number | null;
-  /** True only when there were calls, every call moved every counter, every request has every receipt, and synchronous is FULL. */
+  /** Calls with fewer fsynced commits than SYNCED_RECEIPTS_PER_CALL (or none readable). */
+  callsShortOfASync: number;
+  /** True only when there were calls, every call moved every counter and fsynced its SYNCED_RECEIPTS_PER_CALL, every request has every receipt, and synchronous is FULL. */
   valid: boolean;
 }
 
@@ -80,6 +93,11 @@ export function judgeValidity(input: ValidityInput): Validity {
     else if (incomplete.length < 5) incomplete.push({ requestId: id, missing });
   }
   const countersOk = Object.values(counters).every((v) => v !== null && v >= calls);
+  let shortOfSync = 0;
+  for (let i = 0; i < calls; i++) {
+    const n = input.syncedPerCall[i];
+    if (n === null || n === undefined || !(n >= SYNCED_RECEIPTS_PER_CALL.length)) shortOfSync++;
+  }
   return {
     calls,
     counters,
@@ -88,7 +106,8 @@ export function judgeValidity(input: ValidityInput): Validity {
     requestsWithAllReceipts: withAll,
     incomplete,
     ledgerSynchronous: input.synchronous,
-    valid: calls > 0 && countersOk && short === 0 && withAll === calls && input.synchronous === SYNCHRONOUS_FULL,
+    callsShortOfASync: shortOfSync,
+    valid: calls > 0 && countersOk && short === 0 && shortOfSync === 0 && withAll === calls && input.synchronous === SYNCHRONOUS_FULL,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The agent benchmark's validity judgement (test/bench/validity.ts): a run is
  * valid only when every call ran the rediscovery, the grant MAC check and the
- * nonce check, left all six receipts, and the ledger writes with synchronous=FULL.
+ * nonce check, left all six receipts, fsynced the three before an effect, and
+ * the ledger writes with synchronous=FULL.
  * Each way a run can fall short is shown to make it invalid.
  */
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ function input(over: Partial<ValidityInput> = {}): ValidityInput {
     ],
     eventsOf: () => [...RECEIPTS_PER_CALL],
     synchronous: 2,
+    syncedPerCall: [3, 3, 4],
     ...over,
   };
 }
@@ -78,6 +80,12 @@ describe('agent bench validity', () => {
   it('is invalid unless the ledger writes with synchronous=FULL', () => {
     expect(judgeValidity(input({ synchronous: 1 })).valid).toBe(false);
     expect(judgeValidity(input({ synchronous: null })).valid).toBe(false);
+  });
+
+  it('is invalid when a call fsynced fewer receipts than the three before its effects (or none was read)', () => {
+    expect(judgeValidity(input({ syncedPerCall: [3, 2, 3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+    expect(judgeValidity(input({ syncedPerCall: [3, null, 3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+    expect(judgeValidity(input({ syncedPerCall: [3, 3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
   });
 
   it('is invalid with no calls at all', () => {

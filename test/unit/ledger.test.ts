@@ -391,6 +391,40 @@ describe('export', () => {
   });
 });
 
+describe("append's durability (AppendOptions)", () => {
+  const synchronous = (l: Ledger) => (l as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true });
+
+  it("'with-next' commits at once (chained, visible, kept across reopen) and leaves the connection at synchronous FULL; only 'now' commits count as synced", () => {
+    expect(synchronous(ledger)).toBe(2);
+    const a = ledger.append(consoleInput({ event: 'requested' }), { sync: 'with-next' });
+    expect(synchronous(ledger)).toBe(2);
+    const b = ledger.append(consoleInput({ event: 'refused' }));
+    const c = ledger.append(consoleInput({ event: 'requested' }), { sync: 'now' });
+    expect(b.prevHash).toBe(a.hash);
+    expect(ledger.commitCounts()).toEqual({ all: 3, synced: 2 });
+    ledger.close();
+    ledger = new Ledger(tmp.file('l.db'), { now: () => clock++ });
+    expect(ledger.verify()).toMatchObject({ ok: true, count: 3 });
+    expect(ledger.get(1)?.hash).toBe(a.hash);
+    expect(ledger.get(3)?.hash).toBe(c.hash);
+  });
+
+  it("a 'with-next' commit that fails stores nothing and still leaves synchronous FULL", () => {
+    let bad = true;
+    const l2 = new Ledger(tmp.file('l2.db'), { now: () => (bad ? 1.5 : clock++) });
+    try {
+      expect(() => l2.append(consoleInput({ event: 'requested' }), { sync: 'with-next' })).toThrow(LedgerInputError);
+      expect(synchronous(l2)).toBe(2);
+      expect(l2.head().count).toBe(0);
+      bad = false;
+      l2.append(consoleInput({ event: 'requested' }));
+      expect(l2.commitCounts()).toEqual({ all: 1, synced: 1 });
+    } finally {
+      l2.close();
+    }
+  });
+});
+
 describe('append-only in SQL', () => {
   let raw: Database.Database;
   beforeEach(() => {

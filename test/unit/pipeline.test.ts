@@ -79,3 +79,60 @@ describe('the pipeline with another faculty', () => {
     for (const a of await Promise.all([other, mutation, misdeclared])) expect(!a.ok && a.error.code).toBe('denied');
   });
 });
+
+describe('durability: a receipt that reaches the disk with the next one is never the last before an effect', () => {
+  /** The sink the broker writes to, logging each append's sync mode; `unsynced()`: appends since the last fsynced one. */
+  function spyingBroker() {
+    const log: Array<{ event: string; sync: 'now' | 'with-next' }> = [];
+    const sink = {
+      append: (input: Parameters<Ledger['append']>[0], opts?: { sync?: 'now' | 'with-next' }) => {
+        log.push({ event: input.event, sync: opts?.sync ?? 'now' });
+        return ledger.append(input, opts);
+      },
+      query: (q: Parameters<Ledger['query']>[0]) => ledger.query(q),
+    };
+    const b = new Broker({ link, receipts: sink, policy, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
+    const unsynced = () => {
+      const last = log.map((e) => e.sync).lastIndexOf('now');
+      return log.slice(last + 1).map((e) => e.event);
+    };
+    return { b, log, unsynced };
+  }
+
+  it('before the dialog, before the dispatch and before the answer, everything written is on disk (approve, deny, a rule, a refusal)', async () => {
+    const { b, log, unsynced } = spyingBroker();
+    try {
+      await b.listTabs(ctx('read'));
+      const atEffects: Array<[string, string[]]> = [];
+      const off = b.approvals.onChange(() => {
+        if (b.approvals.list().length > 0) atEffects.push(['dialog', unsynced()]);
+      });
+      link.invokeHandler = async () => (atEffects.push(['dispatch', unsynced()]), { ok: true, value: { outcome: 'succeeded', result: '{}', elapsedMs: 1 } });
+      const answer = async (p: Promise<unknown>) => (await p, atEffects.push(['answer', unsynced()]));
+
+      const approved = b.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, ctx('low-impact-mutation'));
+      await until((l) => b.approvals.onChange(l), () => b.approvals.list().length === 1);
+      b.decide(b.approvals.list()[0]!.requestId, 'approve');
+      await answer(approved);
+
+      const denied = b.action(hover, { tabId: 7, ref: 'e2', arguments: {} }, ctx('low-impact-mutation'));
+      await until((l) => b.approvals.onChange(l), () => b.approvals.list().length === 1);
+      b.decide(b.approvals.list()[0]!.requestId, 'deny');
+      await answer(denied);
+
+      policy.setRules([{ tabId: 7, origin: ORIGIN, kind: 'low-impact-mutation', action: 'allow', reason: 'fine' }]);
+      await answer(b.action(hover, { tabId: 7, ref: 'e3', arguments: {} }, ctx('low-impact-mutation')));
+      await answer(b.action(hover, { tabId: 99, ref: 'e4', arguments: {} }, ctx('low-impact-mutation'))); // not shared: refused
+      off();
+
+      expect(atEffects.map(([e]) => e)).toEqual(['dialog', 'dispatch', 'answer', 'dialog', 'answer', 'dispatch', 'answer', 'answer']);
+      for (const [effect, pending] of atEffects) expect(pending, effect).toEqual([]);
+      // And the cheaper commits were used where the rule allows them.
+      expect(log.filter((e) => e.sync === 'with-next').map((e) => e.event)).toEqual(
+        expect.arrayContaining(['requested', 'validated', 'approved']),
+      );
+    } finally {
+      b.dispose();
+    }
+  });
+});

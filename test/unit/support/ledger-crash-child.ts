@@ -3,6 +3,8 @@
  * argv[2], prints "ready <count>", then appends forever, printing
  * "<seq> <hash>" after each append returns (that is, once it is acknowledged
  * as durable). The parent kills it with SIGKILL at a random moment.
+ * Two of every three appends are `sync: 'with-next'` (fsynced with the next
+ * one): they too must survive the console's crash (ledger AppendOptions).
  */
 import { writeSync } from 'node:fs';
 import { Ledger } from '../../../src/main/core/ledger/index';
@@ -13,6 +15,6 @@ if (!file) throw new Error('usage: ledger-crash-child <file>');
 const ledger = new Ledger(file);
 writeSync(1, `ready ${ledger.head().count}\n`);
 for (let i = 0; ; i++) {
-  const r = ledger.append(fullInput(i, { detail: { i, pad: 'x'.repeat(i % 7 === 0 ? 3000 : 40) } }));
+  const r = ledger.append(fullInput(i, { detail: { i, pad: 'x'.repeat(i % 7 === 0 ? 3000 : 40) } }), { sync: i % 3 === 2 ? 'now' : 'with-next' });
   writeSync(1, `${r.seq} ${r.hash}\n`);
 }

@@ -121,7 +121,10 @@ export class Pipeline {
     const actor = ctx.actor;
     const operationId = typeof req.operationId === 'string' ? req.operationId.slice(0, 128) : undefined;
     try {
-      trail.write('requested', actor, { agentTool: f.agentTool, operation: f.operation, argumentsBytes: shaped.bytes, ...(operationId ? { operationId } : {}) });
+      // `requested`, `validated` and `approved` reach the disk with the next receipt: every path
+      // from each writes another (a refusal, `approval-shown`, `dispatched`) before anything leaves
+      // the console (ledger AppendOptions; docs/ledger.md, "Durability").
+      trail.write('requested', actor, { agentTool: f.agentTool, operation: f.operation, argumentsBytes: shaped.bytes, ...(operationId ? { operationId } : {}) }, 'with-next');
 
       // 1. shapeArguments: limits and shape (before anything else looks at them).
       if (!shaped.ok) return trail.refuse(actor, shaped.code, shaped.message);
@@ -151,7 +154,7 @@ export class Pipeline {
         const issues = (v.error.detail as { issues?: ArgumentIssue[] } | undefined)?.issues;
         return trail.refuse(actor, v.error.code, v.error.message, issues ? { issues } : undefined);
       }
-      trail.write('validated', actor, v.value);
+      trail.write('validated', actor, v.value, 'with-next');
 
       // 4. policy: the floor (review for every mutation) cannot be lowered; a rule may deny.
       const decision = this.o.policy.decide({ faculty: f.faculty, operation: f.operation, kind: ctx.kind, origin: r.target.origin, tabId: r.target.tabId, ...r.policy });
@@ -165,7 +168,7 @@ export class Pipeline {
         if (this.o.link.status().state !== 'connected') {
           return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was done. Try again once it is connected.');
         }
-        trail.write('approved', { kind: 'console' }, { byRule: decision.ruleIndex, policy: decision.reason });
+        trail.write('approved', { kind: 'console' }, { byRule: decision.ruleIndex, policy: decision.reason }, 'with-next');
       } else {
         const approval = await this.requestApproval(f, trail, ctx, r, args, argsHash, decision.reason, operationId);
         if (approval) return approval;
@@ -284,7 +287,7 @@ export class Pipeline {
       case 'refused':
         return trail.refuse({ kind: 'console' }, outcome.code, `Refused before dispatch: ${outcome.reason}. Nothing was dispatched; ${f.lookAgain(r.target.tabId)}.`);
       case 'approved':
-        trail.write('approved', { kind: 'person' }, {});
+        trail.write('approved', { kind: 'person' }, {}, 'with-next');
         return null;
     }
   }

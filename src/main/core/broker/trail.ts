@@ -15,8 +15,8 @@ import type { ArgumentIssue } from './validator';
 
 /** Where receipts go: the Ledger (src/main/core/ledger) satisfies this. */
 export interface ReceiptSink {
-  /** Append one receipt; may throw when the store is unavailable. */
-  append(input: ReceiptInput): Receipt;
+  /** Append one receipt; may throw when the store is unavailable. `opts.sync`: the Ledger's AppendOptions. */
+  append(input: ReceiptInput, opts?: { sync?: 'now' | 'with-next' }): Receipt;
 }
 
 /**
@@ -83,13 +83,16 @@ export class Trail {
   }
 
   /**
-   * Append one receipt of this request.
+   * Append one receipt of this request. `sync: 'with-next'` only for a receipt
+   * the pipeline always follows with another before any effect outside the
+   * console (ledger AppendOptions); by default it is on disk when this returns.
    * @throws LedgerUnavailable when the sink throws (before dispatch that aborts the request).
    */
-  write(event: ReceiptEvent, actor: Actor, detail: Record<string, unknown>): Receipt {
+  write(event: ReceiptEvent, actor: Actor, detail: Record<string, unknown>, sync: 'now' | 'with-next' = 'now'): Receipt {
     let r: Receipt;
     try {
-      r = this.sink.append({ ...this.fields, requestId: this.requestId, faculty: this.faculty, event, actor, detail });
+      const input: ReceiptInput = { ...this.fields, requestId: this.requestId, faculty: this.faculty, event, actor, detail };
+      r = sync === 'now' ? this.sink.append(input) : this.sink.append(input, { sync });
     } catch (e) {
       throw new LedgerUnavailable(`The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
     }

@@ -2,7 +2,8 @@
  * The receipt ledger: an append-only, hash-chained record of every step of
  * every request (src/shared/receipt.ts), kept in SQLite through better-sqlite3.
  *
- * - `append` is synchronous and durable when it returns (WAL, synchronous=FULL).
+ * - `append` is synchronous and durable when it returns (WAL, synchronous=FULL),
+ *   unless asked to reach the disk with the next one (AppendOptions).
  * - Each receipt is chained to the previous one (chain.ts); `verify` recomputes
  *   the whole chain and names the first broken link; `checkpoint` +
  *   `verifyAgainst` detect a cut-off tail or a rewritten history.
@@ -51,6 +52,23 @@ export interface LedgerOptions extends Pick<OpenDatabaseOptions, 'electronAbiDir
   now?: () => number;
 }
 
+/**
+ * How an append reaches the disk.
+ * - `sync: 'now'` (the default): the write-ahead log is fsynced before `append`
+ *   returns (synchronous=FULL): the receipt survives a power loss.
+ * - `sync: 'with-next'`: committed (synchronous=NORMAL for this one commit):
+ *   it survives a crash of the console, since the log is written to the
+ *   operating system before `append` returns, and it reaches the disk with the
+ *   next `now` commit, whose fsync covers every earlier frame of the log
+ *   (sqlite.org/pragma.html#pragma_synchronous, WAL mode). Only for a receipt
+ *   that is always followed by another before anything leaves the console (a
+ *   dialog, a dispatch, an answer): the broker uses it for `requested`,
+ *   `validated` and `approved` of a reviewed action (docs/ledger.md, "Durability").
+ */
+export interface AppendOptions {
+  sync?: 'now' | 'with-next';
+}
+
 /** Thrown when the ledger is used after `close`, or appended to while read-only. */
 export class LedgerStateError extends Error {
   readonly code = 'ledger-state';
@@ -88,6 +106,9 @@ export class Ledger {
     recovery: recovery.RecoveryStatements;
   };
   private readonly appendTx: Database.Transaction<(items: NormalisedInput[]) => Receipt[]>;
+  /** `PRAGMA synchronous` for one `with-next` commit and back (schema.ts sets FULL at open). */
+  private readonly syncStmts: { normal: Database.Statement; full: Database.Statement };
+  private readonly commits = { all: 0, synced: 0 };
   private readonly verifier: ChainVerifier;
 
   /**
@@ -128,6 +149,7 @@ export class Ledger {
       identity: fileIdentity(file),
       openOpts,
     });
+    this.syncStmts = { normal: db.prepare('PRAGMA synchronous = NORMAL'), full: db.prepare('PRAGMA synchronous = FULL') };
     this.appendTx = db.transaction((items: NormalisedInput[]) => {
       const insert = this.insert;
       if (!insert) throw new LedgerStateError('the ledger was opened read-only');
@@ -172,22 +194,32 @@ export class Ledger {
    *   LedgerStateError when closed or read-only; SqliteError when the disk write fails
    *   (nothing is stored then).
    */
-  append(input: ReceiptInput): Receipt {
-    return this.appendBatch([input])[0] as Receipt;
+  append(input: ReceiptInput, opts: AppendOptions = {}): Receipt {
+    return this.appendBatch([input], opts)[0] as Receipt;
   }
 
   /**
    * Append several receipts in one transaction: all are stored or none.
    * Durable when it returns, like `append`; cheaper per receipt (one fsync).
+   * `opts.sync`: see AppendOptions.
    * @returns the stored receipts, in order.
    * @throws as `append`; nothing is stored when any input is invalid.
    */
-  appendBatch(inputs: readonly ReceiptInput[]): Receipt[] {
+  appendBatch(inputs: readonly ReceiptInput[], opts: AppendOptions = {}): Receipt[] {
     this.writable();
     if (!Array.isArray(inputs)) throw new LedgerInputError('appendBatch expects an array of receipt inputs');
     const normalised = inputs.map((i) => normaliseInput(i));
     if (normalised.length === 0) return [];
-    const stored = this.appendTx.immediate(normalised);
+    const withNext = opts.sync === 'with-next';
+    let stored: Receipt[];
+    if (withNext) this.syncStmts.normal.run();
+    try {
+      stored = this.appendTx.immediate(normalised);
+    } finally {
+      if (withNext) this.syncStmts.full.run();
+    }
+    this.commits.all += 1;
+    if (!withNext) this.commits.synced += 1;
     for (const r of stored) {
       for (const l of this.listeners) {
         try {
@@ -198,6 +230,15 @@ export class Ledger {
       }
     }
     return stored;
+  }
+
+  /**
+   * Commits since this Ledger was opened: `all`, and `synced`, those that
+   * fsynced the write-ahead log before returning (every one but the
+   * `sync: 'with-next'` ones). The agent benchmark reads them (test/bench).
+   */
+  commitCounts(): { all: number; synced: number } {
+    return { ...this.commits };
   }
 
   /**
