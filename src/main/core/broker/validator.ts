@@ -12,16 +12,27 @@
  *  - compiling and validating run under a wall-clock budget (node:vm timeout),
  *    so a catastrophic `pattern` (ReDoS, e.g. `^(a+)+$`) interrupts instead of
  *    freezing the console;
- *  - every ajv compile error (a `$ref` to nowhere, an unknown keyword or
- *    format, a wrong `$schema`) is a refusal, never a crash; no schema is ever
- *    fetched (no `loadSchema`).
+ *  - every ajv compile error (a `$ref` to nowhere, an unknown keyword, a
+ *    wrong `$schema`) is a refusal, never a crash; no schema is ever fetched
+ *    (no `loadSchema`);
+ *  - `format`: the formats ajv-formats knows are checked (email, date, time,
+ *    uri, …). Any other `format` is an annotation (JSON Schema 2020-12
+ *    Validation §7.2: an unknown format must not fail validation), except a
+ *    value Chromium writes itself: for `<input type=time|datetime-local|month|
+ *    week|color>` in a declarative tool, Chromium 156 puts a regular
+ *    expression in `format` (docs/browser-facts.md, "WebMCP: declarative
+ *    tools"). A format that starts with `^`, ends with `$` and compiles as a
+ *    `u`-flag RegExp is enforced as that pattern, under the same budget as
+ *    `pattern` (`regexFormat`).
+ * `schemaProblem` answers the same compile's verdict without arguments, so a
+ * discovery can mark a tool unusable before any call (broker/index.ts).
  * Compiled validators are cached by `descriptorHash` (the hash covers the
  * schema), bounded LRU.
  *
  * Dialect: JSON Schema 2020-12 (Ajv2020), the default dialect of MCP tool
  * schemas, unless the schema's `$schema` names draft-07 (what zod-to-json-schema
- * emits) or 2019-09; any other `$schema` is refused. Ajv strict mode is on (unknown keywords, formats and ignored
- * constructs are errors) except two sub-rules that only judge schema style and
+ * emits) or 2019-09; any other `$schema` is refused. Ajv strict mode is on (unknown keywords and ignored
+ * constructs are errors; unknown formats are registered first, as above) except two sub-rules that only judge schema style and
  * would refuse harmless page schemas: `strictTypes` (e.g. `properties` without
  * `type: "object"`; arguments are always an object anyway) and `strictRequired`
  * (a required name without a `properties` entry is still enforced).
@@ -143,6 +154,15 @@ export class ArgumentValidator {
     };
   }
 
+  /**
+   * Whether the schema can be used at all: `null`, or why not (the message a
+   * call would get as `schema-rejected`). Compiles and caches, like `validate`.
+   */
+  schemaProblem(descriptorHash: string, schema: unknown): string | null {
+    const compiled = this.compiled(descriptorHash, schema);
+    return compiled.ok ? null : compiled.message;
+  }
+
   private compiled(descriptorHash: string, schema: unknown): Compiled {
     const hit = this.cache.get(descriptorHash);
     if (hit) {
@@ -186,6 +206,7 @@ export class ArgumentValidator {
     const copy = JSON.parse(text) as { $schema?: string };
     // The dialect is chosen by class; ajv would otherwise look the meta-schema up by the exact URI spelling.
     delete copy.$schema;
+    const formats = formatValues(copy);
     const run = withBudget(() => {
       const options: Options = {
         strict: true,
@@ -204,6 +225,11 @@ export class ArgumentValidator {
       };
       const ajv = dialect === 'draft-07' ? new Ajv(options) : dialect === 'draft-2019-09' ? new Ajv2019(options) : new Ajv2020(options);
       addFormats(ajv);
+      for (const f of formats) {
+        if (f in ajv.formats) continue;
+        // A Chromium pattern is enforced; any other unknown format is an annotation (always passes).
+        ajv.addFormat(f, regexFormat(f) ?? true);
+      }
       return ajv.compile(copy);
     }, this.budgetMs * 4);
     if (!run.ok) {
@@ -216,6 +242,39 @@ export class ArgumentValidator {
     // "valid") and rejects later, unhandled: a bypass and a crash. Page schemas are sync.
     if ((run.value as { $async?: unknown }).$async) return { ok: false, message: 'an asynchronous ($async) inputSchema is not accepted for a page tool' };
     return { ok: true, validate: run.value, dialect };
+  }
+}
+
+/** Every string value of a `format` key in the schema (a bounded walk: the schema's depth is already checked). */
+function formatValues(schema: unknown): Set<string> {
+  const out = new Set<string>();
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > LIMITS.maxSchemaDepth + 1 || v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, depth + 1);
+      return;
+    }
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (k === 'format' && typeof x === 'string') out.add(x);
+      else walk(x, depth + 1);
+    }
+  };
+  walk(schema, 0);
+  return out;
+}
+
+/**
+ * A `format` value that is a regular expression Chromium wrote (`^…$`,
+ * compiling with the `u` flag, as ajv compiles `pattern`), as a RegExp; `null`
+ * for any other string (then the format is an annotation).
+ * Chromium 156's time input gives `^([01][0-9]|2[0-3]):[0-5][0-9]$`.
+ */
+export function regexFormat(format: string): RegExp | null {
+  if (format.length < 2 || !format.startsWith('^') || !format.endsWith('$')) return null;
+  try {
+    return new RegExp(format, 'u');
+  } catch {
+    return null;
   }
 }
 
