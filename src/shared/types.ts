@@ -56,6 +56,12 @@ export interface ToolDescriptor {
   kind: 'imperative' | 'declarative';
   /** Present when the tool is listed but may never be invoked. */
   blocked?: BlockReason;
+  /**
+   * Set by the console at discovery, never by the extension: why the tool
+   * cannot be invoked because its inputSchema cannot be used to validate
+   * arguments (the `schema-rejected` message a call would get; src/main/core/broker/validator.ts).
+   */
+  unusable?: string;
   /** Flags for the UI, e.g. 'hidden-instructions', 'bidi-control', 'confusable-name'. Never rewrites the text. */
   flags?: string[];
 }

@@ -478,3 +478,26 @@ describe('broker: link and pairing', () => {
     expect(broker.latestDiscovery(7)).toBeUndefined();
   });
 });
+
+describe("discovery marks a tool whose schema the console cannot use (issue 8 item 3), and Chromium's own schemas are usable", () => {
+  const TIME_SCHEMA = { type: 'object', properties: { at: { type: 'string', format: '^([01][0-9]|2[0-3]):[0-5][0-9]$' } }, required: ['at'] };
+  const BROKEN_SCHEMA = { type: 'object', properties: { a: { $ref: '#/$defs/nowhere' } } };
+
+  it('unusable with the reason at discovery, and the call is refused schema-rejected before any dialog', async () => {
+    const d = await setup([{ name: 'at_time', inputSchema: TIME_SCHEMA }, { name: 'broken', inputSchema: BROKEN_SCHEMA }]);
+    const seen = broker.latestDiscovery(7)!;
+    expect(seen.tools.find((t) => t.name === 'at_time')?.unusable).toBeUndefined();
+    expect(seen.tools.find((t) => t.name === 'broken')?.unusable).toMatch(/^schema-rejected: the inputSchema cannot be compiled/);
+    const broken = d.tools.find((t) => t.name === 'broken')!;
+    const r = await broker.invoke(req('broken', broken.descriptorHash, { a: 1 }), agent());
+    expect(r).toMatchObject({ ok: false, error: { code: 'schema-rejected' } });
+    expect(broker.approvals.list()).toEqual([]);
+    // The time tool validates against Chromium's pattern: a bad time never reaches the person.
+    const time = d.tools.find((t) => t.name === 'at_time')!;
+    expect(await broker.invoke(req('at_time', time.descriptorHash, { at: '7pm' }), agent())).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
+    const p = broker.invoke(req('at_time', time.descriptorHash, { at: '19:00' }), agent());
+    await pending(1);
+    broker.decide(broker.approvals.list()[0]!.requestId, 'approve');
+    expect(await p).toMatchObject({ ok: true });
+  });
+});

@@ -61,12 +61,14 @@ export class Broker {
   private readonly link: ExtensionLink;
   private readonly pipeline: Pipeline;
   private readonly readTimeoutMs: number;
+  private readonly validator: ArgumentValidator;
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(opts: BrokerOptions) {
     this.link = opts.link;
     this.policy = opts.policy ?? new ToolRouter();
     this.readTimeoutMs = opts.readTimeoutMs ?? 15_000;
+    this.validator = opts.validator ?? new ArgumentValidator();
     const receipts = opts.receipts;
     this.sharing =
       opts.sharing ??
@@ -83,7 +85,7 @@ export class Broker {
       approvals: this.approvals,
       sharing: this.sharing,
       discoveries: this.discoveries,
-      validator: opts.validator ?? new ArgumentValidator(),
+      validator: this.validator,
       approvalTimeoutMs: opts.approvalTimeoutMs ?? (() => LIMITS.approvalTimeoutMs),
       dispatchTimeoutMs: opts.dispatchTimeoutMs ?? LIMITS.dispatchTimeoutMs,
       linkGraceMs: opts.linkGraceMs ?? 5_000,
@@ -220,8 +222,15 @@ export class Broker {
         detail: { tools: d.tools.length, blocked: d.tools.filter((t) => t.blocked).length, violations: d.violations.length, webmcp: d.support.modelContext },
       }),
     ).then((a) => {
-      if (a.ok) this.discoveries.put(a.value);
-      return a;
+      if (!a.ok) return a;
+      // A schema the console cannot validate against is unusable: say so now, not only at the call.
+      const tools = a.value.tools.map((t) => {
+        const problem = this.validator.schemaProblem(t.descriptorHash, t.inputSchema);
+        return problem === null ? t : { ...t, unusable: `schema-rejected: ${problem}` };
+      });
+      const d = { ...a.value, tools };
+      this.discoveries.put(d);
+      return { ...a, value: d };
     });
   }
 
