@@ -75,6 +75,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ['click #book-table button[type=submit] (the human submit)'],
   },
   {
+    id: 'schedule', origin: 'demo', path: '/schedule/', title: 'A form with the inputs Chromium makes schemas of',
+    purpose: 'schedule_visit (toolautosubmit): date, time, datetime-local, month, week and color inputs (Chromium 156 writes a RegExp into `format` for the last five), a select, radio buttons, optional fields; respondWith({booked, visit}).',
+    tools: ['schedule_visit'],
+    triggers: ['[data-testid=schedule-result] data-count, data-visit (JSON of the submitted fields)'],
+  },
+  {
     id: 'changing', origin: 'demo', path: '/changing/', title: 'Tools that come and go',
     purpose: 'Registers and unregisters tools at run time (button, tool, timer with ?cycleMs=N, form added/removed); counts toolchange events.',
     tools: sorted(['get_time', 'unlock_advanced_tools']),
@@ -276,13 +282,13 @@ export async function startDemoServers(options: DemoServerOptions = {}): Promise
       return send(200, TYPES['.js']!, `window.ECHO_DEMO_CONFIG = Object.freeze(${JSON.stringify(config)});\n`);
     }
     if (path === '/favicon.ico') return send(204, 'text/plain', '');
-    if (path === '/store' || path === '/forms' || path === '/changing') return send(301, 'text/plain', '', { Location: `${path}/` });
+    if (path === '/store' || path === '/forms' || path === '/changing' || path === '/schedule') return send(301, 'text/plain', '', { Location: `${path}/` });
     if (path.startsWith('/store/')) {
       const asset = storeAssets.get(path === '/store/' ? '/store/index.html' : path);
       return asset ? send(200, asset.type, asset.body) : send(404, 'text/plain', 'not found');
     }
     let asset: Asset | null = null;
-    if (/^\/(forms|changing|common)\//.test(path)) asset = await readStatic(DEMO_DIR, path.endsWith('/') ? `${path}index.html` : path);
+    if (/^\/(forms|changing|schedule|common)\//.test(path)) asset = await readStatic(DEMO_DIR, path.endsWith('/') ? `${path}index.html` : path);
     else if (path.startsWith('/hostile/')) asset = await readStatic(HOSTILE_DIR, path.slice('/hostile'.length));
     return asset ? send(200, asset.type, asset.body) : send(404, 'text/plain', 'not found');
   };
