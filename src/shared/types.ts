@@ -183,6 +183,24 @@ export interface PageInfo {
   framesOmitted?: number;
 }
 
+/**
+ * Where one frame of a shared tab is now (faculty `webmcp-discover`, operation
+ * `locate`, arguments `{frameId, documentId}`): read in that very document by
+ * the extension, for a request made after a same-document navigation
+ * (`pushState`, `replaceState`, a fragment) so that the person reviews, and the
+ * grant binds, the page as it is (docs/broker.md, "Same-document navigation").
+ */
+export interface FrameLocation {
+  frameId: number;
+  documentId: string;
+  /** The tab's top-level URL, stripped (src/shared/url.ts). */
+  tabUrl: string;
+  /** The frame's URL, stripped; for frame 0 the same as `tabUrl`. */
+  frameUrl: string;
+  /** `urlHash` (src/shared/canonical.ts) of the EXACT tab and frame URLs of the same read. */
+  urlHash: string;
+}
+
 /** The outcome of one dispatched invocation. */
 export type Outcome = InvocationOutcome;
 

@@ -1,23 +1,65 @@
 /**
- * Faculty `webmcp-discover` (read), operation `discover`, arguments `{}`: the
- * same-origin WebMCP tools of one shared tab (docs/design.md, capability 1;
- * ../discovery.ts does the work in the `webmcp` content module). The link op
- * `discover {tabId}` is this faculty's `discover` too.
+ * Faculty `webmcp-discover` (read), operations:
+ *  - `discover`, arguments `{}`: the same-origin WebMCP tools of one shared tab
+ *    (docs/design.md, capability 1; ../discovery.ts does the work in the
+ *    `webmcp` content module). The link op `discover {tabId}` is this too.
+ *  - `locate`, arguments `{frameId, documentId}`: where that frame is now
+ *    (src/shared/types.ts FrameLocation), read in that very document: after a
+ *    same-document navigation the console asks this instead of discovering
+ *    again, since the descriptors stayed. Errors: `tab-not-shared`, `navigated`
+ *    (the frame holds another document, is at another origin, or cannot be read).
  */
-import { err } from '../../../../src/shared/result';
-import { WEBMCP_MODULE } from '../tabs';
-import { discoverTab } from '../discovery';
+import { urlHash } from '../../../../src/shared/canonical';
+import { err, ok, type Result } from '../../../../src/shared/result';
+import type { FrameLocation } from '../../../../src/shared/types';
+import { stripUrl } from '../../../../src/shared/url';
+import { WEBMCP_MODULE, frameDocument } from '../tabs';
+import { askUrls, discoverTab } from '../discovery';
+import { seenUrls } from '../preimages';
 import { isEmptyObject, type ReadFaculty } from './registry';
+
+/** The effects of `locate`, injectable for tests. */
+export interface LocateDeps {
+  frameDocument(tabId: number, frameId: number): Promise<{ documentId: string; origin: string } | null>;
+  pageUrls(target: { tabId: number; frameId: number; documentId: string }): Promise<{ tab: string; frame: string } | null>;
+}
+
+const chromeLocateDeps: LocateDeps = { frameDocument, pageUrls: askUrls };
+
+/**
+ * Where frame `frameId` of a shared tab at `origin` is now, if it still holds `documentId`.
+ * The exact URLs are kept as the preimage of their hash (../preimages.ts) for the dispatch that follows.
+ */
+export async function locateFrame(tabId: number, origin: string, frameId: number, documentId: string, deps: LocateDeps = chromeLocateDeps): Promise<Result<FrameLocation>> {
+  const doc = await deps.frameDocument(tabId, frameId);
+  if (!doc || doc.documentId !== documentId) return err('navigated', 'the frame holds another document now');
+  if (doc.origin !== origin) return err('navigated', 'the frame is not at the shared origin');
+  const urls = await deps.pageUrls({ tabId, frameId, documentId });
+  if (!urls) return err('navigated', 'the document cannot be reached to read its URL');
+  const hash = await urlHash(urls.tab, urls.frame);
+  seenUrls.remember(hash, urls);
+  return ok({ frameId, documentId, tabUrl: stripUrl(urls.tab), frameUrl: stripUrl(urls.frame), urlHash: hash });
+}
+
+function locateArgsProblem(args: Record<string, unknown>): string | null {
+  const keys = Object.keys(args);
+  if (keys.length !== 2 || !Number.isSafeInteger(args.frameId) || (args.frameId as number) < 0 || typeof args.documentId !== 'string' || args.documentId.length < 1 || args.documentId.length > 128) {
+    return 'locate takes {frameId: a frame id, documentId: a document id}';
+  }
+  return null;
+}
 
 export const webmcpDiscover: ReadFaculty = {
   id: 'webmcp-discover',
   kind: 'read',
-  operations: ['discover'],
+  operations: ['discover', 'locate'],
   contentModule: WEBMCP_MODULE,
-  checkRequest: (_operation, args) => (isEmptyObject(args) ? null : 'discover takes no arguments ({})'),
-  async read(_operation, tabId, _args, services) {
+  checkRequest: (operation, args) =>
+    operation === 'locate' ? locateArgsProblem(args) : isEmptyObject(args) ? null : 'discover takes no arguments ({})',
+  async read(operation, tabId, args, services) {
     const shared = await services.sharedTab(tabId);
     if (!shared) return err('tab-not-shared', 'the tab is not shared');
+    if (operation === 'locate') return locateFrame(tabId, shared.origin, args.frameId as number, args.documentId as string);
     const r = await discoverTab(tabId, shared.origin);
     if (!r.ok && r.error.code === 'navigated') {
       await services.endSharing(tabId);
