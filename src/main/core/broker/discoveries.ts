@@ -10,15 +10,25 @@
  * faculty's (a discovery says nothing about an element a hover may have
  * touched). Blocks recovered from the ledger at start (broker/recovery.ts) are
  * added here.
+ *
+ * Same-document navigation (`pushState`, `replaceState`, a fragment) keeps the
+ * document and its tools: the discovery stays valid for every descriptor, but
+ * the URLs it read are no longer the page's. Such frames are "moved" (a move
+ * of the top frame moves every frame: a tool's urlHash covers the tab's URL
+ * too) until a `locate` of the frame brings its URL and hash up to date
+ * (`relocate`). A new document in a frame drops that frame's tools (the top
+ * frame: the whole discovery).
  */
 import type { Faculty } from '../../../shared/receipt';
-import type { DiscoveryResult } from '../../../shared/types';
+import type { DiscoveryResult, FrameLocation } from '../../../shared/types';
 
 const key = (faculty: Faculty, tabId: number, documentId: string, subjectKey: string): string => JSON.stringify([faculty, tabId, documentId, subjectKey]);
 
 /** The latest discoveries and the outcome-unknown blocks. */
 export class Discoveries {
   private readonly latest = new Map<number, DiscoveryResult>();
+  /** tabId → frames whose URL changed in the same document since the latest discovery or locate. */
+  private readonly moved = new Map<number, Set<number>>();
   /** key(faculty, tab, document, subject) → the request whose outcome is unknown, and its faculty and tab. */
   private readonly blocks = new Map<string, { requestId: string; faculty: Faculty; tabId: number }>();
 
@@ -30,6 +40,7 @@ export class Discoveries {
   /** Remember a WebMCP discovery as the latest of its tab, and lift that tab's `webmcp-invoke` blocks (the agent looked again). */
   put(d: DiscoveryResult): void {
     this.latest.set(d.tabId, d);
+    this.moved.delete(d.tabId);
     this.lift('webmcp-invoke', d.tabId);
   }
 
@@ -41,22 +52,63 @@ export class Discoveries {
   /** Drop the latest discovery of a tab (its blocks stay until a new discovery). */
   forget(tabId: number): void {
     this.latest.delete(tabId);
+    this.moved.delete(tabId);
   }
 
   /** Forget every tab not in `shared`. */
   keepOnly(shared: ReadonlySet<number>): void {
-    for (const tabId of [...this.latest.keys()]) if (!shared.has(tabId)) this.latest.delete(tabId);
+    for (const tabId of [...this.latest.keys()]) if (!shared.has(tabId)) this.forget(tabId);
   }
 
   /**
-   * A frame navigated or changed its tools: the latest discovery no longer
-   * describes that frame (the top frame: the whole tab), so the agent must discover again.
+   * A frame navigated (`navigated`, with the document it holds now) or changed
+   * its tools (`tools-changed`). A navigation within the document the
+   * discovery read keeps the tools and marks the frame moved (the top frame:
+   * every frame). Anything else means the latest discovery no longer describes
+   * that frame (the top frame: the whole tab), so the agent must discover again.
    */
-  frameChanged(e: { tabId: number; frameId: number }): void {
+  frameChanged(e: { kind: 'navigated' | 'tools-changed'; tabId: number; frameId: number; documentId: string }): void {
     const d = this.latest.get(e.tabId);
     if (!d) return;
-    if (e.frameId === 0) this.latest.delete(e.tabId);
-    else this.latest.set(e.tabId, { ...d, tools: d.tools.filter((t) => t.frameId !== e.frameId) });
+    const frameDoc = e.frameId === 0 ? d.documentId : d.tools.find((t) => t.frameId === e.frameId)?.documentId;
+    if (e.kind === 'navigated' && frameDoc === e.documentId) {
+      const moved = this.moved.get(e.tabId) ?? new Set<number>();
+      if (e.frameId === 0) for (const f of [0, ...d.tools.map((t) => t.frameId)]) moved.add(f);
+      else moved.add(e.frameId);
+      this.moved.set(e.tabId, moved);
+      return;
+    }
+    if (e.frameId === 0) this.forget(e.tabId);
+    else {
+      this.latest.set(e.tabId, { ...d, tools: d.tools.filter((t) => t.frameId !== e.frameId) });
+      this.moved.get(e.tabId)?.delete(e.frameId);
+    }
+  }
+
+  /** Whether the frame's URL changed in the same document since the latest discovery (or its last `relocate`). */
+  hasMoved(tabId: number, frameId: number): boolean {
+    return this.moved.get(tabId)?.has(frameId) ?? false;
+  }
+
+  /**
+   * The frame's URLs as `locate` read them now: its tools take the new urlHash
+   * and frame URL (frame 0: the discovery's URL too), and it is no longer moved.
+   * Nothing changes when the discovery's frame holds another document.
+   * @returns the updated discovery, or undefined when there is none for that document.
+   */
+  relocate(tabId: number, loc: FrameLocation): DiscoveryResult | undefined {
+    const d = this.latest.get(tabId);
+    if (!d) return undefined;
+    const inFrame = d.tools.filter((t) => t.frameId === loc.frameId);
+    if (loc.frameId === 0 ? d.documentId !== loc.documentId : inFrame.some((t) => t.documentId !== loc.documentId)) return undefined;
+    const next: DiscoveryResult = {
+      ...d,
+      ...(loc.frameId === 0 ? { url: loc.tabUrl } : {}),
+      tools: d.tools.map((t) => (t.frameId === loc.frameId ? { ...t, urlHash: loc.urlHash, frameUrl: loc.frameUrl } : t)),
+    };
+    this.latest.set(tabId, next);
+    this.moved.get(tabId)?.delete(loc.frameId);
+    return next;
   }
 
   /** The request whose unknown outcome blocks this faculty's subject in this document, if any. */

@@ -7,7 +7,7 @@
 import type { ApprovalSubject } from '../../../shared/ipc';
 import type { Actor, Faculty } from '../../../shared/receipt';
 import type { Result } from '../../../shared/result';
-import type { ToolAnnotations } from '../../../shared/types';
+import type { FrameLocation, ToolAnnotations } from '../../../shared/types';
 import type { ToolKind } from '../policy';
 import type { Sharing } from '../sharing';
 import type { Discoveries } from './discoveries';
@@ -64,6 +64,8 @@ export interface ResolvedAction {
   receiptFields: Partial<TrailFields>;
   /** Inputs of the policy beyond faculty, kind, origin and tab. */
   policy: { toolName?: string; annotations?: ToolAnnotations };
+  /** Set when the frame's URL changed in the same document since the agent's look (it is now `target.tabUrl`/`frameUrl`). */
+  movedSinceLook?: boolean;
 }
 
 /** What a faculty's steps may read: the console's knowledge of the shared tabs. */
@@ -71,6 +73,14 @@ export interface FacultyEnv {
   discoveries: Discoveries;
   sharing: Sharing;
   validator: ArgumentValidator;
+  /**
+   * Where a frame is now, read by the extension in that very document
+   * (`webmcp-discover`/`locate`, src/shared/types.ts FrameLocation): for a
+   * subject resolved after a same-document navigation, so the person reviews
+   * and the grant binds the page as it is. Errors: the link's, `navigated`
+   * (another document, origin, or unreadable), `tab-not-shared`, `bad-answer`.
+   */
+  locate(tabId: number, frameId: number, documentId: string, signal?: AbortSignal): Promise<Result<FrameLocation>>;
 }
 
 /**
@@ -84,8 +94,8 @@ export interface ActionFaculty<R extends ActionRequestBase> {
   agentTool: string;
   /** Receipt fields readable from the raw request before any check (only in shapes the ledger stores). */
   initialFields(req: R): Partial<TrailFields>;
-  /** Step 2. `{ok:false}` is refused with its code; nothing reaches the person. */
-  resolveSubject(req: R, env: FacultyEnv): Result<ResolvedAction>;
+  /** Step 2. `{ok:false}` is refused with its code; nothing reaches the person. `signal`: the agent's cancellation. */
+  resolveSubject(req: R, env: FacultyEnv, signal?: AbortSignal): Result<ResolvedAction> | Promise<Result<ResolvedAction>>;
   /**
    * Step 3: the arguments against the resolved subject (WebMCP: ajv against the
    * reviewed inputSchema). `ok` carries the `validated` receipt's detail; a

@@ -90,6 +90,7 @@ export class Broker {
       dispatchTimeoutMs: opts.dispatchTimeoutMs ?? LIMITS.dispatchTimeoutMs,
       linkGraceMs: opts.linkGraceMs ?? 5_000,
       maxPendingApprovals: opts.maxPendingApprovals ?? 16,
+      readTimeoutMs: this.readTimeoutMs,
     });
     this.unsubscribe.push(this.link.onEvent((e) => this.onLinkEvent(e)));
     this.unsubscribe.push(this.sharing.onTabsGone((gone) => this.tabsGone(gone)));

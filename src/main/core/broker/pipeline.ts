@@ -16,8 +16,9 @@ import { randomBytes } from 'node:crypto';
 import type { ApprovalView } from '../../../shared/ipc';
 import { LIMITS } from '../../../shared/limits';
 import type { Faculty } from '../../../shared/receipt';
-import { toErrorInfo, type Result } from '../../../shared/result';
-import type { Grant, InvocationResult } from '../../../shared/types';
+import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
+import type { FrameLocation, Grant, InvocationResult } from '../../../shared/types';
+import { MAX_URL_CHARS } from '../../../shared/url';
 import type { ExtensionLink } from '../ports';
 import type { ToolRouter } from '../policy';
 import type { Sharing } from '../sharing';
@@ -48,6 +49,18 @@ export interface PipelineOptions {
   /** At most this many approvals wait at once. */
   maxPendingApprovals: number;
   validator: ArgumentValidator;
+  /** Timeout of the link reads a faculty makes while resolving (`locate`) (ms, default 15 s). */
+  readTimeoutMs?: number;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** A `locate` answer of the shape src/shared/types.ts FrameLocation for exactly the frame and document asked, or null. */
+function frameLocation(v: unknown, frameId: number, documentId: string): FrameLocation | null {
+  const loc = v as Partial<FrameLocation> | null;
+  if (!loc || typeof loc !== 'object' || loc.frameId !== frameId || loc.documentId !== documentId) return null;
+  if (typeof loc.tabUrl !== 'string' || typeof loc.frameUrl !== 'string' || typeof loc.urlHash !== 'string' || !HEX64.test(loc.urlHash)) return null;
+  return { frameId, documentId, tabUrl: loc.tabUrl.slice(0, MAX_URL_CHARS), frameUrl: loc.frameUrl.slice(0, MAX_URL_CHARS), urlHash: loc.urlHash };
 }
 
 /** The pipeline shared by every faculty. Never throws to its callers. */
@@ -55,7 +68,20 @@ export class Pipeline {
   private readonly env: FacultyEnv;
 
   constructor(private readonly o: PipelineOptions) {
-    this.env = { discoveries: o.discoveries, sharing: o.sharing, validator: o.validator };
+    this.env = {
+      discoveries: o.discoveries,
+      sharing: o.sharing,
+      validator: o.validator,
+      locate: async (tabId, frameId, documentId, signal) => {
+        const r = await o.link.request(
+          { op: 'read', faculty: 'webmcp-discover', operation: 'locate', tabId, arguments: { frameId, documentId } },
+          { signal, timeoutMs: o.readTimeoutMs ?? 15_000 },
+        );
+        if (!r.ok) return r;
+        const loc = frameLocation(r.value, frameId, documentId);
+        return loc ? ok(loc) : err('bad-answer', "the extension's answer to locate is not a FrameLocation of that frame and document");
+      },
+    };
   }
 
   /** A new trail (receipts) for one request of `faculty`. */
@@ -133,7 +159,7 @@ export class Pipeline {
 
       // 2. resolveSubject.
       if (this.o.sharing.isRefusedConsoleTab(req.tabId)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
-      const resolved = f.resolveSubject(req, this.env);
+      const resolved = await f.resolveSubject(req, this.env, ctx.signal);
       if (!resolved.ok) return trail.refuse(actor, resolved.error.code, resolved.error.message);
       const r = resolved.value;
       if (this.o.sharing.isConsoleOrigin(r.target.origin)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
@@ -154,7 +180,9 @@ export class Pipeline {
         const issues = (v.error.detail as { issues?: ArgumentIssue[] } | undefined)?.issues;
         return trail.refuse(actor, v.error.code, v.error.message, issues ? { issues } : undefined);
       }
-      trail.write('validated', actor, v.value, 'with-next');
+      // The stripped URLs the person reviews, and whether they changed since the agent's look.
+      const where = { url: r.target.tabUrl, frameUrl: r.target.frameUrl, ...(r.movedSinceLook ? { movedSinceLook: true } : {}) };
+      trail.write('validated', actor, { ...v.value, ...where }, 'with-next');
 
       // 4. policy: the floor (review for every mutation) cannot be lowered; a rule may deny.
       const decision = this.o.policy.decide({ faculty: f.faculty, operation: f.operation, kind: ctx.kind, origin: r.target.origin, tabId: r.target.tabId, ...r.policy });

@@ -81,11 +81,26 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
     toolName: typeof req.name === 'string' ? req.name.slice(0, 128) : null,
     descriptorHash: typeof req.descriptorHash === 'string' && HEX64.test(req.descriptorHash) ? req.descriptorHash : null,
   }),
-  resolveSubject(req, env): Result<ResolvedAction> {
+  async resolveSubject(req, env, signal): Promise<Result<ResolvedAction>> {
     const found = resolveDescriptor(req, env);
     if (!found.ok) return found;
-    const tool = found.value;
+    let tool = found.value;
     if (tool.blocked) return err('tool-blocked', `The tool ${JSON.stringify(tool.name)} is listed but may not be invoked (${tool.blocked}).`);
+    // After a same-document navigation the descriptors stand, but the person must review, and the
+    // grant bind, the page as it is now: read where the frame is (docs/broker.md, "Same-document navigation").
+    const moved = env.discoveries.hasMoved(tool.tabId, tool.frameId);
+    if (moved) {
+      const loc = await env.locate(tool.tabId, tool.frameId, tool.documentId, signal);
+      if (!loc.ok) {
+        if (loc.error.code === 'navigated') {
+          return err('navigated', `The page moved to a new document since the discovery; nothing was done. Call webmcp_discover {"tabId": ${req.tabId}} again.`);
+        }
+        return err(loc.error.code, `Where the page is now could not be read (${loc.error.message}); nothing was done.`);
+      }
+      const relocated = env.discoveries.relocate(tool.tabId, loc.value)?.tools.find((t) => t.frameId === tool.frameId && t.descriptorHash === tool.descriptorHash && t.name === tool.name);
+      if (!relocated) return err('navigated', `The page moved to a new document since the discovery; nothing was done. Call webmcp_discover {"tabId": ${req.tabId}} again.`);
+      tool = relocated;
+    }
     if (!tool.urlHash || !HEX64.test(tool.urlHash)) {
       // An extension that does not report the URL hash cannot have the URL bound: refuse rather than bind less.
       return err('descriptor-unknown', `The discovery of tab ${req.tabId} did not report the page's URL hash (an outdated extension?); update the extension, then ${discoverAgain(req.tabId)}.`);
@@ -118,6 +133,7 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
       linkSubject: { toolName: tool.name, descriptorHash: tool.descriptorHash },
       receiptFields: { origin: tool.origin, frameId: tool.frameId, documentId: tool.documentId, toolName: tool.name, descriptorHash: tool.descriptorHash },
       policy: { toolName: tool.name, ...(tool.annotations ? { annotations: tool.annotations } : {}) },
+      ...(moved ? { movedSinceLook: true } : {}),
     });
   },
   validate(r, args, env) {
@@ -145,6 +161,10 @@ export interface InvokeValue {
   truncated: boolean;
   redacted: boolean;
   elapsedMs?: number;
+  /** The tab's URL, stripped, as the person reviewed it (UNTRUSTED: the page chose it). */
+  url: string;
+  /** The URL changed in the same document between the agent's discovery and the request (it is now `url`). */
+  movedSinceDiscovery: boolean;
 }
 
 /** The pipeline's success as `webmcp_invoke` answers it: the descriptor's target, name and hashes, and the page's (untrusted) result. */
@@ -164,5 +184,7 @@ export function invokeValueOf(v: ActionValue): InvokeValue {
     truncated: v.truncated,
     redacted: v.redacted,
     ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
+    url: t.tabUrl,
+    movedSinceDiscovery: v.resolved.movedSinceLook === true,
   };
 }
