@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startWebHost, type WebHost } from '../../src/main/web/server';
-import { createApprovalsStore, nextOpenId, sortApprovals } from '../../src/renderer/stores/approvals';
+import { createApprovalsStore, endingSentence, nextOpenId, sortApprovals } from '../../src/renderer/stores/approvals';
+import type { Receipt } from '../../src/shared/receipt';
 import { createConnectionStore, linkLabel } from '../../src/renderer/stores/connection';
 import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer/stores';
 import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
@@ -54,6 +55,39 @@ describe('approvals store', () => {
     s.getState().setPending([B]);
     expect(s.getState().notice).toMatch(/no longer pending/);
     expect(s.getState().openId).toBe('b');
+  });
+
+  it("says why when the request's ending receipt arrives: a URL change is named as such; other requests' receipts change nothing", () => {
+    const s = createApprovalsStore(new FakeConsole());
+    s.getState().setPending([A, B]);
+    s.getState().setPending([B]);
+    const receipt = (requestId: string, event: string, detail: Record<string, unknown>) => ({ requestId, event, detail }) as unknown as Receipt;
+    s.getState().explainEnd(receipt('b', 'refused', { code: 'navigated', message: 'x' }));
+    expect(s.getState().notice).toMatch(/no longer pending/);
+    s.getState().explainEnd(receipt('a', 'approval-shown', {}));
+    expect(s.getState().notice).toMatch(/no longer pending/);
+    s.getState().explainEnd(receipt('a', 'refused', { code: 'navigated', message: 'Refused before dispatch: …' }));
+    expect(s.getState().notice).toMatch(/URL changed while it waited/);
+    expect(s.getState().notice).toMatch(/cannot be approved/);
+    // A refused console-API call (a late "approve": requestId null) is no request's end.
+    s.getState().explainEnd({ requestId: null, faculty: 'console', event: 'refused', detail: { code: 'unknown-request', message: 'No pending approval request' } } as unknown as Receipt);
+    expect(s.getState().notice).toMatch(/URL changed while it waited/);
+    // An ending receipt that arrives before the list changes is remembered for it.
+    s.getState().setPending([C]);
+    s.getState().explainEnd(receipt('c', 'expired', {}));
+    s.getState().setPending([]);
+    expect(s.getState().notice).toMatch(/expired before you decided/);
+    expect(endingSentence(receipt('z', 'expired', {}))).toMatch(/expired/);
+    expect(endingSentence(receipt('z', 'refused', { code: 'policy-denied', message: 'Denied by rule' }))).toMatch(/policy-denied.*Denied by rule/);
+    expect(endingSentence(receipt('z', 'succeeded', {}))).toBeNull();
+  });
+
+  it("routes receipt events to the vanished request's notice too", () => {
+    const stores = createConsoleStores(new FakeConsole() as never);
+    stores.approvals.getState().setPending([A]);
+    stores.approvals.getState().setPending([]);
+    applyEvent(stores, { kind: 'receipt', receipt: { requestId: 'a', event: 'refused', detail: { code: 'navigated' } } as unknown as Receipt });
+    expect(stores.approvals.getState().notice).toMatch(/URL changed/);
   });
 
   it('decides once, through the API, and moves on', async () => {

@@ -7,7 +7,7 @@ export function ApprovalList(props: { pending: ApprovalView[]; now: number; onOp
     <section className="panel" aria-labelledby="approvals-h">
       <h2 id="approvals-h">Pending approvals</h2>
       {props.notice ? (
-        <p className="notice" role="status">
+        <p className="notice" role="status" data-testid="approvals-notice">
           {props.notice}{' '}
           <button type="button" className="btn btn-link" onClick={props.onClearNotice}>
             Dismiss

@@ -5,6 +5,7 @@
  */
 import { createStore } from 'zustand/vanilla';
 import type { ApprovalView, ConsoleApi } from '../../shared/ipc';
+import type { Receipt } from '../../shared/receipt';
 import type { ErrorInfo } from '../../shared/result';
 
 export interface ApprovalsState {
@@ -18,7 +19,13 @@ export interface ApprovalsState {
   error: ErrorInfo | null;
   /** Said once when the open request disappeared without the person deciding it. */
   notice: string | null;
+  /** The open request that disappeared without the person's decision: its ending receipt explains why. */
+  vanished: string | null;
+  /** The last few requests' ending sentences, by requestId (a receipt may arrive before the list changes). */
+  endings: Array<[string, string]>;
   setPending(list: ApprovalView[]): void;
+  /** A receipt arrived: if it ends the request that vanished from the open dialog, the notice says why. */
+  explainEnd(receipt: Receipt): void;
   open(requestId: string): void;
   close(): void;
   decide(requestId: string, decision: 'approve' | 'deny', reason?: string): Promise<boolean>;
@@ -36,6 +43,33 @@ export function nextOpenId(pending: ApprovalView[], openId: string | null, dismi
   return pending.find((a) => !dismissed.includes(a.requestId))?.requestId ?? null;
 }
 
+/**
+ * Why a request ended without the person's decision, from its ending receipt
+ * (written by the console: never page text), or null for a receipt that does
+ * not end it. A `navigated` refusal says that the page's URL changed while the
+ * dialog was open: the approval binds the exact URL, so it could not run as shown.
+ */
+export function endingSentence(r: Receipt): string | null {
+  const d = (r.detail ?? {}) as { code?: unknown; message?: unknown; reason?: unknown };
+  const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 600) : '');
+  switch (r.event) {
+    case 'refused':
+      if (d.code === 'navigated') {
+        return (
+          "The request you were reviewing was refused: the page's URL changed while it waited. An approval holds for the exact URL " +
+          'the page had when you were asked, so nothing was done and the agent was told. A page that keeps changing its URL cannot be approved.'
+        );
+      }
+      return `The request you were reviewing was refused (${text(d.code)}): ${text(d.message)}`;
+    case 'expired':
+      return 'The request you were reviewing expired before you decided; nothing was done.';
+    case 'cancelled':
+      return `The request you were reviewing was cancelled: ${text(d.reason) || 'by the agent or the console'}. Nothing was done.`;
+    default:
+      return null;
+  }
+}
+
 /** Create the approvals store over the console API. */
 export function createApprovalsStore(api: Pick<ConsoleApi, 'decideApproval'>) {
   return createStore<ApprovalsState>()((set, get) => ({
@@ -45,18 +79,33 @@ export function createApprovalsStore(api: Pick<ConsoleApi, 'decideApproval'>) {
     busy: null,
     error: null,
     notice: null,
+    vanished: null,
+    endings: [],
     setPending(list) {
       const pending = sortApprovals(list);
       const { openId, busy } = get();
       const ids = new Set(pending.map((a) => a.requestId));
       const vanished = openId !== null && !ids.has(openId) && busy !== openId;
       const dismissed = get().dismissed.filter((id) => ids.has(id));
+      const known = vanished ? get().endings.find(([id]) => id === openId)?.[1] : undefined;
       set({
         pending,
         dismissed,
         openId: nextOpenId(pending, vanished ? null : openId, dismissed),
-        notice: vanished ? 'The request you were reviewing is no longer pending (it expired or was cancelled).' : get().notice,
+        notice: vanished ? (known ?? 'The request you were reviewing is no longer pending (it expired, was cancelled or was refused).') : get().notice,
+        vanished: vanished && !known ? openId : get().vanished,
       });
+    },
+    explainEnd(receipt) {
+      // The console's own receipts (a refused API call) name no request.
+      if (typeof receipt.requestId !== 'string' || receipt.faculty === 'console') return;
+      const why = endingSentence(receipt);
+      if (!why) return;
+      const seen = get().endings;
+      // The first ending counts: a later refused call about the same request (a late "approve") is not its end.
+      if (seen.some(([id]) => id === receipt.requestId)) return;
+      set({ endings: [...seen.slice(-19), [receipt.requestId, why]] });
+      if (receipt.requestId === get().vanished) set({ notice: why, vanished: null });
     },
     open(requestId) {
       if (get().pending.some((a) => a.requestId === requestId)) set({ openId: requestId, error: null });

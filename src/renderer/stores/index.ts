@@ -38,6 +38,7 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
     case 'shared-tabs':
       return stores.connection.getState().setSharedTabs(e.tabs);
     case 'receipt':
+      stores.approvals.getState().explainEnd(e.receipt);
       return stores.receipts.getState().add(e.receipt);
     case 'endpoint':
       return stores.connection.getState().setEndpoint(e.endpoint);
