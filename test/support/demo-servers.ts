@@ -81,6 +81,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ['[data-testid=schedule-result] data-count, data-visit (JSON of the submitted fields)'],
   },
   {
+    id: 'spa', origin: 'demo', path: '/spa/?item=1', title: 'A single-page app with routes',
+    purpose: 'delete_current_item {} deletes whatever item the route shows now; current_item reads it. Routes change with pushState or the fragment in one document: /spa/items/<uuid>, /spa/?item=n, /spa/?ticket=n (a parameter stripUrl removes), /spa/#/items/n.',
+    tools: sorted(['current_item', 'delete_current_item']),
+    triggers: ['window.__spa.go(url) (pushState, or the fragment for "#…")', 'window.__spa.deleted()', 'window.__spa.current()', 'window.__spa.items', 'window.__spa.startChurn(ms) / stopChurn() (rewrites the fragment every ms)'],
+  },
+  {
     id: 'changing', origin: 'demo', path: '/changing/', title: 'Tools that come and go',
     purpose: 'Registers and unregisters tools at run time (button, tool, timer with ?cycleMs=N, form added/removed); counts toolchange events.',
     tools: sorted(['get_time', 'unlock_advanced_tools']),
@@ -282,13 +288,15 @@ export async function startDemoServers(options: DemoServerOptions = {}): Promise
       return send(200, TYPES['.js']!, `window.ECHO_DEMO_CONFIG = Object.freeze(${JSON.stringify(config)});\n`);
     }
     if (path === '/favicon.ico') return send(204, 'text/plain', '');
-    if (path === '/store' || path === '/forms' || path === '/changing' || path === '/schedule') return send(301, 'text/plain', '', { Location: `${path}/` });
+    if (path === '/store' || path === '/forms' || path === '/changing' || path === '/schedule' || path === '/spa') return send(301, 'text/plain', '', { Location: `${path}/` });
     if (path.startsWith('/store/')) {
       const asset = storeAssets.get(path === '/store/' ? '/store/index.html' : path);
       return asset ? send(200, asset.type, asset.body) : send(404, 'text/plain', 'not found');
     }
     let asset: Asset | null = null;
     if (/^\/(forms|changing|schedule|common)\//.test(path)) asset = await readStatic(DEMO_DIR, path.endsWith('/') ? `${path}index.html` : path);
+    // The single-page app: its script, and its page for every route under /spa/ (its own router decides).
+    else if (path.startsWith('/spa/')) asset = await readStatic(DEMO_DIR, path === '/spa/spa.js' ? path : '/spa/index.html');
     else if (path.startsWith('/hostile/')) asset = await readStatic(HOSTILE_DIR, path.slice('/hostile'.length));
     return asset ? send(200, asset.type, asset.body) : send(404, 'text/plain', 'not found');
   };
