@@ -44,8 +44,10 @@ export const LIMITS = {
   heartbeatIntervalMs: 5_000,
   /** The link counts as connected only if a heartbeat answered within this window (ms). */
   heartbeatTimeoutMs: 15_000,
-  /** `toolchange` events are debounced this long before a fresh discovery (ms). */
-  toolChangeDebounceMs: 250,
+  /** After the first `toolchange` since the last check, wait this long before a fresh discovery (ms): one burst, one check. */
+  toolChangeQuietMs: 100,
+  /** At most one tool-change check per frame per this interval; while changes continue, one per interval (ms). */
+  toolChangeMinIntervalMs: 1_000,
 } as const;
 
 const utf8 = new TextEncoder();

@@ -21,6 +21,7 @@ import { boundMessage, inspectTool, reportName, type RawTool } from '../lib/insp
 import { executeInput } from '../lib/execute-input';
 import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToWebMcp } from '../lib/messages';
 import { readPageUrls, sameUrls } from '../lib/page-urls';
+import { ChangeThrottle } from '../lib/change-throttle';
 
 /** The slice of a tool object `getTools()` returns (WebMCP draft; docs/browser-facts.md, "WebMCP: listing tools"). Read property by property. */
 interface PageTool {
@@ -259,9 +260,10 @@ async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>):
 // ---- tool-change watcher -------------------------------------------------------------
 
 let attached = false;
-let debounce: ReturnType<typeof setTimeout> | undefined;
 let lastFingerprint: string | null = null;
 let observer: MutationObserver | null = null;
+/** A `toolchange` came since the last notice: the list changed, even if it is back as it was. */
+let toolchangeSeen = false;
 
 async function fingerprint(): Promise<string> {
   const r = await discover();
@@ -276,21 +278,39 @@ function safeCanonical(t: RawTool): string {
   }
 }
 
-/** `toolchange` (and form edits) → debounce LIMITS.toolChangeDebounceMs → fresh discovery → tell the worker only if the list changed. */
-function scheduleCheck(): void {
+/**
+ * A fresh discovery, and a notice to the worker when the list differs from the last one, or a
+ * `toolchange` came since the last notice (a tool that left and came back was missing meanwhile).
+ */
+function check(): void {
   if (!attached) return;
-  if (debounce !== undefined) clearTimeout(debounce);
-  debounce = setTimeout(() => {
-    debounce = undefined;
-    void fingerprint().then(
-      (fp) => {
-        if (!attached || fp === lastFingerprint) return;
-        lastFingerprint = fp;
-        chrome.runtime.sendMessage({ type: 'echo:webmcp:tools-changed' }).catch(() => undefined);
-      },
-      () => undefined,
-    );
-  }, LIMITS.toolChangeDebounceMs);
+  const sawToolchange = toolchangeSeen;
+  toolchangeSeen = false;
+  void fingerprint().then(
+    (fp) => {
+      if (!attached || (fp === lastFingerprint && !sawToolchange)) return;
+      lastFingerprint = fp;
+      chrome.runtime.sendMessage({ type: 'echo:webmcp:tools-changed' }).catch(() => undefined);
+    },
+    () => undefined,
+  );
+}
+
+/**
+ * `toolchange` (and form edits) → a check at most once per LIMITS.toolChangeMinIntervalMs, the first
+ * LIMITS.toolChangeQuietMs after a change (lib/change-throttle.ts): a page that never stops changing
+ * still gets one notice per interval, where a debounce gave none.
+ */
+const throttle = new ChangeThrottle(check, { quietMs: LIMITS.toolChangeQuietMs, minIntervalMs: LIMITS.toolChangeMinIntervalMs });
+
+function onToolchange(): void {
+  if (!attached) return;
+  toolchangeSeen = true;
+  throttle.poke();
+}
+
+function scheduleCheck(): void {
+  if (attached) throttle.poke();
 }
 
 function touchesToolForm(m: MutationRecord): boolean {
@@ -306,7 +326,7 @@ function attach(): void {
   if (attached) return;
   attached = true;
   const mc = modelContext();
-  mc?.addEventListener('toolchange', scheduleCheck);
+  mc?.addEventListener('toolchange', onToolchange);
   // Declarative tools change with the DOM; Chromium's toolchange is documented for registerTool
   // (docs/browser-facts.md, "WebMCP: registering tools").
   observer = new MutationObserver((records) => {
@@ -318,11 +338,10 @@ function attach(): void {
 
 function detach(): void {
   attached = false;
-  modelContext()?.removeEventListener('toolchange', scheduleCheck);
+  modelContext()?.removeEventListener('toolchange', onToolchange);
   observer?.disconnect();
   observer = null;
-  if (debounce !== undefined) clearTimeout(debounce);
-  debounce = undefined;
+  throttle.cancel();
   for (const c of running.values()) c.abort();
 }
 
