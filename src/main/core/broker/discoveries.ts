@@ -20,7 +20,21 @@
  * frame: the whole discovery).
  */
 import type { Faculty } from '../../../shared/receipt';
-import type { DiscoveryResult, FrameLocation } from '../../../shared/types';
+import type { DiscoveryResult, FrameLocation, ToolDescriptor } from '../../../shared/types';
+
+/** How a tab's tools changed since the agent's own discovery: tool names (page text: UNTRUSTED). */
+export interface ToolChanges {
+  /** Same name in the same frame and document, another descriptorHash. */
+  changed: string[];
+  /** Gone from their frame. */
+  left: string[];
+  /** New in their frame. */
+  added: string[];
+}
+
+const toolKey = (t: ToolDescriptor): string => JSON.stringify([t.frameId, t.documentId, t.name]);
+/** At most this many names per list of a ToolChanges (a page may churn hundreds). */
+const MAX_CHANGED_NAMES = 64;
 
 const key = (faculty: Faculty, tabId: number, documentId: string, subjectKey: string): string => JSON.stringify([faculty, tabId, documentId, subjectKey]);
 
@@ -29,6 +43,8 @@ export class Discoveries {
   private readonly latest = new Map<number, DiscoveryResult>();
   /** tabId → frames whose URL changed in the same document since the latest discovery or locate. */
   private readonly moved = new Map<number, Set<number>>();
+  /** tabId → how its tools changed since the agent's own discovery. */
+  private readonly changes = new Map<number, ToolChanges>();
   /** key(faculty, tab, document, subject) → the request whose outcome is unknown, and its faculty and tab. */
   private readonly blocks = new Map<string, { requestId: string; faculty: Faculty; tabId: number }>();
 
@@ -41,7 +57,51 @@ export class Discoveries {
   put(d: DiscoveryResult): void {
     this.latest.set(d.tabId, d);
     this.moved.delete(d.tabId);
+    this.changes.delete(d.tabId);
     this.lift('webmcp-invoke', d.tabId);
+  }
+
+  /**
+   * A discovery the console made itself because the page said its tools
+   * changed. It replaces the latest one of the same top document (unchanged
+   * descriptors keep their hash, so the agent's view of them stays valid; the
+   * URLs are read anew, so no frame is moved any more) and adds what changed to
+   * `changesSinceLook`. A discovery of another top document drops the tab's
+   * (the navigation's own event says so too). Blocks stay.
+   * @returns what changed in this refresh, or undefined when there was no discovery to refresh.
+   */
+  refresh(fresh: DiscoveryResult): ToolChanges | undefined {
+    const d = this.latest.get(fresh.tabId);
+    if (!d) return undefined;
+    if (d.documentId !== fresh.documentId) {
+      this.latest.delete(fresh.tabId);
+      this.moved.delete(fresh.tabId);
+      return undefined;
+    }
+    const before = new Map(d.tools.map((t) => [toolKey(t), t.descriptorHash]));
+    const after = new Map(fresh.tools.map((t) => [toolKey(t), t.descriptorHash]));
+    const name = (k: string) => (JSON.parse(k) as [number, string, string])[2];
+    const now: ToolChanges = { changed: [], left: [], added: [] };
+    for (const [k, h] of before) {
+      const n = after.get(k);
+      if (n === undefined) now.left.push(name(k));
+      else if (n !== h) now.changed.push(name(k));
+    }
+    for (const k of after.keys()) if (!before.has(k)) now.added.push(name(k));
+    this.latest.set(fresh.tabId, fresh);
+    this.moved.delete(fresh.tabId);
+    if (now.changed.length + now.left.length + now.added.length > 0) {
+      const acc = this.changes.get(fresh.tabId) ?? { changed: [], left: [], added: [] };
+      const merge = (a: string[], b: string[]) => [...new Set([...a, ...b])].slice(0, MAX_CHANGED_NAMES);
+      this.changes.set(fresh.tabId, { changed: merge(acc.changed, now.changed), left: merge(acc.left, now.left), added: merge(acc.added, now.added) });
+    }
+    return now;
+  }
+
+  /** How the tab's tools changed since the agent's own latest discovery, or undefined when they did not (or it never looked). */
+  changesSinceLook(tabId: number): ToolChanges | undefined {
+    const c = this.changes.get(tabId);
+    return c ? { changed: [...c.changed], left: [...c.left], added: [...c.added] } : undefined;
   }
 
   /** The agent looked at a tab again with `faculty`'s own look: lift that faculty's blocks in the tab. */
@@ -53,6 +113,7 @@ export class Discoveries {
   forget(tabId: number): void {
     this.latest.delete(tabId);
     this.moved.delete(tabId);
+    this.changes.delete(tabId);
   }
 
   /** Forget every tab not in `shared`. */
@@ -61,17 +122,17 @@ export class Discoveries {
   }
 
   /**
-   * A frame navigated (`navigated`, with the document it holds now) or changed
-   * its tools (`tools-changed`). A navigation within the document the
-   * discovery read keeps the tools and marks the frame moved (the top frame:
-   * every frame). Anything else means the latest discovery no longer describes
-   * that frame (the top frame: the whole tab), so the agent must discover again.
+   * A frame navigated (the extension's `navigated`, with the document it holds
+   * now). A navigation within the document the discovery read keeps the tools
+   * and marks the frame moved (the top frame: every frame). A new document
+   * means the latest discovery no longer describes that frame (the top frame:
+   * the whole tab), so the agent must discover again.
    */
-  frameChanged(e: { kind: 'navigated' | 'tools-changed'; tabId: number; frameId: number; documentId: string }): void {
+  frameNavigated(e: { tabId: number; frameId: number; documentId: string }): void {
     const d = this.latest.get(e.tabId);
     if (!d) return;
     const frameDoc = e.frameId === 0 ? d.documentId : d.tools.find((t) => t.frameId === e.frameId)?.documentId;
-    if (e.kind === 'navigated' && frameDoc === e.documentId) {
+    if (frameDoc === e.documentId) {
       const moved = this.moved.get(e.tabId) ?? new Set<number>();
       if (e.frameId === 0) for (const f of [0, ...d.tools.map((t) => t.frameId)]) moved.add(f);
       else moved.add(e.frameId);

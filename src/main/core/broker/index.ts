@@ -19,7 +19,7 @@ import { ToolRouter } from '../policy';
 import { Sharing } from '../sharing';
 import { LIMITS } from '../../../shared/limits';
 import { ApprovalQueue } from './approvals';
-import { Discoveries } from './discoveries';
+import { Discoveries, type ToolChanges } from './discoveries';
 import { Pipeline, type ActionFaculty, type ActionRequestBase, type ActionValue, type AgentContext } from './pipeline';
 import { Trail, type BrokerAnswer, type BrokerFailure, type ReceiptSink } from './trail';
 import { ArgumentValidator, type ArgumentIssue } from './validator';
@@ -205,6 +205,69 @@ export class Broker {
     );
   }
 
+  /** Tabs whose refresh is running, and whether another change came meanwhile. */
+  private readonly refreshing = new Map<number, { again: boolean }>();
+
+  /**
+   * The page said its tools changed (`tools-changed`, at most about once per
+   * second per frame, extension/src/lib/change-throttle.ts): discover the tab
+   * again, for the console's own knowledge (no receipt: the agent asked for
+   * nothing), so only what changed or left stops resolving
+   * (Discoveries.refresh). A pending approval whose tool changed or left is
+   * refused `descriptor-changed` at once. Changes that come while a refresh
+   * runs make one more. Never throws.
+   */
+  private refreshTools(tabId: number): void {
+    const running = this.refreshing.get(tabId);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    if (!this.discoveries.get(tabId)) return; // the agent knows nothing of this tab to keep current
+    const state = { again: false };
+    this.refreshing.set(tabId, state);
+    void (async () => {
+      try {
+        do {
+          state.again = false;
+          const r = await this.link.request({ op: 'discover', tabId }, { timeoutMs: this.readTimeoutMs });
+          if (!r.ok) {
+            // Gone or no longer shared: what the console knew is stale. A dropped link: keep it (the checks at dispatch still hold).
+            if (r.error.code === 'tab-not-shared' || r.error.code === 'navigated' || r.error.code === 'no-document') this.discoveries.forget(tabId);
+            break;
+          }
+          const fresh = this.withUsability(r.value);
+          if (!this.discoveries.refresh(fresh)) break;
+          const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
+          for (const v of this.approvals.list()) {
+            if (v.tab.tabId !== tabId || v.faculty !== 'webmcp-invoke') continue;
+            if (!found.has(JSON.stringify([v.frame.frameId, v.documentId, v.subject.toolName, v.subjectHash]))) {
+              this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
+            }
+          }
+        } while (state.again);
+      } catch {
+        /* a refresh is best effort: the extension checks again at dispatch */
+      } finally {
+        this.refreshing.delete(tabId);
+      }
+    })();
+  }
+
+  /** The discovery with `unusable` set on every tool whose schema the console cannot validate against. */
+  private withUsability(d: DiscoveryResult): DiscoveryResult {
+    const tools = d.tools.map((t) => {
+      const problem = this.validator.schemaProblem(t.descriptorHash, t.inputSchema);
+      return problem === null ? t : { ...t, unusable: `schema-rejected: ${problem}` };
+    });
+    return { ...d, tools };
+  }
+
+  /** How the tab's tools changed since the agent's own latest discovery (names are UNTRUSTED page text), if they did. */
+  toolChangesSinceDiscovery(tabId: number): ToolChanges | undefined {
+    return this.discoveries.changesSinceLook(tabId);
+  }
+
   /**
    * `webmcp_discover`: the page tools of one shared tab, remembered as the latest
    * discovery of that tab. A successful discovery lifts the outcome-unknown
@@ -225,11 +288,7 @@ export class Broker {
     ).then((a) => {
       if (!a.ok) return a;
       // A schema the console cannot validate against is unusable: say so now, not only at the call.
-      const tools = a.value.tools.map((t) => {
-        const problem = this.validator.schemaProblem(t.descriptorHash, t.inputSchema);
-        return problem === null ? t : { ...t, unusable: `schema-rejected: ${problem}` };
-      });
-      const d = { ...a.value, tools };
+      const d = this.withUsability(a.value);
       this.discoveries.put(d);
       return { ...a, value: d };
     });
@@ -288,20 +347,20 @@ export class Broker {
     try {
       if (e.kind === 'tabs-changed') {
         this.sharing.setAll(e.tabs);
-      } else if (e.kind === 'navigated' || e.kind === 'tools-changed') {
-        this.discoveries.frameChanged(e);
-        if (e.kind === 'navigated') {
-          // The grant binds the exact tab and frame URLs the person reviewed: a pending
-          // approval whose document is gone, or whose tab (top frame) or own frame changed
-          // its URL even within the same document (pushState, replaceState, a fragment),
-          // can never be dispatched as reviewed. A refusal, not a cancellation: nobody withdrew it.
-          for (const v of this.approvals.list()) {
-            if (v.tab.tabId !== e.tabId) continue;
-            if (v.frame.frameId === e.frameId && v.documentId !== e.documentId) {
-              this.approvals.refuse(v.requestId, 'navigated', 'the page navigated away from the document this request was for');
-            } else if (e.frameId === 0 || v.frame.frameId === e.frameId) {
-              this.approvals.refuse(v.requestId, 'navigated', "the page's URL changed while the request waited (the approval binds the exact URL the page had)");
-            }
+      } else if (e.kind === 'tools-changed') {
+        this.refreshTools(e.tabId);
+      } else if (e.kind === 'navigated') {
+        this.discoveries.frameNavigated(e);
+        // The grant binds the exact tab and frame URLs the person reviewed: a pending
+        // approval whose document is gone, or whose tab (top frame) or own frame changed
+        // its URL even within the same document (pushState, replaceState, a fragment),
+        // can never be dispatched as reviewed. A refusal, not a cancellation: nobody withdrew it.
+        for (const v of this.approvals.list()) {
+          if (v.tab.tabId !== e.tabId) continue;
+          if (v.frame.frameId === e.frameId && v.documentId !== e.documentId) {
+            this.approvals.refuse(v.requestId, 'navigated', 'the page navigated away from the document this request was for');
+          } else if (e.frameId === 0 || v.frame.frameId === e.frameId) {
+            this.approvals.refuse(v.requestId, 'navigated', "the page's URL changed while the request waited (the approval binds the exact URL the page had)");
           }
         }
       }
