@@ -105,8 +105,18 @@ export interface ConsoleRequestValue {
 
 // ---- events the extension sends unasked ----------------------------------------
 
+/**
+ * Why a share ended (the extension's word, for the `tab-unshared` receipt's actor and reason):
+ * `person` (the popup), `console` (the console's `unshare-tab`), or on the extension's own
+ * authority `tab-closed`, `left-origin` (the tab went to another origin), `not-shareable`
+ * (it went to a page that may never be shared).
+ */
+export const UNSHARE_REASONS = ['person', 'console', 'tab-closed', 'left-origin', 'not-shareable'] as const;
+export type UnshareReason = (typeof UNSHARE_REASONS)[number];
+
 export type ExtensionEvent =
-  | { kind: 'tabs-changed'; tabs: SharedTab[] }
+  /** `ended`: the shares that ended since the last list, with why (absent from older extensions). */
+  | { kind: 'tabs-changed'; tabs: SharedTab[]; ended?: Array<{ tabId: number; reason: UnshareReason }> }
   | { kind: 'navigated'; tabId: number; frameId: number; documentId: string; url: string }
   | { kind: 'tools-changed'; tabId: number; frameId: number; documentId: string };
 
@@ -349,7 +359,7 @@ const sharedTab = obj(
 );
 
 const extensionEvent: Check = tagged('kind', {
-  'tabs-changed': obj({ kind: oneOf('tabs-changed'), tabs: arr(sharedTab, 10_000) }),
+  'tabs-changed': obj({ kind: oneOf('tabs-changed'), tabs: arr(sharedTab, 10_000), ended: opt(arr(obj({ tabId, reason: oneOf(...UNSHARE_REASONS) }), 10_000)) }),
   navigated: obj({ kind: oneOf('navigated'), tabId, frameId, documentId, url: text }),
   'tools-changed': obj({ kind: oneOf('tools-changed'), tabId, frameId, documentId }),
 });

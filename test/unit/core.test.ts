@@ -154,6 +154,34 @@ describe('sharing receipts: one writer, every shared-tab list compared with the 
     expect(core.ledger.verify().ok).toBe(true);
   });
 
+  it('an unshare on the extension\'s own authority (tab closed, another origin, a page that may not be shared) names the extension and why; the popup\'s names the person', async () => {
+    await initialRefresh();
+    const one = link.tabs[0]!;
+    const tabs = [4, 5, 6, 7].map((id) => ({ ...sharedTab(id, `doc-${id}`), sharedAt: 1_000 + id }));
+    link.emit({ kind: 'tabs-changed', tabs: [one, ...tabs] });
+    link.emit({
+      kind: 'tabs-changed',
+      tabs: [one],
+      ended: [
+        { tabId: 4, reason: 'tab-closed' },
+        { tabId: 5, reason: 'left-origin' },
+        { tabId: 6, reason: 'not-shareable' },
+        { tabId: 7, reason: 'person' },
+      ],
+    });
+    expect(receiptsOf('tab-unshared', 4)).toHaveLength(1);
+    expect(receiptsOf('tab-unshared', 4)[0]).toMatchObject({ actor: { kind: 'extension' }, detail: { via: 'extension', reason: 'tab-closed' } });
+    expect(receiptsOf('tab-unshared', 5)[0]).toMatchObject({ actor: { kind: 'extension' }, detail: { reason: 'left-origin' } });
+    expect(receiptsOf('tab-unshared', 6)[0]).toMatchObject({ actor: { kind: 'extension' }, detail: { reason: 'not-shareable' } });
+    expect(receiptsOf('tab-unshared', 7)[0]).toMatchObject({ actor: { kind: 'person' }, detail: { reason: 'person' } });
+    // A reason is for the list it came with only.
+    link.emit({ kind: 'tabs-changed', tabs: [one, { ...sharedTab(4, 'doc-9'), sharedAt: 9_000 }] });
+    link.emit({ kind: 'tabs-changed', tabs: [one] });
+    const latest = receiptsOf('tab-unshared', 4).sort((a, b) => b.seq - a.seq)[0];
+    expect(latest).toMatchObject({ actor: { kind: 'person' }, detail: { via: 'extension' } });
+    expect((latest?.detail as Record<string, unknown>).reason).toBeUndefined();
+  });
+
   it("the console's own share and unshare write one receipt each (via console), also when the extension echoes the change", async () => {
     await initialRefresh();
     expect((await core.api.shareTab({ tabId: 5 })).ok).toBe(true);

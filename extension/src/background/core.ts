@@ -58,7 +58,7 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
   const registry = new FacultyRegistry(opts.faculties ?? defaultFaculties());
   const services: FacultyServices = {
     sharedTab: (tabId) => sharing.store.get(tabId),
-    endSharing: async (tabId) => void (await sharing.unshare(tabId)),
+    endSharing: async (tabId) => void (await sharing.unshare(tabId, 'left-origin')),
   };
   const dispatcher = new Dispatcher({
     verifyGrant: (g) => {
@@ -94,7 +94,7 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
       case 'share-tab':
         return sharing.share(req.tabId);
       case 'unshare-tab':
-        await sharing.unshare(req.tabId);
+        await sharing.unshare(req.tabId, 'console');
         return ok(null);
       case 'discover':
         // The link's discover op is the webmcp-discover faculty's discover (kept for the console's callers).

@@ -89,8 +89,8 @@ chrome.runtime.onMessage.addListener((msg: unknown, sender, sendResponse: (r: Re
 
 // ---- tabs and navigation ------------------------------------------------------------------
 
-chrome.tabs.onRemoved.addListener((tabId) => void faculties.sharing.unshare(tabId));
-chrome.tabs.onReplaced.addListener((_added, removed) => void faculties.sharing.unshare(removed));
+chrome.tabs.onRemoved.addListener((tabId) => void faculties.sharing.unshare(tabId, 'tab-closed'));
+chrome.tabs.onReplaced.addListener((_added, removed) => void faculties.sharing.unshare(removed, 'tab-closed'));
 chrome.tabs.onUpdated.addListener((tabId, change) => {
   if (typeof change.title === 'string') void faculties.sharing.titleChanged(tabId, change.title);
 });

@@ -10,7 +10,7 @@
  * title chrome.tabs reports (to refuse or list it).
  */
 import { err, ok, type Result } from '../../../src/shared/result';
-import type { ExtensionEvent } from '../../../src/shared/protocol';
+import type { ExtensionEvent, UnshareReason } from '../../../src/shared/protocol';
 import type { SharedTab } from '../../../src/shared/types';
 import { originOf, shareability, stripUrl } from '../../../src/shared/url';
 import type { SharingStore } from './store';
@@ -45,7 +45,7 @@ export async function liveFrames(tabId: number): Promise<FrameInfo[]> {
   } catch {
     return [];
   }
-  return (frames ?? [])
+  const live = (frames ?? [])
     .filter((f) => f.documentLifecycle === 'active' && f.frameType !== 'fenced_frame' && !f.errorOccurred)
     .map((f) => ({
       frameId: f.frameId,
@@ -57,6 +57,22 @@ export async function liveFrames(tabId: number): Promise<FrameInfo[]> {
       frameType: f.frameType,
     }))
     .sort((a, b) => a.frameId - b.frameId);
+  // An empty iframe (`about:blank`) and a `srcdoc` one take their parent's origin (HTML, "determining
+  // the origin"): they are not cross-origin. (A sandboxed one has an opaque origin; the content
+  // script's own self.origin check still catches it, discovery.ts.)
+  const byId = new Map(live.map((f) => [f.frameId, f]));
+  const inherited = (f: FrameInfo, depth: number): string => {
+    if (!isAboutFrameUrl(f.url) || depth > 64) return f.origin;
+    const parent = byId.get(f.parentFrameId);
+    return parent ? inherited(parent, depth + 1) : f.origin;
+  };
+  for (const f of live) f.origin = inherited(f, 0);
+  return live;
+}
+
+/** `about:blank` (with or without a fragment) or `about:srcdoc`: a frame whose document has its creator's origin. */
+export function isAboutFrameUrl(url: string): boolean {
+  return /^about:(blank|srcdoc)(#.*)?$/.test(url);
 }
 
 /** The document a frame holds now, or null (webNavigation.getFrame). */
@@ -100,6 +116,8 @@ export interface SharingEvents {
 /** Sharing: share, stop, follow navigations, reconcile after a worker restart. */
 export class Sharing {
   private tabsChangedTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Shares ended since the last announcement, and why (the console receipts them with that actor). */
+  private readonly ended = new Map<number, UnshareReason>();
 
   constructor(
     readonly store: SharingStore,
@@ -111,12 +129,16 @@ export class Sharing {
     return this.store.list();
   }
 
-  /** Announce the shared tab list (debounced 100 ms: titles can change often). */
+  /** Announce the shared tab list (debounced 100 ms: titles can change often), with the shares that ended since and why. */
   announce(): void {
     if (this.tabsChangedTimer !== undefined) clearTimeout(this.tabsChangedTimer);
     this.tabsChangedTimer = setTimeout(() => {
       this.tabsChangedTimer = undefined;
-      void this.store.list().then((tabs) => this.events.emit({ kind: 'tabs-changed', tabs }));
+      void this.store.list().then((tabs) => {
+        const ended = [...this.ended].map(([tabId, reason]) => ({ tabId, reason }));
+        this.ended.clear();
+        this.events.emit(ended.length > 0 ? { kind: 'tabs-changed', tabs, ended } : { kind: 'tabs-changed', tabs });
+      });
     }, 100);
   }
 
@@ -155,9 +177,10 @@ export class Sharing {
   }
 
   /** Stop sharing a tab; the content scripts are told to stop watching. Answers whether it was shared. */
-  async unshare(tabId: number): Promise<boolean> {
+  async unshare(tabId: number, reason: UnshareReason = 'person'): Promise<boolean> {
     const was = await this.store.remove(tabId);
     if (was) {
+      this.ended.set(tabId, reason);
       this.announce();
       for (const f of await liveFrames(tabId)) {
         chrome.tabs.sendMessage(tabId, { type: 'echo:webmcp:detach' }, { frameId: f.frameId, documentId: f.documentId }).catch(() => undefined);
@@ -194,10 +217,13 @@ export class Sharing {
     const cur = await this.store.get(tabId);
     if (!cur) return;
     if (originOf(url) !== cur.origin || !shareability(url).ok) {
-      await this.unshare(tabId);
+      await this.unshare(tabId, shareability(url).ok ? 'left-origin' : 'not-shareable');
       return;
     }
-    await this.store.update(tabId, { documentId, url: stripUrl(url) });
+    // The title was the old document's: until the new one says (tabs.onUpdated, or the read at
+    // DOMContentLoaded in documentReady), it has none. A page without <title> never fires a
+    // title change, so keeping the old one showed the previous page's title.
+    await this.store.update(tabId, { documentId, url: stripUrl(url), title: '' });
     this.events.emit({ kind: 'navigated', tabId, frameId: 0, documentId, url: stripUrl(url) });
     this.announce();
   }
@@ -207,7 +233,7 @@ export class Sharing {
     const cur = await this.store.get(tabId);
     if (!cur) return;
     if (originOf(url) !== cur.origin) {
-      if (frameId === 0) await this.unshare(tabId);
+      if (frameId === 0) await this.unshare(tabId, 'left-origin');
       return;
     }
     if (frameId === 0) {
@@ -228,6 +254,15 @@ export class Sharing {
   async documentReady(tabId: number, documentId: string, url: string): Promise<void> {
     const cur = await this.store.get(tabId);
     if (!cur || originOf(url) !== cur.origin) return;
+    if (documentId === cur.documentId) {
+      // The top document is parsed: its <title> (or Chrome's stand-in for none) is known now.
+      try {
+        const tab = await chrome.tabs.get(tabId);
+        if (typeof tab.title === 'string') await this.titleChanged(tabId, tab.title);
+      } catch {
+        /* the tab went away: onRemoved ends the share */
+      }
+    }
     await injectInto(tabId, [documentId]);
   }
 
@@ -251,7 +286,7 @@ export class Sharing {
       } catch {
         alive = false;
       }
-      if (!alive || !top || top.origin !== s.origin) await this.unshare(s.tabId);
+      if (!alive || !top || top.origin !== s.origin) await this.unshare(s.tabId, alive && top ? 'left-origin' : 'tab-closed');
       else if (top.documentId !== s.documentId) await this.store.update(s.tabId, { documentId: top.documentId, url: stripUrl(top.url) });
     }
   }

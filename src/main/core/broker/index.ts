@@ -346,7 +346,7 @@ export class Broker {
   private onLinkEvent(e: Parameters<Parameters<ExtensionLink['onEvent']>[0]>[0]): void {
     try {
       if (e.kind === 'tabs-changed') {
-        this.sharing.setAll(e.tabs);
+        this.sharing.setAll(e.tabs, e.ended);
       } else if (e.kind === 'tools-changed') {
         this.refreshTools(e.tabId);
       } else if (e.kind === 'navigated') {

@@ -11,6 +11,7 @@
  */
 import type { Actor, Receipt, ReceiptInput, ReceiptPage, ReceiptQuery } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
+import type { UnshareReason } from '../../../shared/protocol';
 import type { SharedTab } from '../../../shared/types';
 import { originOf as urlOrigin } from '../../../shared/url';
 import type { ExtensionLink } from '../ports';
@@ -62,6 +63,8 @@ export class Sharing {
   private readonly consoleTabs = new Map<number, number>();
   /** Whether the extension has given a whole list yet (until then the list holds only the console's own shares). */
   private listed = false;
+  /** While one `setAll` applies: why the shares it ends ended, as the extension said. */
+  private readonly endReasons = new Map<number, UnshareReason>();
   private readonly changeListeners = new Set<(tabs: SharedTab[], complete: boolean) => void>();
   private readonly goneListeners = new Set<(tabIds: number[]) => void>();
   private readonly endedListeners = new Set<(tabId: number, reason: string) => void>();
@@ -131,10 +134,18 @@ export class Sharing {
 
   // ---- what the extension reports -------------------------------------------------
 
-  /** Replace the list with a whole list from the extension (`tabs-changed`, `list-tabs`). */
-  setAll(tabs: SharedTab[]): void {
+  /**
+   * Replace the list with a whole list from the extension (`tabs-changed`, `list-tabs`).
+   * `ended`: the shares that ended since the last list and why (the extension's `tabs-changed`
+   * says so; src/shared/protocol.ts UnshareReason): their `tab-unshared` receipt names the
+   * extension as the actor for an unshare on its own authority (tab closed, another origin, a
+   * page that may not be shared), the person for the popup's or the console's.
+   */
+  setAll(tabs: SharedTab[], ended?: ReadonlyArray<{ tabId: number; reason: UnshareReason }>): void {
     this.listed = true;
+    for (const e of ended ?? []) this.endReasons.set(e.tabId, e.reason);
     this.apply(tabs);
+    this.endReasons.clear();
   }
 
   /** One tab shared, as the extension's `share-tab` answer says, without claiming to know the rest. */
@@ -311,7 +322,18 @@ export class Sharing {
       // Before the extension's first whole list, only the console's own unshare proves a share ended.
       if (!t && !complete && !this.consoleActions.has(k.tabId)) continue;
       this.known.delete(k.tabId);
-      this.receipt({ requestId: null, event: 'tab-unshared', faculty: 'console', actor: PERSON, tabId: k.tabId, origin: k.origin, documentId: k.documentId, detail: { via: via(k.tabId) } });
+      const why = this.endReasons.get(k.tabId);
+      const byExtension = why !== undefined && why !== 'person' && why !== 'console';
+      this.receipt({
+        requestId: null,
+        event: 'tab-unshared',
+        faculty: 'console',
+        actor: byExtension ? { kind: 'extension' } : PERSON,
+        tabId: k.tabId,
+        origin: k.origin,
+        documentId: k.documentId,
+        detail: { via: via(k.tabId), ...(why ? { reason: why } : {}) },
+      });
       const reason = t ? (t.origin !== k.origin ? 'the tab moved to another origin' : 'the tab was shared anew') : 'the tab is no longer shared';
       for (const l of this.endedListeners) this.safely(() => l(k.tabId, reason));
     }
