@@ -86,7 +86,7 @@ test('the approval dialog shows every field as text, and Enter approves nothing'
   await expect(text('field-arguments-hash')).toHaveText(a.argumentsHash);
   await expect(text('field-arguments-hash-fingerprint')).toHaveText(fingerprint(a.argumentsHash));
   await expect(text('field-agent')).toHaveText(a.agent.name);
-  await expect(text('field-annotations')).toContainText('The page says: read-only — yes');
+  await expect(text('field-annotations')).toContainText('The browser reports: read-only — yes');
   await expect(text('field-arguments')).toHaveText(JSON.stringify(a.arguments, null, 2));
   await expect(text('field-description')).toHaveText(a.subject.description);
   await expect(text('field-schema')).toHaveText(JSON.stringify(a.subject.inputSchema, null, 2));

@@ -210,7 +210,7 @@ test('main job: list_tabs, discover, and an approved set_cart_quantity change th
   const labels: Record<string, string> = { readOnlyHint: 'read-only', untrustedContentHint: 'returns untrusted content', consequentialHint: 'consequential', debugging: 'debugging tool' };
   const claims = Object.keys(labels)
     .filter((k) => pageTool.annotations?.[k] !== undefined)
-    .map((k) => `The page says: ${labels[k]} — ${pageTool.annotations?.[k] ? 'yes' : 'no'}`);
+    .map((k) => `The browser reports: ${labels[k]} — ${pageTool.annotations?.[k] ? 'yes' : 'no'}`);
   expect(claims.length).toBe(4); // Chromium reports all four booleans for an imperative tool (docs/browser-facts.md, "WebMCP: listing tools")
   await expect(field('field-annotations').locator('li')).toHaveText(claims);
   // Shown as pretty JSON, equal in value to what the agent sent (the console may order the keys).

@@ -95,7 +95,7 @@ export function inspectTool(raw: RawTool, expectedOrigin: string): InspectOutcom
     return fail('not-canonicalizable', e instanceof CanonicalizationError ? e.message : 'no canonical form');
   }
   if (raw.origin !== expectedOrigin) return fail('origin-mismatch', 'the tool was registered by another origin than its frame');
-  const flags = textFlags([title, description, ...schemaStrings(schemaValue)]);
+  const flags = textFlags([name, title, description, ...schemaStrings(schemaValue)]);
   const value: InspectedTool = { tool: raw, canonical, flags };
   if (raw.passwordField) value.blocked = 'password-field';
   return { ok: true, value };

@@ -1,7 +1,9 @@
 /**
  * The subject view of a WebMCP tool call: the tool's name and title, what the
  * browser reports of its annotations (hints only: the console treats every
- * page tool call as a change), its description and its input schema — all
+ * page tool call as a change; Chromium fills in defaults once a page gives any,
+ * docs/browser-facts.md), the extension's flags on its text, its description
+ * and its input schema — all
  * the page's own words, UNTRUSTED, shown as text with invisible and bidi
  * characters revealed (../../text.ts), never as markup.
  */
@@ -14,6 +16,18 @@ const ANNOTATION_LABELS: Record<keyof ToolAnnotations, string> = {
   untrustedContentHint: 'returns untrusted content',
   consequentialHint: 'consequential',
   debugging: 'debugging tool',
+};
+
+/** What each flag of extension/src/lib/inspect.ts (and discovery's `confusable-name`) means, for the person. */
+export const FLAG_LABELS: Readonly<Record<string, string>> = {
+  'hidden-instructions': 'Text that speaks to the agent instead of describing the tool (possible prompt injection).',
+  'zero-width': 'Zero-width characters (invisible in most views; shown revealed here).',
+  'bidi-control': 'Bidirectional control characters (can make text read in another order than it is stored).',
+  'control-chars': 'Control characters.',
+  'tag-chars': 'Unicode tag characters (invisible text a model may still read).',
+  'html-comment': 'An HTML comment in the text.',
+  'mixed-script': 'Words mixing Latin with look-alike letters of another script.',
+  'confusable-name': 'A name that looks like another tool’s name on this page.',
 };
 
 export function WebMcpToolHeading({ subject: s }: { subject: WebMcpToolSubject }) {
@@ -33,7 +47,7 @@ export function WebMcpToolBody({ subject: s }: { subject: WebMcpToolSubject }) {
     <>
       <section className="block untrusted">
         <h3>
-          The page’s claims <span className="tag">hints only</span>
+          What the browser reports about this tool <span className="tag">hints only</span>
         </h3>
         <div data-testid="field-annotations">
           {annotations && Object.keys(annotations).length > 0 ? (
@@ -42,16 +56,33 @@ export function WebMcpToolBody({ subject: s }: { subject: WebMcpToolSubject }) {
                 .filter((k) => annotations[k] !== undefined)
                 .map((k) => (
                   <li key={k}>
-                    The page says: {ANNOTATION_LABELS[k]} — <strong>{annotations[k] ? 'yes' : 'no'}</strong>
+                    The browser reports: {ANNOTATION_LABELS[k]} — <strong>{annotations[k] ? 'yes' : 'no'}</strong>
                   </li>
                 ))}
             </ul>
           ) : (
-            <p className="muted">The page makes no claims about this tool.</p>
+            <p className="muted">The browser reports no annotations for this tool.</p>
           )}
         </div>
-        <p className="muted small">Echo Console treats every page tool call as a change, whatever the page claims.</p>
+        <p className="muted small">
+          When a page gives any annotation, Chromium reports all of them, filling in its own defaults: a “no” may be the
+          browser’s default rather than the page’s word. Echo Console treats every page tool call as a change, whatever is reported.
+        </p>
       </section>
+
+      {s.flags && s.flags.length > 0 ? (
+        <section className="block warning" data-testid="field-flags">
+          <h3>The extension flagged this tool’s text</h3>
+          <ul>
+            {s.flags.map((f) => (
+              <li key={f} data-flag={f}>
+                {FLAG_LABELS[f] ?? f}
+              </li>
+            ))}
+          </ul>
+          <p className="muted small">Flags never change the text above: read it with them in mind.</p>
+        </section>
+      ) : null}
 
       <section className="block untrusted">
         <h3>
