@@ -1,0 +1,115 @@
+// What the person sees is current (issue 8, item 7), end to end: Chromium with the built
+// extension, the native host, the real console core, the console UI (web host) and an MCP
+// SDK client.
+//  - the extension's page-text flags reach the dialog;
+//  - a page without <title> does not keep the previous page's title;
+//  - an unshare on the extension's own authority (another origin, the tab closed) is
+//    receipted with the extension as actor and its reason;
+//  - an empty iframe and a srcdoc one are not cross-origin: no violation, and page_info lists
+//    them as same-origin.
+import { expect, test, type Page } from '@playwright/test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { pairThroughApi, startMainJob, texts, untrustedBody, waitForApproval, type MainJob } from './support/main-job-fixture';
+
+let job: MainJob;
+let client: Client;
+
+test.describe.configure({ mode: 'serial' });
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  job = await startMainJob();
+  await pairThroughApi(job);
+  client = await job.mcpClient('current-view-e2e');
+});
+
+test.afterAll(async () => {
+  await job?.close();
+});
+
+async function discover(tabId: number): Promise<{ tools: Array<{ name: string; descriptorHash: string; flags?: string[] }>; violations: Array<{ reason: string; frameId: number }> }> {
+  const r = await client.callTool({ name: 'webmcp_discover', arguments: { tabId } });
+  expect(r.isError, texts(r).join('\n')).toBeFalsy();
+  return JSON.parse(untrustedBody(texts(r)[1] as string));
+}
+
+const ui = () => job.consolePage as Page;
+const unshared = (tabId: number) => job.core.ledger.query({ event: 'tab-unshared', limit: 50 }).receipts.filter((r) => r.tabId === tabId);
+
+test("the extension's flags on a tool's text are in the dialog", async () => {
+  const page = await job.openPage(`${job.servers.hostileOrigin}/hostile/hidden-instructions.html`);
+  const tabId = await job.shareThroughApi(page);
+  const d = await discover(tabId);
+  const tool = d.tools.find((t) => t.name === 'summarize_page')!;
+  expect(tool.flags).toContain('hidden-instructions');
+  const pending = client.callTool({ name: 'webmcp_invoke', arguments: { tabId, name: tool.name, descriptorHash: tool.descriptorHash, arguments: {} } });
+  const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'summarize_page');
+  const flags = ui().getByTestId('approval-dialog').getByTestId('field-flags');
+  await expect(flags).toBeVisible();
+  await expect(flags.locator('[data-flag="hidden-instructions"]')).toContainText('speaks to the agent');
+  await expect(ui().getByTestId('approval-dialog').getByTestId('field-annotations')).toContainText('The browser reports: read-only — yes');
+  expect(await job.core.api.decideApproval({ requestId: view.requestId, decision: 'deny' })).toEqual({ ok: true, value: null });
+  await pending;
+  await page.close();
+});
+
+test("a page without <title> does not keep the previous page's title in list_tabs", async () => {
+  const page = await job.openPage(`${job.servers.demoOrigin}/forms/`);
+  const tabId = await job.shareThroughApi(page);
+  const before = await page.title();
+  expect(before).not.toBe('');
+  await page.goto(`${job.servers.demoOrigin}/common/untitled.html`);
+  const chromeTitle = await job.worker.evaluate(async (id) => (await chrome.tabs.get(id)).title ?? '', tabId);
+  await expect
+    .poll(async () => {
+      const r = await client.callTool({ name: 'list_tabs', arguments: {} });
+      return (JSON.parse(untrustedBody(texts(r)[1] as string)) as Array<{ tabId: number; title: string; url: string }>).find((t) => t.tabId === tabId);
+    })
+    .toMatchObject({ title: chromeTitle, url: `${job.servers.demoOrigin}/common/untitled.html` });
+  expect(chromeTitle).not.toBe(before);
+  await page.close();
+});
+
+test('an unshare on the extension\'s own authority is receipted with the extension as actor and why: another origin, the tab closed', async () => {
+  const away = await job.openPage(`${job.servers.demoOrigin}/forms/`);
+  const awayId = await job.shareThroughApi(away);
+  await away.goto(`${job.servers.hostileOrigin}/hostile/hidden-instructions.html`);
+  await expect.poll(() => unshared(awayId).length).toBe(1);
+  expect(unshared(awayId)[0]).toMatchObject({ actor: { kind: 'extension' }, detail: { reason: 'left-origin' } });
+
+  const closing = await job.openPage(`${job.servers.demoOrigin}/forms/`);
+  const closingId = await job.shareThroughApi(closing);
+  await closing.close();
+  await expect.poll(() => unshared(closingId).length).toBe(1);
+  expect(unshared(closingId)[0]).toMatchObject({ actor: { kind: 'extension' }, detail: { reason: 'tab-closed' } });
+
+  // The person's own unshare (the console's button) names the person.
+  const mine = await job.openPage(`${job.servers.demoOrigin}/forms/`);
+  const mineId = await job.shareThroughApi(mine);
+  expect((await job.core.api.unshareTab({ tabId: mineId })).ok).toBe(true);
+  await expect.poll(() => unshared(mineId).length).toBe(1);
+  expect(unshared(mineId)[0]).toMatchObject({ actor: { kind: 'person' } });
+  await away.close();
+  await mine.close();
+});
+
+test('an empty iframe and a srcdoc iframe are not cross-origin: no violation, and page_info lists them as same-origin', async () => {
+  const page = await job.openPage(`${job.servers.demoOrigin}/spa/?item=1`);
+  // The srcdoc frame starts with an initial empty document and then loads its own: wait for it,
+  // so that discovery asks the document that stays.
+  await page.waitForFunction(`(() => {
+    const f = document.querySelector('iframe[srcdoc]');
+    return f?.contentDocument?.readyState === 'complete' && f.contentDocument.body?.textContent?.includes('Inline frame');
+  })()`);
+  const tabId = await job.shareThroughApi(page);
+  const frames = await job.worker.evaluate(async (id) => (await chrome.webNavigation.getAllFrames({ tabId: id })) ?? [], tabId);
+  const about = frames.filter((f) => f.url.startsWith('about:'));
+  expect(about.map((f) => f.url).sort()).toEqual(['about:blank', 'about:srcdoc']);
+  const d = await discover(tabId);
+  expect(d.violations.filter((v) => about.some((f) => f.frameId === v.frameId)), JSON.stringify(d.violations)).toEqual([]);
+  const info = await client.callTool({ name: 'page_info', arguments: { tabId } });
+  expect(info.isError, texts(info).join('\n')).toBeFalsy();
+  const body = JSON.parse(untrustedBody(texts(info)[1] as string)) as { frames: Array<{ frameId: number; sameOrigin: boolean; url?: string }> };
+  for (const f of about) expect(body.frames.find((x) => x.frameId === f.frameId), f.url).toMatchObject({ sameOrigin: true, url: f.url });
+  await page.close();
+});
