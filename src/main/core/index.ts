@@ -28,7 +28,7 @@ import { recoverAtStart } from './broker/recovery';
 import { Ledger } from './ledger';
 import { ToolRouter, type PolicyRule } from './policy';
 import type { ExtensionLink } from './ports';
-import { SettingsStore } from './settings';
+import { SETTINGS_FILE, SettingsStore } from './settings';
 
 export type { ExtensionLink } from './ports';
 
@@ -170,6 +170,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     port: opts.mcpPort ?? settings.get().mcpPort,
     token: () => settings.get().token,
     serverInfo: { name: 'echo-console', version: opts.consoleVersion ?? '0.1.0' },
+    settingsFile: join(opts.dataDir, SETTINGS_FILE),
   });
   const stdioCommand = opts.stdioCommand ?? defaultStdioCommand(opts.dataDir);
   const endpoint = (): EndpointInfo => ({ url: agentEndpoint.url, token: settings.get().token, stdioCommand });

@@ -51,6 +51,8 @@ export interface AgentEndpointOptions {
   /** The agent tools (default: a registry of AGENT_TOOLS). Read at every request. */
   tools?: AgentToolRegistry;
   serverInfo?: { name: string; version: string };
+  /** The settings file that holds `mcpPort` (named in the port-conflict error, so the person knows what to edit). */
+  settingsFile?: string;
 }
 
 interface Session {
@@ -127,7 +129,8 @@ export class AgentEndpoint {
         http.off('listening', onListening);
         const err = new Error(
           e.code === 'EADDRINUSE'
-            ? `The MCP port ${this.opts.port} on 127.0.0.1 is already in use (another Echo Console running?). Change mcpPort in settings.`
+            ? `The MCP port ${this.opts.port} on 127.0.0.1 is already in use (another Echo Console running?). ` +
+              `Stop the other program, or set another "mcpPort" in ${this.opts.settingsFile ?? "the data folder's settings.json"} and start again.`
             : `The MCP endpoint could not listen on 127.0.0.1:${this.opts.port}: ${e.message}`,
         ) as NodeJS.ErrnoException;
         err.code = e.code;
