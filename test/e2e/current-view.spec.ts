@@ -113,3 +113,21 @@ test('an empty iframe and a srcdoc iframe are not cross-origin: no violation, an
   for (const f of about) expect(body.frames.find((x) => x.frameId === f.frameId), f.url).toMatchObject({ sameOrigin: true, url: f.url });
   await page.close();
 });
+
+test("a tool in an iframe: the dialog shows the frame's stripped URL, not only its number", async () => {
+  const page = await job.openPage(`${job.servers.hostileOrigin}/hostile/same-name.html`);
+  const tabId = await job.shareThroughApi(page);
+  const r = await client.callTool({ name: 'webmcp_discover', arguments: { tabId } });
+  const body = JSON.parse(untrustedBody(texts(r)[1] as string)) as { tools: Array<{ name: string; descriptorHash: string; frameId: number }> };
+  const inFrame = body.tools.find((t) => t.name === 'search' && t.frameId !== 0)!;
+  expect(inFrame).toBeTruthy();
+  const frameUrl = (job.core.broker.latestDiscovery(tabId)?.tools.find((t) => t.frameId === inFrame.frameId)?.frameUrl) as string;
+  expect(frameUrl).toContain('/hostile/frames/same-name-frame.html');
+  const pending = client.callTool({ name: 'webmcp_invoke', arguments: { tabId, frameId: inFrame.frameId, name: 'search', descriptorHash: inFrame.descriptorHash, arguments: { query: 'x' } } });
+  const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'search' && a.frame.frameId === inFrame.frameId);
+  await expect(ui().getByTestId('approval-dialog').getByTestId('field-frame')).toHaveText(String(inFrame.frameId));
+  await expect(ui().getByTestId('approval-dialog').getByTestId('field-frame-url')).toHaveText(frameUrl);
+  expect(await job.core.api.decideApproval({ requestId: view.requestId, decision: 'deny' })).toEqual({ ok: true, value: null });
+  await pending;
+  await page.close();
+});

@@ -176,6 +176,7 @@ test('events: toolchange → tools-changed; same-origin navigation → navigated
     const r = await request(ext.worker, { op: 'list-tabs' });
     return r.ok ? r.value.length : -1;
   }).toBe(0);
-  await expect.poll(async () => (await rec.events()).filter((e) => e.kind === 'tabs-changed').at(-1)).toEqual({ kind: 'tabs-changed', tabs: [] });
+  // The share ended on the extension's own authority, and the event says why.
+  await expect.poll(async () => (await rec.events()).filter((e) => e.kind === 'tabs-changed').at(-1)).toEqual({ kind: 'tabs-changed', tabs: [], ended: [{ tabId, reason: 'left-origin' }] });
   expect(await request(ext.worker, { op: 'discover', tabId })).toMatchObject({ ok: false, error: { code: 'tab-not-shared' } });
 });

@@ -374,7 +374,7 @@ test('invalid arguments: ajv failing paths go back to the agent, no dialog is sh
   expect(trail[1]?.detail).toMatchObject({ code: 'invalid-arguments', issues: expect.arrayContaining([expect.objectContaining({ instancePath: '/quantity' })]) });
 });
 
-test('rug pull between approval and dispatch: the page swaps the tool while the dialog is open; approving is refused with descriptor-changed', async () => {
+test('rug pull while the dialog is open: the console sees the page change the tool and refuses the request (descriptor-changed) before anyone can approve it; nothing runs', async () => {
   const page = await job.openPage(job.servers.url('rug-pull'));
   try {
     const tabId = await job.shareThroughApi(page);
@@ -385,21 +385,25 @@ test('rug pull between approval and dispatch: the page swaps the tool while the 
     const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'get_weather');
     await expect(field('field-description')).toHaveText('Returns the current weather for a city.');
 
-    // The pull: a new descriptor under the same name, listed before __rugPull resolves.
+    // The pull: a new descriptor under the same name. The page's toolchange reaches the console,
+    // which discovers the tab again and refuses the waiting request (docs/broker.md, "Tool changes").
     expect(await page.evaluate(() => (globalThis as unknown as { __rugPull(v: string): Promise<{ variant: string }> }).__rugPull('description'))).toMatchObject({ variant: 'description' });
-    await expect(field('approve-button')).toBeEnabled();
-    await field('approve-button').click();
-
     const e = toolError(await pending);
     expect(e.code).toBe('descriptor-changed');
+    await expect(dialog()).toBeHidden();
+    await expect((job.consolePage as Page).getByTestId('approvals-notice')).toContainText('the page changed or removed this tool while it waited');
+    expect(await job.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toMatchObject({ ok: false, error: { code: 'unknown-request' } });
     expect(await job.execCount(page, 'get_weather')).toBe(0); // neither the original nor the pulled tool ran
     const trail = receiptsOf(view.requestId);
-    expect(trail.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'refused']);
-    expect(trail[5]?.detail).toMatchObject({ code: 'descriptor-changed', by: 'extension' });
-    // A new discovery shows the pulled descriptor under a new hash.
+    expect(trail.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'refused']);
+    expect(trail[3]?.detail).toMatchObject({ code: 'descriptor-changed' });
+    // The agent's next answer names the change; a new discovery shows the pulled descriptor under a new hash.
+    const tabs = JSON.parse(untrustedBody(texts(await client.callTool({ name: 'list_tabs', arguments: {} }))[1] as string)) as Array<{ tabId: number; toolsChangedSinceDiscovery?: { changed: string[] } }>;
+    expect(tabs.find((t) => t.tabId === tabId)?.toolsChangedSinceDiscovery?.changed).toContain('get_weather');
     const again = (await discover(client, tabId)).tools.find((t) => t.name === 'get_weather') as DiscoveredTool;
     expect(again.descriptorHash).not.toBe(tool.descriptorHash);
     expect(again.description).not.toBe(tool.description);
+    await (job.consolePage as Page).getByTestId('approvals-notice').getByRole('button').click();
   } finally {
     await page.close();
   }

@@ -62,11 +62,13 @@ test('page_info on a hostile page: hundreds of odd frames, secrets and a delimit
     expect(header.frames).toBe(info.frames.length);
     // Cross-origin frames: their origin only.
     for (const f of info.frames.filter((x) => !x.sameOrigin)) expect(Object.keys(f).sort()).toEqual(['frameId', 'origin', 'sameOrigin']);
-    // The low finding: 140 of the added frames are same-origin about:srcdoc / about:blank documents,
-    // yet none of them is listed as same-origin; they (and the 70 sandboxed) come out as origin "null".
+    // 140 of the added frames are about:srcdoc / about:blank documents of the page's own origin (HTML
+    // gives them their creator's): listed as same-origin now (issue 8 item 7; they came out as "null").
+    // A sandboxed one read in the page reports its opaque origin and is listed by that ("null").
+    expect(info.frames.filter((x) => x.sameOrigin && /^about:(blank|srcdoc)$/.test(x.url ?? '')).length).toBeGreaterThanOrEqual(100);
     const nulls = info.frames.filter((x) => !x.sameOrigin && x.origin === 'null').length;
-    expect(nulls).toBeGreaterThanOrEqual(140);
-    expect(info.frames.filter((x) => x.sameOrigin && /^about:/.test(x.url ?? ''))).toHaveLength(0);
+    expect(nulls).toBeGreaterThan(0);
+    expect(nulls).toBeLessThanOrEqual(70);
     // More than 256 frames: the agent is told how many were left out.
     const told = JSON.parse(/Page info of tab \d+: (\{.*\})/.exec(all)![1]!) as { framesOmitted?: number };
     expect(told.framesOmitted).toBeGreaterThan(0);

@@ -60,6 +60,12 @@ export function endingSentence(r: Receipt): string | null {
           'the page had when you were asked, so nothing was done and the agent was told. A page that keeps changing its URL cannot be approved.'
         );
       }
+      if (d.code === 'descriptor-changed') {
+        return (
+          'The request you were reviewing was refused: the page changed or removed this tool while it waited, so what you ' +
+          'were asked to approve is no longer what would run. Nothing was done and the agent was told.'
+        );
+      }
       return `The request you were reviewing was refused (${text(d.code)}): ${text(d.message)}`;
     case 'expired':
       return 'The request you were reviewing expired before you decided; nothing was done.';
