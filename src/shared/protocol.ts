@@ -466,6 +466,7 @@ const invocationResult = obj(
     refusal: opt(str({ max: 64 })),
     error: opt(obj({ code: errorCode, message: errorMessage }, false)),
     elapsedMs: opt(num),
+    resultBytes: opt(int(0, Number.MAX_SAFE_INTEGER)),
   },
   false,
 );

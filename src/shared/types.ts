@@ -216,4 +216,6 @@ export interface InvocationResult {
   error?: { code: string; message: string };
   /** Wall time from dispatch to settle (ms). */
   elapsedMs?: number;
+  /** UTF-8 bytes of the page's whole result, before any cut (set on `succeeded` by the extension). */
+  resultBytes?: number;
 }

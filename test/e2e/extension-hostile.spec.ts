@@ -107,6 +107,8 @@ test('misbehaving tools: failures, a hang, 5 MiB, odd values', async () => {
   expect(big.outcome).toBe('succeeded');
   expect(big.truncated).toBe(true);
   expect(utf8Bytes(big.result ?? '')).toBeLessThanOrEqual(LIMITS.maxResultBytes);
+  // The size is the page's whole result, before any cut (issue 8 item 5: it was the size after).
+  expect(big.resultBytes).toBeGreaterThanOrEqual(5 * 1024 * 1024);
   for (const name of ['returns_undefined', 'returns_nan', 'returns_plain_string', 'returns_function', 'returns_circular', 'returns_bigint']) {
     const r = await invoke(named(d, name), {});
     expect([name, ['succeeded', 'failed'].includes(r.outcome)]).toEqual([name, true]);

@@ -501,3 +501,21 @@ describe("discovery marks a tool whose schema the console cannot use (issue 8 it
     expect(await p).toMatchObject({ ok: true });
   });
 });
+
+describe('resultBytes is the size the page gave, before any cut (issue 8 item 5)', () => {
+  it("records the extension's size of the whole result, and never less than what reached the console", async () => {
+    const d = await setup([{ name: 'add', inputSchema: ADD_SCHEMA }]);
+    const run = async (result: string, resultBytes: number | undefined) => {
+      link.invokeHandler = async () => ({ ok: true, value: { outcome: 'succeeded', result, truncated: true, elapsedMs: 1, ...(resultBytes !== undefined ? { resultBytes } : {}) } });
+      const p = broker.invoke(req('add', d.tools[0]!.descriptorHash, { a: 1, b: 2 }), agent());
+      await pending(1);
+      broker.decide(broker.approvals.list()[0]!.requestId, 'approve');
+      const a = await p;
+      return trailOf(ledger, a.requestId).find((r) => r.event === 'succeeded')!.detail as { resultBytes: number };
+    };
+    expect((await run('{"cut":"here', 5_242_900)).resultBytes).toBe(5_242_900);
+    // A size smaller than what arrived is not believed.
+    expect((await run('x'.repeat(100), 3)).resultBytes).toBe(100);
+    expect((await run('abc', undefined)).resultBytes).toBe(3);
+  });
+});

@@ -61,10 +61,17 @@ const run = async (execute: Execute, r?: DispatchRequest, signal?: AbortSignal) 
 describe('Dispatcher outcomes', () => {
   it('succeeded: the page gets what was checked (tool, canonical descriptor, exact URLs); result bounded and redacted', async () => {
     let seen: unknown;
-    const r = await run(async (_t, msg) => ((seen = msg), ok({ result: '{"token":"abc123secretvalue"}', truncated: false, elapsedMs: 3 })));
-    expect(r).toMatchObject({ ok: true, value: { outcome: 'succeeded', redacted: true, elapsedMs: 3 } });
+    const r = await run(async (_t, msg) => ((seen = msg), ok({ result: '{"token":"abc123secretvalue"}', truncated: false, elapsedMs: 3, resultBytes: 29 })));
+    expect(r).toMatchObject({ ok: true, value: { outcome: 'succeeded', redacted: true, elapsedMs: 3, resultBytes: 29 } });
     expect(JSON.stringify(r)).not.toContain('abc123secretvalue');
     expect(seen).toMatchObject({ operation: 'invoke', prepared: { toolName: 't', canonical: '{"c":1}' }, urls: { tab: URL_, frame: URL_ }, args: { a: 1 } });
+  });
+
+  it("succeeded: resultBytes is the page's size before the content module's cut, else the size that arrived", async () => {
+    const cut = await run(async () => ok({ result: 'x'.repeat(10), truncated: true, elapsedMs: 1, resultBytes: 6_000_000 }));
+    expect(cut).toMatchObject({ ok: true, value: { resultBytes: 6_000_000, truncated: true } });
+    const unsaid = await run(async () => ok({ result: 'héllo', truncated: false, elapsedMs: 1 }));
+    expect(unsaid).toMatchObject({ ok: true, value: { resultBytes: 6 } });
   });
 
   it('failed: the page tool threw; message bounded', async () => {

@@ -130,7 +130,10 @@ export class Dispatcher {
     if (!r || typeof r !== 'object') return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'no-answer', message: 'the page gave no answer' } };
     if (r.ok) {
       const v = r.value;
-      return { outcome: 'succeeded', elapsedMs: v.elapsedMs ?? elapsedMs, ...boundResult(typeof v.result === 'string' ? v.result : null, v.truncated === true) };
+      const text = typeof v.result === 'string' ? v.result : null;
+      // The size the page gave, before the content module's and this cut (else the bytes that reached here).
+      const resultBytes = Number.isSafeInteger(v.resultBytes) && (v.resultBytes as number) >= 0 ? (v.resultBytes as number) : text === null ? 0 : utf8Bytes(text);
+      return { outcome: 'succeeded', elapsedMs: v.elapsedMs ?? elapsedMs, resultBytes, ...boundResult(text, v.truncated === true) };
     }
     switch (r.error.code) {
       case 'aborted':

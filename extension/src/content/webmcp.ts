@@ -243,12 +243,13 @@ async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>):
   try {
     const out = await mc.executeTool(tool, executeInput(tool.inputSchema, msg.args), { signal: controller.signal });
     let text: string | null = out == null ? null : typeof out === 'string' ? out : JSON.stringify(out) ?? null;
+    const resultBytes = text === null ? 0 : utf8Bytes(text);
     let truncated = false;
     if (text !== null && text.length > 2 * LIMITS.maxResultBytes) {
       text = text.slice(0, 2 * LIMITS.maxResultBytes);
       truncated = true;
     }
-    return ok({ result: text, truncated, elapsedMs: Math.round(performance.now() - started) });
+    return ok({ result: text, truncated, elapsedMs: Math.round(performance.now() - started), resultBytes });
   } catch (e) {
     if (controller.signal.aborted || (e instanceof Error && e.name === 'AbortError')) return fail('aborted', 'the invocation was cancelled');
     return fail('tool-failed', boundedMessage(e));

@@ -54,6 +54,8 @@ export interface ExecuteValue {
   result: string | null;
   truncated: boolean;
   elapsedMs: number;
+  /** UTF-8 bytes of the whole result before any cut (0 for none). */
+  resultBytes?: number;
 }
 
 /**

@@ -106,7 +106,8 @@ const { f, trail, actor, ctx, r, argsHash } = o;
       };
       trail.tryWrite('succeeded', actor, {
         elapsedMs: x.elapsedMs ?? null,
-        resultBytes: shaped?.originalBytes ?? 0,
+        // The page's own size, before the extension's cuts (what reached the console is at most ~256 KiB).
+        resultBytes: typeof x.resultBytes === 'number' && Number.isSafeInteger(x.resultBytes) && x.resultBytes >= (shaped?.originalBytes ?? 0) ? x.resultBytes : (shaped?.originalBytes ?? 0),
         resultSha256: shaped ? sha256HexSync(shaped.text) : null,
         truncated: value.truncated,
         redacted: value.redacted,
