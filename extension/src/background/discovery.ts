@@ -14,7 +14,7 @@ import type { DiscoveryResult, DiscoveryViolation, ToolDescriptor, WebMcpSupport
 import { stripUrl } from '../../../src/shared/url';
 import { boundMessage, confusableIndexes, inspectTool, type RawTool } from '../lib/inspect';
 import type { FrameReport, PageUrlsValue, ToWebMcp } from '../lib/messages';
-import { injectInto, liveFrames, type FrameInfo } from './tabs';
+import { injectInto, isAboutFrameUrl, liveFrames, type FrameInfo } from './tabs';
 import { seenDescriptors, seenUrls } from './preimages';
 
 /** At most this many same-origin frames are asked per discovery; the rest are reported (`too-many-frames`). */
@@ -132,7 +132,7 @@ export async function toolsOfReport(
 ): Promise<FrameTool[]> {
   const out: FrameTool[] = [];
   const urls = cleanUrls(report.urls);
-  const located = urls ? { frameUrl: stripUrl(urls.frame), urlHash: await urlHash(urls.tab, urls.frame) } : null;
+  const located = urls ? { frameUrl: stripUrl(urls.frame), tabUrl: stripUrl(urls.tab), urlHash: await urlHash(urls.tab, urls.frame) } : null;
   if (urls && located) seenUrls.remember(located.urlHash, urls);
   for (const raw of report.tools.slice(0, LIMITS.maxToolsPerFrame)) {
     const checked = inspectTool(raw as RawTool, origin);
@@ -156,6 +156,7 @@ export async function toolsOfReport(
     };
     if (located) {
       descriptor.frameUrl = located.frameUrl;
+      descriptor.tabUrl = located.tabUrl;
       descriptor.urlHash = located.urlHash;
     }
     if (tool.annotations != null) descriptor.annotations = tool.annotations;
@@ -196,7 +197,8 @@ export async function discoverTab(tabId: number, sharedOrigin: string, deps: Dis
   const sameOrigin: FrameInfo[] = [];
   for (const f of frames) {
     if (f.origin === sharedOrigin) sameOrigin.push(f);
-    else violations.push({ frameId: f.frameId, reason: 'cross-origin-frame', detail: 'the frame is not same-origin with the top-level document' });
+    // An empty or srcdoc iframe is no violation: it is not asked (tabs.ts isAboutFrameUrl), and says nothing.
+    else if (!isAboutFrameUrl(f.url)) violations.push({ frameId: f.frameId, reason: 'cross-origin-frame', detail: 'the frame is not same-origin with the top-level document' });
   }
   const asked = sameOrigin.slice(0, MAX_FRAMES_PER_DISCOVERY);
   for (const f of sameOrigin.slice(MAX_FRAMES_PER_DISCOVERY)) violations.push({ frameId: f.frameId, reason: 'too-many-frames' });

@@ -45,7 +45,7 @@ export async function liveFrames(tabId: number): Promise<FrameInfo[]> {
   } catch {
     return [];
   }
-  const live = (frames ?? [])
+  return (frames ?? [])
     .filter((f) => f.documentLifecycle === 'active' && f.frameType !== 'fenced_frame' && !f.errorOccurred)
     .map((f) => ({
       frameId: f.frameId,
@@ -57,20 +57,15 @@ export async function liveFrames(tabId: number): Promise<FrameInfo[]> {
       frameType: f.frameType,
     }))
     .sort((a, b) => a.frameId - b.frameId);
-  // An empty iframe (`about:blank`) and a `srcdoc` one take their parent's origin (HTML, "determining
-  // the origin"): they are not cross-origin. (A sandboxed one has an opaque origin; the content
-  // script's own self.origin check still catches it, discovery.ts.)
-  const byId = new Map(live.map((f) => [f.frameId, f]));
-  const inherited = (f: FrameInfo, depth: number): string => {
-    if (!isAboutFrameUrl(f.url) || depth > 64) return f.origin;
-    const parent = byId.get(f.parentFrameId);
-    return parent ? inherited(parent, depth + 1) : f.origin;
-  };
-  for (const f of live) f.origin = inherited(f, 0);
-  return live;
 }
 
-/** `about:blank` (with or without a fragment) or `about:srcdoc`: a frame whose document has its creator's origin. */
+/**
+ * `about:blank` (with or without a fragment) or `about:srcdoc`. Such a document's origin is
+ * whoever created or navigated it (HTML, "determining the origin"): the parent for an empty or
+ * srcdoc iframe, but another site that navigated it there otherwise, and opaque when sandboxed.
+ * webNavigation cannot tell which, so these frames are never injected (their origin stays
+ * "null" here); discovery does not count them as cross-origin violations either.
+ */
 export function isAboutFrameUrl(url: string): boolean {
   return /^about:(blank|srcdoc)(#.*)?$/.test(url);
 }
