@@ -431,6 +431,7 @@ const toolDescriptor = obj(
     frameId,
     documentId: text,
     frameUrl: opt(text),
+    tabUrl: opt(text),
     urlHash: opt(hex64),
     kind: oneOf('imperative', 'declarative'),
     blocked: opt(str({ max: 64 })),

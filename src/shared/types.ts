@@ -44,6 +44,8 @@ export interface ToolDescriptor {
   documentId: string;
   /** The frame's URL as the person may see it (credentials and secret-looking parameters stripped, src/shared/url.ts). */
   frameUrl?: string;
+  /** The tab's (top-level) URL, stripped, from the very read `urlHash` covers (for a subframe tool, its own frame's read). */
+  tabUrl?: string;
   /**
    * `urlHash` of the EXACT tab and frame URLs when this descriptor was read
    * (src/shared/canonical.ts `urlHash`). The grant binds it; the extension refuses a

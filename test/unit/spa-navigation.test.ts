@@ -82,6 +82,55 @@ describe('same-document navigation (console)', () => {
     expect(link.grants.at(-1)?.urlHash).toBe(item2Hash);
   });
 
+  it("a tool in an iframe after the TOP moved: the dialog's tab URL is the one its located hash covers, not the discovery's", async () => {
+    link.discoveries.set(7, await makeDiscovery(7, [{ name: 'delete_current_item', inputSchema: OPEN }, { name: 'in_frame', inputSchema: OPEN, frameId: 3 }]));
+    expect((await broker.discover({ tabId: 7 }, agent('read'))).ok).toBe(true);
+    const frameTool = broker.latestDiscovery(7)!.tools.find((t) => t.frameId === 3)!;
+    const item2 = `${ORIGIN}/spa/items/2`;
+    answerLocate = async ({ frameId, documentId }) => ok({ frameId, documentId, tabUrl: item2, frameUrl: `${ORIGIN}/frame`, urlHash: await urlHash(item2, `${ORIGIN}/frame`, nodeSha256) });
+    link.emit({ kind: 'navigated', tabId: 7, frameId: 0, documentId: 'doc-1', url: item2 });
+    const p = broker.invoke({ tabId: 7, frameId: 3, name: 'in_frame', descriptorHash: frameTool.descriptorHash, arguments: {} }, agent());
+    await pending();
+    expect(locates).toEqual([{ operation: 'locate', frameId: 3, documentId: 'doc-1' }]);
+    const view = broker.approvals.list()[0]!;
+    expect(view.tab.url).toBe(item2);
+    expect(view.frame.url).toBe(`${ORIGIN}/frame`);
+    broker.decide(view.requestId, 'approve');
+    const a = await p;
+    expect(a).toMatchObject({ ok: true, value: { url: item2, movedSinceDiscovery: true } });
+    expect(link.grants.at(-1)?.urlHash).toBe(await urlHash(item2, `${ORIGIN}/frame`, nodeSha256));
+  });
+
+  it('nothing written waits for its fsync when the console asks the extension to locate, and a cancel during it is receipted cancelled', async () => {
+    const log: Array<{ event: string; sync: string }> = [];
+    const sink = {
+      append: (input: Parameters<Ledger['append']>[0], opts?: { sync?: 'now' | 'with-next' }) => (log.push({ event: input.event, sync: opts?.sync ?? 'now' }), ledger.append(input, opts)),
+      query: (q: Parameters<Ledger['query']>[0]) => ledger.query(q),
+    };
+    const b = new Broker({ link, receipts: sink, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
+    try {
+      await b.listTabs(agent('read'));
+      expect((await b.discover({ tabId: 7 }, agent('read'))).ok).toBe(true);
+      link.emit({ kind: 'navigated', tabId: 7, frameId: 0, documentId: 'doc-1', url: `${ORIGIN}/spa/items/2` });
+      const unsyncedAtLocate: string[][] = [];
+      const ac = new AbortController();
+      const inner = answerLocate;
+      answerLocate = async (a) => {
+        const last = log.map((e) => e.sync).lastIndexOf('now');
+        unsyncedAtLocate.push(log.slice(last + 1).map((e) => e.event));
+        ac.abort(); // the agent cancels while the console asks the extension
+        return inner(a);
+      };
+      const t = b.latestDiscovery(7)!.tools[0]!;
+      const r = await b.invoke({ tabId: 7, name: t.name, descriptorHash: t.descriptorHash, arguments: {} }, { ...agent(), signal: ac.signal });
+      expect(unsyncedAtLocate).toEqual([[]]);
+      expect(r).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+      expect(trailOf(ledger, r.requestId).map((x) => x.event)).toEqual(['requested', 'cancelled']);
+    } finally {
+      b.dispose();
+    }
+  });
+
   it('no move, no locate: the call binds the URL hash of the discovery', async () => {
     const t = tool();
     const p = broker.invoke({ tabId: 7, name: 'delete_current_item', descriptorHash: t.descriptorHash, arguments: {} }, agent());

@@ -33,6 +33,8 @@ export interface ToolChanges {
 }
 
 const toolKey = (t: ToolDescriptor): string => JSON.stringify([t.frameId, t.documentId, t.name]);
+/** Discovery violations that mean a frame was not heard from (extension/src/background/discovery.ts), not that its tools left. */
+const UNREACHED = new Set(['frame-timeout', 'frame-unreachable', 'too-many-frames']);
 /** At most this many names per list of a ToolChanges (a page may churn hundreds). */
 const MAX_CHANGED_NAMES = 64;
 
@@ -45,6 +47,21 @@ export class Discoveries {
   private readonly moved = new Map<number, Set<number>>();
   /** tabId → how its tools changed since the agent's own discovery. */
   private readonly changes = new Map<number, ToolChanges>();
+  /** tabId → bumped by every change of what is known of the tab (`put`, a navigation, `forget`, `relocate`, `refresh`). */
+  private readonly generations = new Map<number, number>();
+
+  private bump(tabId: number): void {
+    this.generations.set(tabId, (this.generations.get(tabId) ?? 0) + 1);
+  }
+
+  /**
+   * The tab's generation: a refresh started at one generation may only apply while it is still
+   * current (`refresh`'s `startedAt`), so an answer that took longer than a newer discovery or a
+   * navigation cannot overwrite them.
+   */
+  generation(tabId: number): number {
+    return this.generations.get(tabId) ?? 0;
+  }
   /** key(faculty, tab, document, subject) → the request whose outcome is unknown, and its faculty and tab. */
   private readonly blocks = new Map<string, { requestId: string; faculty: Faculty; tabId: number }>();
 
@@ -58,6 +75,7 @@ export class Discoveries {
     this.latest.set(d.tabId, d);
     this.moved.delete(d.tabId);
     this.changes.delete(d.tabId);
+    this.bump(d.tabId);
     this.lift('webmcp-invoke', d.tabId);
   }
 
@@ -66,18 +84,26 @@ export class Discoveries {
    * changed. It replaces the latest one of the same top document (unchanged
    * descriptors keep their hash, so the agent's view of them stays valid; the
    * URLs are read anew, so no frame is moved any more) and adds what changed to
-   * `changesSinceLook`. A discovery of another top document drops the tab's
-   * (the navigation's own event says so too). Blocks stay.
-   * @returns what changed in this refresh, or undefined when there was no discovery to refresh.
+   * `changesSinceLook`. A frame the fresh discovery did not reach (it timed out,
+   * could not be asked, or was past the limits) keeps its tools: silence is not
+   * departure. A discovery of another top document drops the tab's (the
+   * navigation's own event says so too). Blocks stay.
+   * @param startedAt the tab's `generation` when this discovery was asked for: when anything
+   *   changed since (the agent discovered, the page navigated), the answer is stale and ignored.
+   * @returns what changed in this refresh, or undefined when there was nothing (current) to refresh.
    */
-  refresh(fresh: DiscoveryResult): ToolChanges | undefined {
+  refresh(fresh: DiscoveryResult, startedAt: number): ToolChanges | undefined {
+    if (this.generation(fresh.tabId) !== startedAt) return undefined;
     const d = this.latest.get(fresh.tabId);
     if (!d) return undefined;
     if (d.documentId !== fresh.documentId) {
-      this.latest.delete(fresh.tabId);
-      this.moved.delete(fresh.tabId);
+      this.forget(fresh.tabId);
       return undefined;
     }
+    const unreached = new Set(fresh.violations.filter((v) => UNREACHED.has(v.reason)).map((v) => v.frameId));
+    const tooLarge = new Set(fresh.violations.filter((v) => v.reason === 'message-too-large' && v.name !== undefined).map((v) => JSON.stringify([v.frameId, v.name])));
+    const kept = d.tools.filter((t) => (unreached.has(t.frameId) || tooLarge.has(JSON.stringify([t.frameId, t.name]))) && !fresh.tools.some((n) => n.frameId === t.frameId && n.name === t.name));
+    fresh = kept.length > 0 ? { ...fresh, tools: [...fresh.tools, ...kept] } : fresh;
     const before = new Map(d.tools.map((t) => [toolKey(t), t.descriptorHash]));
     const after = new Map(fresh.tools.map((t) => [toolKey(t), t.descriptorHash]));
     const name = (k: string) => (JSON.parse(k) as [number, string, string])[2];
@@ -90,6 +116,7 @@ export class Discoveries {
     for (const k of after.keys()) if (!before.has(k)) now.added.push(name(k));
     this.latest.set(fresh.tabId, fresh);
     this.moved.delete(fresh.tabId);
+    this.bump(fresh.tabId);
     if (now.changed.length + now.left.length + now.added.length > 0) {
       const acc = this.changes.get(fresh.tabId) ?? { changed: [], left: [], added: [] };
       const merge = (a: string[], b: string[]) => [...new Set([...a, ...b])].slice(0, MAX_CHANGED_NAMES);
@@ -114,6 +141,7 @@ export class Discoveries {
     this.latest.delete(tabId);
     this.moved.delete(tabId);
     this.changes.delete(tabId);
+    this.bump(tabId);
   }
 
   /** Forget every tab not in `shared`. */
@@ -131,6 +159,7 @@ export class Discoveries {
   frameNavigated(e: { tabId: number; frameId: number; documentId: string }): void {
     const d = this.latest.get(e.tabId);
     if (!d) return;
+    this.bump(e.tabId);
     const frameDoc = e.frameId === 0 ? d.documentId : d.tools.find((t) => t.frameId === e.frameId)?.documentId;
     if (frameDoc === e.documentId) {
       const moved = this.moved.get(e.tabId) ?? new Set<number>();
@@ -165,10 +194,11 @@ export class Discoveries {
     const next: DiscoveryResult = {
       ...d,
       ...(loc.frameId === 0 ? { url: loc.tabUrl } : {}),
-      tools: d.tools.map((t) => (t.frameId === loc.frameId ? { ...t, urlHash: loc.urlHash, frameUrl: loc.frameUrl } : t)),
+      tools: d.tools.map((t) => (t.frameId === loc.frameId ? { ...t, urlHash: loc.urlHash, frameUrl: loc.frameUrl, tabUrl: loc.tabUrl } : t)),
     };
     this.latest.set(tabId, next);
     this.moved.get(tabId)?.delete(loc.frameId);
+    this.bump(tabId);
     return next;
   }
 

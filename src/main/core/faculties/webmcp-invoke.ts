@@ -113,8 +113,9 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
         documentId: tool.documentId,
         origin: tool.origin,
         urlHash: tool.urlHash,
-        // For the top frame the tab's URL is the frame's, from the very read the hash covers.
-        tabUrl: tool.frameId === 0 && tool.frameUrl ? tool.frameUrl : stripUrl(discovery?.url ?? ''),
+        // The tab's URL from the very read the hash covers (each frame reads the top's URL too);
+        // for the top frame that is its own URL. An older extension without it: the discovery's.
+        tabUrl: tool.tabUrl ?? (tool.frameId === 0 && tool.frameUrl ? tool.frameUrl : stripUrl(discovery?.url ?? '')),
         frameUrl: tool.frameUrl ?? (tool.frameId === 0 && discovery ? stripUrl(discovery.url) : ''),
       },
       subjectHash: tool.descriptorHash,
