@@ -11,9 +11,9 @@ export const RECEIPTS_PER_CALL = ['requested', 'validated', 'approval-shown', 'a
 
 /**
  * The receipts of each call that must be fsynced before they return (ledger AppendOptions: every
- * one right before an effect); the others (`requested`, `validated`, `approved`) reach the disk with them.
+ * one right before an effect); the others (`validated`, `approved`) reach the disk with them.
  */
-export const SYNCED_RECEIPTS_PER_CALL = ['approval-shown', 'dispatched', 'succeeded'] as const;
+export const SYNCED_RECEIPTS_PER_CALL = ['requested', 'approval-shown', 'dispatched', 'succeeded'] as const;
 
 /** SQLite's `PRAGMA synchronous` value for FULL (sqlite.org/pragma.html#pragma_synchronous). */
 export const SYNCHRONOUS_FULL = 2;

@@ -21,7 +21,7 @@ function input(over: Partial<ValidityInput> = {}): ValidityInput {
     ],
     eventsOf: () => [...RECEIPTS_PER_CALL],
     synchronous: 2,
-    syncedPerCall: [3, 3, 4],
+    syncedPerCall: [4, 4, 5],
     ...over,
   };
 }
@@ -82,10 +82,10 @@ describe('agent bench validity', () => {
     expect(judgeValidity(input({ synchronous: null })).valid).toBe(false);
   });
 
-  it('is invalid when a call fsynced fewer receipts than the three before its effects (or none was read)', () => {
-    expect(judgeValidity(input({ syncedPerCall: [3, 2, 3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
-    expect(judgeValidity(input({ syncedPerCall: [3, null, 3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
-    expect(judgeValidity(input({ syncedPerCall: [3, 3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+  it('is invalid when a call fsynced fewer receipts than the four before its effects (or none was read)', () => {
+    expect(judgeValidity(input({ syncedPerCall: [4, 3, 4] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+    expect(judgeValidity(input({ syncedPerCall: [4, null, 4] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+    expect(judgeValidity(input({ syncedPerCall: [4, 4] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
   });
 
   it('is invalid with no calls at all', () => {

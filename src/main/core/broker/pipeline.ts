@@ -147,10 +147,11 @@ export class Pipeline {
     const actor = ctx.actor;
     const operationId = typeof req.operationId === 'string' ? req.operationId.slice(0, 128) : undefined;
     try {
-      // `requested`, `validated` and `approved` reach the disk with the next receipt: every path
-      // from each writes another (a refusal, `approval-shown`, `dispatched`) before anything leaves
-      // the console (ledger AppendOptions; docs/ledger.md, "Durability").
-      trail.write('requested', actor, { agentTool: f.agentTool, operation: f.operation, argumentsBytes: shaped.bytes, ...(operationId ? { operationId } : {}) }, 'with-next');
+      // `validated` and `approved` reach the disk with the next receipt: every path from each writes
+      // another (a refusal, `approval-shown`, `dispatched`) before anything leaves the console (ledger
+      // AppendOptions; docs/ledger.md, "Durability"). `requested` is on disk at once: resolving the
+      // subject may ask the extension (a `locate` after a same-document navigation).
+      trail.write('requested', actor, { agentTool: f.agentTool, operation: f.operation, argumentsBytes: shaped.bytes, ...(operationId ? { operationId } : {}) });
 
       // 1. shapeArguments: limits and shape (before anything else looks at them).
       if (!shaped.ok) return trail.refuse(actor, shaped.code, shaped.message);
@@ -160,6 +161,8 @@ export class Pipeline {
       // 2. resolveSubject.
       if (this.o.sharing.isRefusedConsoleTab(req.tabId)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       const resolved = await f.resolveSubject(req, this.env, ctx.signal);
+      // The agent withdrew the request while the subject was being resolved (e.g. during a locate).
+      if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request before it was shown');
       if (!resolved.ok) return trail.refuse(actor, resolved.error.code, resolved.error.message);
       const r = resolved.value;
       if (this.o.sharing.isConsoleOrigin(r.target.origin)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
