@@ -104,14 +104,39 @@ describe('tool changes', () => {
 });
 
 describe('Discoveries.refresh', () => {
-  it('lifts no outcome-unknown block (the agent did not look) and drops the tab for another top document', async () => {
+  it('lifts no outcome-unknown block (the agent did not look) and drops the tab for another top document, marker too', async () => {
     const d = new Discoveries();
     d.put(await page([{ name: 'stable', inputSchema: OPEN }]));
     d.block('webmcp-invoke', 7, 'doc-1', 'stable', 'req-1');
-    expect(d.refresh(await page([{ name: 'stable', inputSchema: OPEN }]))).toEqual({ changed: [], left: [], added: [] });
+    expect(d.refresh(await page([{ name: 'stable', inputSchema: OPEN }, { name: 'extra', inputSchema: OPEN }]), d.generation(7))).toEqual({ changed: [], left: [], added: ['extra'] });
     expect(d.blockedBy('webmcp-invoke', 7, 'doc-1', 'stable')).toBe('req-1');
-    expect(d.changesSinceLook(7)).toBeUndefined();
-    expect(d.refresh(await makeDiscovery(7, [{ name: 'stable', inputSchema: OPEN }], 'doc-2'))).toBeUndefined();
+    expect(d.changesSinceLook(7)).toEqual({ changed: [], left: [], added: ['extra'] });
+    expect(d.refresh(await makeDiscovery(7, [{ name: 'stable', inputSchema: OPEN }], 'doc-2'), d.generation(7))).toBeUndefined();
     expect(d.get(7)).toBeUndefined();
+    expect(d.changesSinceLook(7)).toBeUndefined();
+  });
+
+  it('an answer asked for before the agent discovered (or the page navigated) is stale and changes nothing', async () => {
+    const d = new Discoveries();
+    d.put(await page([{ name: 'stable', inputSchema: OPEN }]));
+    const asked = d.generation(7);
+    const agentsOwn = await page([{ name: 'stable', inputSchema: OPEN }, { name: 'newer', inputSchema: OPEN }]);
+    d.put(agentsOwn);
+    expect(d.refresh(await page([{ name: 'stable', inputSchema: OPEN }]), asked)).toBeUndefined();
+    expect(d.get(7)?.tools.map((t) => t.name)).toEqual(['stable', 'newer']);
+    expect(d.changesSinceLook(7)).toBeUndefined();
+    const beforeMove = d.generation(7);
+    d.frameNavigated({ tabId: 7, frameId: 0, documentId: 'doc-1' });
+    expect(d.refresh(await page([{ name: 'stable', inputSchema: OPEN }]), beforeMove)).toBeUndefined();
+    expect(d.hasMoved(7, 0)).toBe(true);
+  });
+
+  it('a frame the refresh did not reach keeps its tools: silence is not departure', async () => {
+    const d = new Discoveries();
+    d.put(await makeDiscovery(7, [{ name: 'top', inputSchema: OPEN }, { name: 'framed', inputSchema: OPEN, frameId: 4 }]));
+    const fresh = await makeDiscovery(7, [{ name: 'top', inputSchema: OPEN }]);
+    fresh.violations.push({ frameId: 4, reason: 'frame-timeout' });
+    expect(d.refresh(fresh, d.generation(7))).toEqual({ changed: [], left: [], added: [] });
+    expect(d.get(7)?.tools.map((t) => t.name).sort()).toEqual(['framed', 'top']);
   });
 });

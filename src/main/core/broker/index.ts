@@ -26,6 +26,11 @@ import { ArgumentValidator, type ArgumentIssue } from './validator';
 
 export { ApprovalQueue } from './approvals';
 export { ArgumentValidator } from './validator';
+
+/** The console discovers a tab of its own accord (a tools-changed notice) at most once per this interval (ms). */
+export const REFRESH_MIN_INTERVAL_MS = 1_000;
+/** Compile time spent marking a discovery's unusable schemas, at most (ms); the rest are checked at the call. */
+export const USABILITY_BUDGET_MS = 250;
 export type { ArgumentIssue } from './validator';
 export type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './pipeline';
 export type { BrokerAnswer, BrokerFailure, ReceiptSink } from './trail';
@@ -207,6 +212,8 @@ export class Broker {
 
   /** Tabs whose refresh is running, and whether another change came meanwhile. */
   private readonly refreshing = new Map<number, { again: boolean }>();
+  /** When each tab's last console-side refresh started (ms, performance.now()). */
+  private readonly lastRefresh = new Map<number, number>();
 
   /**
    * The page said its tools changed (`tools-changed`, at most about once per
@@ -230,14 +237,25 @@ export class Broker {
       try {
         do {
           state.again = false;
+          // At most one refresh per tab per REFRESH_MIN_INTERVAL_MS, whatever the frames send.
+          const wait = (this.lastRefresh.get(tabId) ?? -Infinity) + REFRESH_MIN_INTERVAL_MS - performance.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          this.lastRefresh.set(tabId, performance.now());
+          const startedAt = this.discoveries.generation(tabId);
           const r = await this.link.request({ op: 'discover', tabId }, { timeoutMs: this.readTimeoutMs });
           if (!r.ok) {
             // Gone or no longer shared: what the console knew is stale. A dropped link: keep it (the checks at dispatch still hold).
             if (r.error.code === 'tab-not-shared' || r.error.code === 'navigated' || r.error.code === 'no-document') this.discoveries.forget(tabId);
             break;
           }
+          if (this.discoveries.generation(tabId) !== startedAt) {
+            // The agent discovered, or the page navigated, while this one was asked: its answer is
+            // stale. Ask again (at the same bounded rate) so the change it was for is not lost.
+            if (this.discoveries.get(tabId)) state.again = true;
+            continue;
+          }
           const fresh = this.withUsability(r.value);
-          if (!this.discoveries.refresh(fresh)) break;
+          if (!this.discoveries.refresh(fresh, startedAt)) continue;
           const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
           for (const v of this.approvals.list()) {
             if (v.tab.tabId !== tabId || v.faculty !== 'webmcp-invoke') continue;
@@ -254,9 +272,16 @@ export class Broker {
     })();
   }
 
-  /** The discovery with `unusable` set on every tool whose schema the console cannot validate against. */
+  /**
+   * The discovery with `unusable` set on every tool whose schema the console cannot validate
+   * against. Compiling is bounded per discovery (USABILITY_BUDGET_MS of compile time; cached
+   * schemas cost nothing): tools past the budget are left unmarked and checked at their call,
+   * so a page with thousands of costly schemas cannot hold the console's event loop.
+   */
   private withUsability(d: DiscoveryResult): DiscoveryResult {
+    const started = performance.now();
     const tools = d.tools.map((t) => {
+      if (performance.now() - started > USABILITY_BUDGET_MS) return t;
       const problem = this.validator.schemaProblem(t.descriptorHash, t.inputSchema);
       return problem === null ? t : { ...t, unusable: `schema-rejected: ${problem}` };
     });
