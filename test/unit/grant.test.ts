@@ -4,7 +4,7 @@ import { canonicalJson } from '../../src/shared/canonical';
 import type { Grant } from '../../src/shared/types';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { authProof } from '../../src/shared/pairing-crypto';
-import { nodeGrantMac } from '../../src/main/core/digest';
+import { forgetNodeGrantKey, nodeGrantMac } from '../../src/main/core/digest';
 
 const key = new Uint8Array(32).map((_, i) => i);
 const fields: Omit<Grant, 'mac'> = {
@@ -43,6 +43,9 @@ describe('grant MAC (HMAC-SHA-256 with an HKDF-derived grant key over domain-sep
     expect(next.mac).toBe((await signGrant(fields, other)).mac);
     expect(next.mac).not.toBe(viaNode.mac);
     expect(await verifyGrantMac(next, key)).toBe(false);
+    expect((await signGrant(fields, key, nodeGrantMac)).mac).toBe(viaNode.mac);
+    // Unpair forgets the cached keys; the next grant derives again and still verifies.
+    forgetNodeGrantKey();
     expect((await signGrant(fields, key, nodeGrantMac)).mac).toBe(viaNode.mac);
   });
 

@@ -218,9 +218,24 @@ async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>):
   const fail = (code: ExecuteErrorCode, message: string) => err(code, message);
   const mc = modelContext();
   if (!mc || typeof mc.executeTool !== 'function') return fail('no-webmcp', 'document.modelContext is not available');
+  if (running.has(msg.requestId)) return fail('tool-failed', 'this request is already running');
+  // Registered before the listing's await, so an abort that comes meanwhile is not lost (it would
+  // answer "nothing to abort" and the tool would then run).
+  const controller = new AbortController();
+  running.set(msg.requestId, controller);
+  try {
+    return await checkAndRun(mc, msg, controller);
+  } finally {
+    running.delete(msg.requestId);
+  }
+}
+
+/** `execute` from the listing on, with its abort controller registered. */
+async function checkAndRun(mc: ModelContextLike, msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>, controller: AbortController): Promise<Result<ExecuteValue>> {
+  const fail = (code: ExecuteErrorCode, message: string) => err(code, message);
   const listed = await mc.getTools();
   // No await from here to executeTool: what is compared is what runs.
-  if (running.has(msg.requestId)) return fail('tool-failed', 'this request is already running');
+  if (controller.signal.aborted) return fail('aborted', 'the invocation was cancelled before it ran');
   if (!msg.urls || !sameUrls(msg.urls)) return fail('navigated', 'the page URL changed since it was checked');
   const mine = (Array.isArray(listed) ? listed : []).filter(registeredHere);
   const matches = mine.filter((t) => t.name === msg.toolName);
@@ -237,8 +252,6 @@ async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>):
   }
   if (canonical !== msg.expected) return fail('descriptor-changed', 'the tool changed since it was checked');
   if (raw.passwordField) return fail('tool-blocked', 'the form holds a password field');
-  const controller = new AbortController();
-  running.set(msg.requestId, controller);
   const started = performance.now();
   try {
     const out = await mc.executeTool(tool, executeInput(tool.inputSchema, msg.args), { signal: controller.signal });
@@ -253,8 +266,6 @@ async function execute(msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>):
   } catch (e) {
     if (controller.signal.aborted || (e instanceof Error && e.name === 'AbortError')) return fail('aborted', 'the invocation was cancelled');
     return fail('tool-failed', boundedMessage(e));
-  } finally {
-    running.delete(msg.requestId);
   }
 }
 

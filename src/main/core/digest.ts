@@ -19,6 +19,15 @@ export function sha256HexSync(text: string | Uint8Array): string {
 /** The grant key of the pairing key used last (a new pairing derives anew); copies, never the caller's buffers. */
 let grantKey: { pairingKey: Buffer; key: Buffer } | null = null;
 
+/** Drop the cached pairing and grant keys (unpair): no copy of an old pairing key stays in memory here. */
+export function forgetNodeGrantKey(): void {
+  if (grantKey) {
+    grantKey.pairingKey.fill(0);
+    grantKey.key.fill(0);
+  }
+  grantKey = null;
+}
+
 /**
  * The grant MAC through node:crypto, synchronous (src/shared/grant.ts `GrantMac`): the grant key is
  * HKDF-SHA-256(pairing key, salt 32 zero bytes, info GRANT_KEY_INFO, 32 bytes), as `deriveGrantKey`.

@@ -20,7 +20,7 @@
 import type net from 'node:net';
 import { FrameDecoder, encodeFrame } from '../../../shared/framing';
 import { signGrant as macGrant } from '../../../shared/grant';
-import { nodeGrantMac } from '../digest';
+import { forgetNodeGrantKey, nodeGrantMac } from '../digest';
 import type { LinkStatus } from '../../../shared/ipc';
 import { LIMITS } from '../../../shared/limits';
 import {
@@ -475,6 +475,7 @@ export class Bridge implements ExtensionLink {
   private async forgetPairing(): Promise<void> {
     this.pairing = null;
     this.pairingKey = null;
+    forgetNodeGrantKey();
     try {
       await this.opts.secretStore.delete(PAIRING_SECRET_NAME);
     } catch (e) {
