@@ -9,24 +9,9 @@
 //    the console strips from the URL it shows, and in a hash route.
 //  - A page that keeps rewriting its URL can never be approved, and the console says why.
 import { expect, test, type Page } from '@playwright/test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { headerJson, pairThroughApi, startMainJob, texts, untrustedBody, waitForApproval, type MainJob } from './support/main-job-fixture';
+import { headerJson, pairedMainJob, texts, untrustedBody, waitForApproval } from './support/main-job-fixture';
 
-let job: MainJob;
-let client: Client;
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  test.setTimeout(120_000);
-  job = await startMainJob();
-  await pairThroughApi(job);
-  client = await job.mcpClient('spa-e2e');
-});
-
-test.afterAll(async () => {
-  await job?.close();
-});
+const world = pairedMainJob(test, 'spa-e2e');
 
 interface Item {
   n: number;
@@ -34,14 +19,14 @@ interface Item {
 }
 
 async function openSpa(route: string): Promise<{ page: Page; tabId: number; items: Item[] }> {
-  const page = await job.openPage(`${job.servers.demoOrigin}${route}`);
-  const tabId = await job.shareThroughApi(page);
+  const page = await world.job.openPage(`${world.job.servers.demoOrigin}${route}`);
+  const tabId = await world.job.shareThroughApi(page);
   const items = (await page.evaluate('window.__spa.items')) as Item[];
   return { page, tabId, items };
 }
 
 async function discover(tabId: number): Promise<{ descriptorHash: string; documentId: string }> {
-  const r = await client.callTool({ name: 'webmcp_discover', arguments: { tabId } });
+  const r = await world.client.callTool({ name: 'webmcp_discover', arguments: { tabId } });
   expect(r.isError, texts(r).join('\n')).toBeFalsy();
   const body = JSON.parse(untrustedBody(texts(r)[1] as string)) as { tools: Array<{ name: string; descriptorHash: string; documentId: string }> };
   const tool = body.tools.find((t) => t.name === 'delete_current_item');
@@ -50,7 +35,7 @@ async function discover(tabId: number): Promise<{ descriptorHash: string; docume
 }
 
 const invoke = (tabId: number, descriptorHash: string) =>
-  client.callTool({ name: 'webmcp_invoke', arguments: { tabId, name: 'delete_current_item', descriptorHash, arguments: {} } }, undefined, { timeout: 60_000 });
+  world.client.callTool({ name: 'webmcp_invoke', arguments: { tabId, name: 'delete_current_item', descriptorHash, arguments: {} } }, undefined, { timeout: 60_000 });
 
 /**
  * Change the page's route in the same document, and wait until the console has heard of it (the
@@ -59,7 +44,7 @@ const invoke = (tabId: number, descriptorHash: string) =>
 async function moveTo(page: Page, tabId: number, url: string): Promise<void> {
   let off: () => void = () => undefined;
   const heard = new Promise<void>((resolve) => {
-    off = job.core.link.onEvent((e) => {
+    off = world.job.core.link.onEvent((e) => {
       if (e.kind === 'navigated' && e.tabId === tabId) resolve();
     });
   });
@@ -71,7 +56,7 @@ async function moveTo(page: Page, tabId: number, url: string): Promise<void> {
   }
 }
 
-const ui = () => job.consolePage as Page;
+const ui = () => world.job.consolePage as Page;
 const deleted = (page: Page) => page.evaluate('window.__spa.deleted()') as Promise<number[]>;
 
 test('after a pushState the discovery stays valid: the person reviews the page as it is, the tool deletes the item shown, the agent is told the URL moved', async () => {
@@ -81,23 +66,23 @@ test('after a pushState the discovery stays valid: the person reviews the page a
   // The console hears of the move before the agent asks (else the dialog would show the old
   // URL, and the move's late event would refuse it: safe, but not this test).
   await moveTo(page, tabId, `/spa/items/${item2.uuid}`);
-  expect(job.core.broker.discoveries.hasMoved(tabId, 0)).toBe(true);
+  expect(world.job.core.broker.discoveries.hasMoved(tabId, 0)).toBe(true);
 
   const pending = invoke(tabId, tool.descriptorHash);
-  const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'delete_current_item' && a.tab.tabId === tabId);
-  expect(view.tab.url).toBe(`${job.servers.demoOrigin}/spa/items/${item2.uuid}`);
+  const view = await waitForApproval(world.job.core, (a) => a.subject.toolName === 'delete_current_item' && a.tab.tabId === tabId);
+  expect(view.tab.url).toBe(`${world.job.servers.demoOrigin}/spa/items/${item2.uuid}`);
   // The dialog opens by itself (the console shows its approvals page).
   await expect(ui().getByTestId('approval-dialog').getByTestId('field-tab-url')).toContainText(item2.uuid);
-  expect(await job.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
+  expect(await world.job.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
   const r = await pending;
   expect(r.isError, texts(r).join('\n')).toBeFalsy();
   const header = headerJson<{ outcome: string; requestId: string; movedSinceDiscovery: boolean }>(texts(r)[0] as string, 'Invocation ');
   expect(header).toMatchObject({ outcome: 'succeeded', movedSinceDiscovery: true });
   expect(JSON.parse(untrustedBody(texts(r)[1] as string))).toEqual({ deleted: 2, name: 'Quarterly report' });
-  expect(untrustedBody(texts(r)[3] as string)).toBe(`${job.servers.demoOrigin}/spa/items/${item2.uuid}`);
+  expect(untrustedBody(texts(r)[3] as string)).toBe(`${world.job.servers.demoOrigin}/spa/items/${item2.uuid}`);
   expect(await deleted(page)).toEqual([2]);
-  const validated = job.core.ledger.query({ requestId: header.requestId, event: 'validated', limit: 1 }).receipts[0];
-  expect(validated?.detail).toMatchObject({ url: `${job.servers.demoOrigin}/spa/items/${item2.uuid}`, movedSinceLook: true });
+  const validated = world.job.core.ledger.query({ requestId: header.requestId, event: 'validated', limit: 1 }).receipts[0];
+  expect(validated?.detail).toMatchObject({ url: `${world.job.servers.demoOrigin}/spa/items/${item2.uuid}`, movedSinceLook: true });
   await page.close();
 });
 
@@ -107,7 +92,7 @@ for (const [variant, from, to] of [
   ['a hash route', () => '/spa/#/items/1', () => '#/items/2'],
 ] as const) {
   test(`never deletes item 2 after the person approved on item 1 (${variant}): a route change while the dialog is open, or between approval and dispatch, refuses it, and the console says why`, async () => {
-    const page0 = await job.openPage(`${job.servers.demoOrigin}/spa/?item=3`);
+    const page0 = await world.job.openPage(`${world.job.servers.demoOrigin}/spa/?item=3`);
     const items = (await page0.evaluate('window.__spa.items')) as Item[];
     await page0.close();
     const { page, tabId } = await openSpa(from(items));
@@ -117,7 +102,7 @@ for (const [variant, from, to] of [
 
     // 1. While the dialog is open.
     const pending = invoke(tabId, tool.descriptorHash);
-    const view = await waitForApproval(job.core, (a) => a.subject.toolName === 'delete_current_item' && a.tab.tabId === tabId);
+    const view = await waitForApproval(world.job.core, (a) => a.subject.toolName === 'delete_current_item' && a.tab.tabId === tabId);
     await expect(ui().getByTestId('approval-dialog')).toBeVisible();
     await moveTo(page, tabId, to(items));
     expect(await page.evaluate('window.__spa.current()')).toBe(2);
@@ -125,7 +110,7 @@ for (const [variant, from, to] of [
     expect(r.isError).toBe(true);
     expect(texts(r).join('\n')).toMatch(/^Error \(navigated\)/);
     // The person's late approval finds nothing to approve; nothing was deleted.
-    expect(await job.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toMatchObject({ ok: false, error: { code: 'unknown-request' } });
+    expect(await world.job.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toMatchObject({ ok: false, error: { code: 'unknown-request' } });
     await expect(ui().getByTestId('approvals-notice')).toContainText("the page's URL changed while it waited");
     expect(await deleted(page)).toEqual([]);
     await ui().getByTestId('approvals-notice').getByRole('button').click();
@@ -134,17 +119,17 @@ for (const [variant, from, to] of [
     //    reaches the page (the console's dispatch is held until the page has moved).
     await moveTo(page, tabId, from(items).startsWith('/spa/#') ? from(items).slice('/spa/'.length) : from(items));
     expect(await page.evaluate('window.__spa.current()')).toBe(1);
-    expect(job.core.broker.discoveries.hasMoved(tabId, 0)).toBe(true);
-    const link = job.core.link as unknown as Record<string, unknown>;
-    const original = job.core.link.request.bind(job.core.link);
+    expect(world.job.core.broker.discoveries.hasMoved(tabId, 0)).toBe(true);
+    const link = world.job.core.link as unknown as Record<string, unknown>;
+    const original = world.job.core.link.request.bind(world.job.core.link);
     link.request = async (req: { op: string }, opts: unknown) => {
       if (req.op === 'dispatch') await go(to(items));
       return original(req as never, opts as never);
     };
     try {
       const second = invoke(tabId, tool.descriptorHash);
-      const v2 = await waitForApproval(job.core, (a) => a.subject.toolName === 'delete_current_item' && a.tab.tabId === tabId);
-      expect(await job.core.api.decideApproval({ requestId: v2.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
+      const v2 = await waitForApproval(world.job.core, (a) => a.subject.toolName === 'delete_current_item' && a.tab.tabId === tabId);
+      expect(await world.job.core.api.decideApproval({ requestId: v2.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
       const r2 = await second;
       expect(r2.isError).toBe(true);
       expect(texts(r2).join('\n')).toMatch(/^Error \(navigated\)/);

@@ -13,7 +13,7 @@ import type { ConsoleRequest, ConsoleRequestValue, ExtensionEvent } from '../../
 import { err, ok, type Result } from '../../src/shared/result';
 import type { DiscoveryResult, Grant, InvocationResult, SharedTab, ToolAnnotations, ToolDescriptor } from '../../src/shared/types';
 import type { ExtensionLink } from '../../src/main/core/ports';
-import type { ActionFaculty, ActionRequestBase } from '../../src/main/core/broker';
+import { Broker, type ActionFaculty, type ActionRequestBase } from '../../src/main/core/broker';
 import { Ledger } from '../../src/main/core/ledger';
 import type { Receipt } from '../../src/shared/receipt';
 
@@ -255,3 +255,24 @@ export const standInHover: ActionFaculty<HoverRequest> = {
   validate: () => ok({}),
   lookAgain: (tabId) => `call page_snapshot {"tabId": ${tabId}} again`,
 };
+
+/**
+ * A Broker over `link` and a fresh temp ledger that has listed the tabs and discovered tab 7 as
+ * an agent would; `close()` disposes the broker and removes the ledger.
+ */
+export async function discoveredBroker(link: FakeLink): Promise<{ broker: Broker; ledger: Ledger; close(): void }> {
+  const { ledger, cleanup } = tempLedger();
+  const broker = new Broker({ link, receipts: ledger, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
+  const reader = { actor: { kind: 'agent' as const, name: 'fixture' }, kind: 'read' as const };
+  await broker.listTabs(reader);
+  const d = await broker.discover({ tabId: 7 }, reader);
+  if (!d.ok) throw new Error(`discovery failed: ${d.error.message}`);
+  return {
+    broker,
+    ledger,
+    close() {
+      broker.dispose();
+      cleanup();
+    },
+  };
+}

@@ -15,7 +15,7 @@ import { urlHash } from '../../src/shared/canonical';
 import type { FrameLocation } from '../../src/shared/types';
 import { nodeSha256 } from '../../src/main/core/digest';
 import { locateFrame } from '../../extension/src/background/faculties/webmcp-discover';
-import { FakeLink, ORIGIN, makeDiscovery, sharedTab, tempLedger, trailOf, until } from './broker.fixtures';
+import { FakeLink, ORIGIN, discoveredBroker, makeDiscovery, sharedTab, trailOf, until } from './broker.fixtures';
 
 const OPEN = { type: 'object', properties: {}, additionalProperties: false };
 const agent = (kind: AgentContext['kind'] = 'mutation'): AgentContext => ({ actor: { kind: 'agent', name: 'spa-test' }, kind });
@@ -39,15 +39,9 @@ beforeEach(async () => {
     // The FakeLink's read answers synchronously; the promise is resolved by the pipeline's await.
     return answerLocate(r.arguments as { frameId: number; documentId: string }) as never;
   });
-  ({ ledger, cleanup } = tempLedger());
-  broker = new Broker({ link, receipts: ledger, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
-  await broker.listTabs(agent('read'));
-  expect((await broker.discover({ tabId: 7 }, agent('read'))).ok).toBe(true);
+  ({ broker, ledger, close: cleanup } = await discoveredBroker(link));
 });
-afterEach(() => {
-  broker.dispose();
-  cleanup();
-});
+afterEach(() => cleanup());
 
 const pending = () => until((l) => broker.approvals.onChange(l), () => broker.approvals.list().length === 1);
 const tool = () => broker.latestDiscovery(7)!.tools[0]!;

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Broker, type AgentContext } from '../../src/main/core/broker';
 import type { Ledger } from '../../src/main/core/ledger';
 import { Discoveries } from '../../src/main/core/broker/discoveries';
-import { FakeLink, makeDiscovery, sharedTab, tempLedger, until, type ToolSpec } from './broker.fixtures';
+import { FakeLink, discoveredBroker, makeDiscovery, sharedTab, until, type ToolSpec } from './broker.fixtures';
 
 const OPEN = { type: 'object', properties: {}, additionalProperties: false };
 const agent = (kind: AgentContext['kind'] = 'mutation'): AgentContext => ({ actor: { kind: 'agent', name: 'changes-test' }, kind });
@@ -25,15 +25,9 @@ beforeEach(async () => {
   link = new FakeLink();
   link.tabs = [sharedTab(7)];
   link.discoveries.set(7, await page([{ name: 'stable', inputSchema: OPEN }, { name: 'flicker', inputSchema: OPEN }]));
-  ({ ledger, cleanup } = tempLedger());
-  broker = new Broker({ link, receipts: ledger, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
-  await broker.listTabs(agent('read'));
-  expect((await broker.discover({ tabId: 7 }, agent('read'))).ok).toBe(true);
+  ({ broker, ledger, close: cleanup } = await discoveredBroker(link));
 });
-afterEach(() => {
-  broker.dispose();
-  cleanup();
-});
+afterEach(() => cleanup());
 
 const hashOf = (name: string) => broker.latestDiscovery(7)!.tools.find((t) => t.name === name)!.descriptorHash;
 /** The page says its tools changed; resolves once the console's own rediscovery has been answered and applied. */

@@ -20,7 +20,7 @@
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page, type Worker } from '@playwright/test';
+import { chromium, type BrowserContext, type Page, type Worker, type test as PlaywrightTest } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createConsoleCore, type ConsoleCore } from '../../../src/main/core';
@@ -282,4 +282,33 @@ export function headerJson<T = Record<string, unknown>>(text: string, prefix: st
   const at = line.indexOf(prefix);
   if (at < 0) throw new Error(`no "${prefix}" header in: ${line.slice(0, 120)}`);
   return JSON.parse(line.slice(at + prefix.length)) as T;
+}
+
+/**
+ * One main job for a whole spec file, paired through the API, with an MCP client named `agent`:
+ * started in `beforeAll` (serial mode), closed in `afterAll`. Read `job` and `client` inside tests.
+ */
+export function pairedMainJob(t: typeof PlaywrightTest, agent: string): { readonly job: MainJob; readonly client: Client } {
+  let job: MainJob | undefined;
+  let client: Client | undefined;
+  t.describe.configure({ mode: 'serial' });
+  t.beforeAll(async () => {
+    t.setTimeout(120_000);
+    job = await startMainJob();
+    await pairThroughApi(job);
+    client = await job.mcpClient(agent);
+  });
+  t.afterAll(async () => {
+    await job?.close();
+  });
+  return {
+    get job(): MainJob {
+      if (!job) throw new Error('the main job has not started');
+      return job;
+    },
+    get client(): Client {
+      if (!client) throw new Error('the main job has not started');
+      return client;
+    },
+  };
 }
