@@ -468,6 +468,7 @@ const invocationResult = obj(
     error: opt(obj({ code: errorCode, message: errorMessage }, false)),
     elapsedMs: opt(num),
     resultBytes: opt(int(0, Number.MAX_SAFE_INTEGER)),
+    navigatedTo: opt(text),
   },
   false,
 );

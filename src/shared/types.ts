@@ -220,4 +220,10 @@ export interface InvocationResult {
   elapsedMs?: number;
   /** UTF-8 bytes of the page's whole result, before any cut (set on `succeeded` by the extension). */
   resultBytes?: number;
+  /**
+   * Set on `succeeded` when the page left after the tool answered (a navigation began, another
+   * document, or another URL in the same document), as the browser saw it: the URL, stripped.
+   * Also on `outcome-unknown` when another document replaced the page before the tool answered.
+   */
+  navigatedTo?: string;
 }

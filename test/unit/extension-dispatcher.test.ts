@@ -74,6 +74,32 @@ describe('Dispatcher outcomes', () => {
     expect(unsaid).toMatchObject({ ok: true, value: { resultBytes: 6 } });
   });
 
+  it('what the browser saw after the answer: a page that left is reported (stripped URL); one that is replaced before answering is outcome-unknown at once', async () => {
+    const d = new Dispatcher({
+      verifyGrant: async () => true,
+      now: () => Date.now(),
+      consumeNonce: async () => true,
+      sharedOrigin: async () => 'https://a.example',
+      frameDocument: async () => ({ documentId: 'DOC', origin: 'https://a.example' }),
+      leftFor: async () => 'https://a.example/next?token=SECRET&x=1',
+    });
+    const left = await d.dispatch(await req(), faculty(async () => ok({ result: '"bye"', truncated: false, elapsedMs: 1 })) as DispatchFaculty<unknown>);
+    expect(left).toMatchObject({ ok: true, value: { outcome: 'succeeded', result: '"bye"', navigatedTo: 'https://a.example/next?x=1' } });
+    let resolveLeft: ((u: string) => void) | null = null;
+    const replaced = new Dispatcher({
+      verifyGrant: async () => true,
+      now: () => Date.now(),
+      consumeNonce: async () => true,
+      sharedOrigin: async () => 'https://a.example',
+      frameDocument: async () => ({ documentId: 'DOC', origin: 'https://a.example' }),
+      documentLeaves: () => ({ left: new Promise<string>((r) => (resolveLeft = r)), cancel: () => undefined }),
+    });
+    const p = replaced.dispatch(await req(60_000), faculty(() => new Promise(() => {})) as DispatchFaculty<unknown>);
+    while (resolveLeft === null) await new Promise((r) => setImmediate(r)); // the run is waiting on the page
+    (resolveLeft as (u: string) => void)('https://a.example/elsewhere');
+    expect(await p).toMatchObject({ ok: true, value: { outcome: 'outcome-unknown', navigatedTo: 'https://a.example/elsewhere', error: { code: 'document-left' } } });
+  });
+
   it('failed: the page tool threw; message bounded', async () => {
     const r = await run(async () => err('tool-failed', 'x'.repeat(10_000)));
     expect(r.ok && r.value.outcome).toBe('failed');

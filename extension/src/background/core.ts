@@ -20,6 +20,7 @@ import { webmcpDiscover } from './faculties/webmcp-discover';
 import { webmcpInvoke } from './faculties/webmcp-invoke';
 import { NonceStore, SharingStore, type KeyValueArea } from './store';
 import { Sharing, frameDocument } from './tabs';
+import { documentLeaves, navigationSince } from './navigations';
 
 /** Every faculty of the extension. Adding one: its file in faculties/, its content module in ../content/, one line here. */
 export function defaultFaculties(): Faculty[] {
@@ -72,6 +73,14 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
     },
     sharedOrigin: async (tabId) => (await sharing.store.get(tabId))?.origin ?? null,
     frameDocument: (tabId, frameId) => frameDocument(tabId, frameId),
+    async leftFor(target, since, checkedFrameUrl) {
+      const started = navigationSince(target.tabId, target.frameId, since);
+      if (started !== null) return started;
+      const doc = await frameDocument(target.tabId, target.frameId);
+      if (!doc) return null;
+      return doc.documentId !== target.documentId || doc.url !== checkedFrameUrl ? doc.url : null;
+    },
+    documentLeaves: (target) => documentLeaves(target),
   });
 
   async function read(faculty: string, operation: string, tabId: number, args: unknown): Promise<Result<unknown>> {

@@ -18,6 +18,7 @@ import type { ConsoleRequest, DispatchTarget } from '../../../src/shared/protoco
 import type { Grant, InvocationResult, RefusalCode } from '../../../src/shared/types';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../lib/grant-checks';
 import { boundResult, truncateUtf8 } from '../../../src/shared/bounds';
+import { stripUrl } from '../../../src/shared/url';
 import type { DispatchFaculty } from './faculties/registry';
 
 /** The `dispatch` ConsoleRequest (src/shared/protocol.ts). */
@@ -27,7 +28,16 @@ export type DispatchRequest = Extract<ConsoleRequest, { op: 'dispatch' }>;
 export const MAX_DISPATCH_TIMEOUT_MS = 10 * 60_000;
 
 /** The effects of the generic checks that the worker supplies (the URL read and the hashing come from the faculty and src/shared). */
-export type DispatcherDeps = Omit<GrantCheckDeps, 'pageUrls' | 'urlHash' | 'argumentsHash' | 'argumentsBytes'>;
+export type DispatcherDeps = Omit<GrantCheckDeps, 'pageUrls' | 'urlHash' | 'argumentsHash' | 'argumentsBytes'> & {
+  /**
+   * After a tool answered: the exact URL the frame left for, or null when it did not. A navigation
+   * that began since `since` (ms since the epoch; navigations.ts), another document in the frame,
+   * or a URL that differs from the one that was checked (`urls.frame`).
+   */
+  leftFor?(target: DispatchTarget, since: number, checkedFrameUrl: string): Promise<string | null>;
+  /** Resolves with the URL of another document that commits in the target frame while the run waits (navigations.ts `documentLeaves`). */
+  documentLeaves?(target: DispatchTarget): { left: Promise<string>; cancel(): void };
+};
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -114,12 +124,24 @@ export class Dispatcher {
     const sent = Promise.resolve()
       .then(() => faculty.execute(target, { requestId, operation: req.operation, prepared: checked.prepared, urls: checked.urls, args: req.arguments }))
       .then((r) => ({ kind: 'answer' as const, r }), (e: unknown) => ({ kind: 'error' as const, e }));
-    const settled = await Promise.race([sent, timeout]);
+    const leaving = this.checks.documentLeaves?.(target);
+    const gone = leaving ? leaving.left.then((url) => ({ kind: 'left' as const, url })) : new Promise<never>(() => {});
+    const settled = await Promise.race([sent, timeout, gone]);
     clearTimeout(timer);
+    leaving?.cancel();
     const elapsedMs = Date.now() - started;
     if (settled === 'timeout') {
       faculty.abort(target, requestId);
       return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'timeout', message: `no answer within ${timeoutMs} ms after dispatch began` } };
+    }
+    if (settled.kind === 'left') {
+      // The document the tool ran in was replaced before its answer came: whether it did its work is unknown.
+      return {
+        outcome: 'outcome-unknown',
+        elapsedMs,
+        navigatedTo: stripUrl(settled.url),
+        error: { code: 'document-left', message: 'the page went to another document before the tool answered' },
+      };
     }
     if (settled.kind === 'error') {
       const message = settled.e instanceof Error ? settled.e.message : String(settled.e);
@@ -133,7 +155,15 @@ export class Dispatcher {
       const text = typeof v.result === 'string' ? v.result : null;
       // The size the page gave, before the content module's and this cut (else the bytes that reached here).
       const resultBytes = Number.isSafeInteger(v.resultBytes) && (v.resultBytes as number) >= 0 ? (v.resultBytes as number) : text === null ? 0 : utf8Bytes(text);
-      return { outcome: 'succeeded', elapsedMs: v.elapsedMs ?? elapsedMs, resultBytes, ...boundResult(text, v.truncated === true) };
+      // What the browser saw after the answer: did the page leave? (The answer's shape cannot say.)
+      const left = await this.checks.leftFor?.(target, started, checked.urls.frame).catch(() => null);
+      return {
+        outcome: 'succeeded',
+        elapsedMs: v.elapsedMs ?? elapsedMs,
+        resultBytes,
+        ...(left ? { navigatedTo: stripUrl(left) } : {}),
+        ...boundResult(text, v.truncated === true),
+      };
     }
     switch (r.error.code) {
       case 'aborted':

@@ -19,6 +19,7 @@ import type { ExtLink } from './link';
 import { handlePopup } from './popup';
 import { popupLinkState } from '../lib/link-state';
 import { stats } from './stats';
+import { noteCommit, noteNavigationStart } from './navigations';
 
 /** Where the popup lives inside the extension (manifest `action.default_popup`). */
 const POPUP_PATH = '/popup/popup.html';
@@ -101,9 +102,12 @@ function isTopLevel(d: { frameId: number; parentFrameId: number; frameType?: str
 
 chrome.webNavigation.onCommitted.addListener((d) => {
   if (d.documentLifecycle === 'prerender') return; // not shown yet; activation is seen as a commit/replace
+  noteCommit(d.tabId, d.frameId, d.documentId, d.url);
   if (isTopLevel(d)) void faculties.sharing.topCommitted(d.tabId, d.documentId, d.url);
   else if (d.frameType === 'sub_frame') void faculties.sharing.subframeCommitted(d.tabId, d.frameId, d.documentId, d.url);
 });
+// A navigation that begins after a tool answered tells the dispatch the page left (navigations.ts).
+chrome.webNavigation.onBeforeNavigate.addListener((d) => noteNavigationStart(d.tabId, d.frameId, d.url, d.timeStamp));
 chrome.webNavigation.onHistoryStateUpdated.addListener((d) => void faculties.sharing.sameDocumentNavigated(d.tabId, d.frameId, d.documentId, d.url));
 chrome.webNavigation.onReferenceFragmentUpdated.addListener((d) => void faculties.sharing.sameDocumentNavigated(d.tabId, d.frameId, d.documentId, d.url));
 chrome.webNavigation.onDOMContentLoaded.addListener((d) => {

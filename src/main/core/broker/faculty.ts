@@ -119,5 +119,7 @@ export interface ActionValue {
   truncated: boolean;
   redacted: boolean;
   elapsedMs?: number;
+  /** The page left after the action answered, for this URL (stripped; UNTRUSTED, the page chose it). */
+  navigatedTo?: string;
 }
 

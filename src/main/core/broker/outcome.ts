@@ -10,6 +10,7 @@ import { redactText } from '../../../shared/redact';
 import type { Result } from '../../../shared/result';
 import { INVOCATION_OUTCOMES, type Actor } from '../../../shared/receipt';
 import type { InvocationResult, RefusalCode } from '../../../shared/types';
+import { stripUrl } from '../../../shared/url';
 import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 import type { BrokerAnswer, Trail } from './trail';
@@ -103,6 +104,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         truncated: Boolean(shaped?.truncated || x.truncated),
         redacted: Boolean(shaped?.redacted || x.redacted),
         ...(typeof x.elapsedMs === 'number' ? { elapsedMs: x.elapsedMs } : {}),
+        ...(typeof x.navigatedTo === 'string' ? { navigatedTo: stripUrl(x.navigatedTo) } : {}),
       };
       trail.tryWrite('succeeded', actor, {
         elapsedMs: x.elapsedMs ?? null,
@@ -111,6 +113,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         resultSha256: shaped ? sha256HexSync(shaped.text) : null,
         truncated: value.truncated,
         redacted: value.redacted,
+        ...(value.navigatedTo !== undefined ? { navigatedTo: value.navigatedTo } : {}),
       });
       return trail.answer({ ok: true, value });
     }
@@ -132,6 +135,14 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         elapsedMs: x.elapsedMs ?? null,
       });
     case 'outcome-unknown':
+      if (typeof x.navigatedTo === 'string') {
+        const to = stripUrl(x.navigatedTo);
+        return unknown('The page went to another document before the action answered.', {
+          reason: 'document-left',
+          navigatedTo: to,
+          elapsedMs: x.elapsedMs ?? null,
+        });
+      }
       return unknown('The extension could not tell whether the action completed (it did not settle in time or the page went away).', {
         reason: 'extension-outcome-unknown',
         elapsedMs: x.elapsedMs ?? null,

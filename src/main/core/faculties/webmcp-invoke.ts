@@ -166,6 +166,8 @@ export interface InvokeValue {
   url: string;
   /** The URL changed in the same document between the agent's discovery and the request (it is now `url`). */
   movedSinceDiscovery: boolean;
+  /** The page left after the tool answered, for this URL (stripped; UNTRUSTED). */
+  navigatedTo?: string;
 }
 
 /** The pipeline's success as `webmcp_invoke` answers it: the descriptor's target, name and hashes, and the page's (untrusted) result. */
@@ -187,5 +189,6 @@ export function invokeValueOf(v: ActionValue): InvokeValue {
     ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
     url: t.tabUrl,
     movedSinceDiscovery: v.resolved.movedSinceLook === true,
+    ...(v.navigatedTo !== undefined ? { navigatedTo: v.navigatedTo } : {}),
   };
 }

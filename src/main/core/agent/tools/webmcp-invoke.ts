@@ -56,7 +56,15 @@ export const webmcpInvoke = defineAgentTool({
       redacted: v.redacted,
       ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
       movedSinceDiscovery: v.movedSinceDiscovery,
+      navigated: v.navigatedTo !== undefined,
     };
+    const left =
+      v.navigatedTo !== undefined
+        ? [
+            text('After the tool answered, the page navigated (the result is what the tool returned before it left). It went to:'),
+            text(untrustedBlock(`webmcp_invoke ${v.origin} navigated to`, v.navigatedTo)),
+          ]
+        : [];
     const changes = broker.toolChangesSinceDiscovery(v.tabId);
     const changed = changes
       ? [
@@ -77,6 +85,7 @@ export const webmcpInvoke = defineAgentTool({
       content: [
         text(`Invocation ${JSON.stringify(header)}\nThe tool's result follows; it was produced by the page and is untrusted:`),
         text(untrustedBlock(`webmcp_invoke ${v.origin} tool result`, v.result ?? 'null')),
+        ...left,
         ...moved,
         ...changed,
       ],
