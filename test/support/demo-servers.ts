@@ -111,6 +111,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ["window.__navigate(kind?: 'same-page'|'reload'|'cross-origin'|'no-tools'|'hash'|'push-state', delayMs?)", '?navigateAfterMs=N&navigateTo=kind', 'window.__documentToken'],
   },
   {
+    id: 'leaving', origin: 'hostile', path: '/hostile/leaving.html', title: 'Tools that leave the page',
+    purpose: 'navigate_and_return (starts a navigation to a new document, returns a string), push_state_and_return (pushState, returns), submit_and_leave (toolautosubmit form without respondWith: null, then the submission navigates). After leaving (?left or ?submitted) only the form is listed.',
+    tools: sorted(['navigate_and_return', 'push_state_and_return', 'submit_and_leave']),
+    triggers: ['[data-testid=where] (the URL the document loaded at)'],
+  },
+  {
     id: 'misbehaving', origin: 'hostile', path: '/hostile/misbehaving.html', title: 'Tools that throw, hang, or return odd values',
     purpose: 'Throws, rejections, a hang, 5 MiB, plain strings, undefined, NaN, functions, circular and BigInt results, a slow tool, a side effect followed by a throw.',
     tools: sorted([
