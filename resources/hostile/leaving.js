@@ -27,14 +27,5 @@
             },
           },
         ],
-  ).then(async () => {
-    const mc = document.modelContext;
-    if (mc) {
-      for (let i = 0; i < 50; i++) {
-        if ((await mc.getTools()).some((t) => t.name === 'submit_and_leave')) break;
-        await EchoDemo.sleep(20);
-      }
-    }
-    EchoDemo.markReady();
-  });
+  ).then(() => EchoDemo.readyWhenListed(['submit_and_leave']));
 })();

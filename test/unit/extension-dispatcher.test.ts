@@ -33,13 +33,15 @@ function faculty(execute: Execute, aborted: string[] = [], found: FoundTool[] = 
   return { ...f, pageUrls: async () => ({ tab: URL_, frame: URL_ }), execute, abort: (_t, id) => void aborted.push(id) };
 }
 
-function dispatcher(): Dispatcher {
+/** A dispatcher whose checks all pass; `extra` adds or replaces effects. */
+function dispatcher(extra: Partial<ConstructorParameters<typeof Dispatcher>[0]> = {}): Dispatcher {
   return new Dispatcher({
     verifyGrant: async () => true,
     now: () => Date.now(),
     consumeNonce: async () => true,
     sharedOrigin: async () => 'https://a.example',
     frameDocument: async () => ({ documentId: 'DOC', origin: 'https://a.example' }),
+    ...extra,
   });
 }
 
@@ -75,25 +77,11 @@ describe('Dispatcher outcomes', () => {
   });
 
   it('what the browser saw after the answer: a page that left is reported (stripped URL); one that is replaced before answering is outcome-unknown at once', async () => {
-    const d = new Dispatcher({
-      verifyGrant: async () => true,
-      now: () => Date.now(),
-      consumeNonce: async () => true,
-      sharedOrigin: async () => 'https://a.example',
-      frameDocument: async () => ({ documentId: 'DOC', origin: 'https://a.example' }),
-      leftFor: async () => 'https://a.example/next?token=SECRET&x=1',
-    });
+    const d = dispatcher({ leftFor: async () => 'https://a.example/next?token=SECRET&x=1' });
     const left = await d.dispatch(await req(), faculty(async () => ok({ result: '"bye"', truncated: false, elapsedMs: 1 })) as DispatchFaculty<unknown>);
     expect(left).toMatchObject({ ok: true, value: { outcome: 'succeeded', result: '"bye"', navigatedTo: 'https://a.example/next?x=1' } });
     let resolveLeft: ((u: string) => void) | null = null;
-    const replaced = new Dispatcher({
-      verifyGrant: async () => true,
-      now: () => Date.now(),
-      consumeNonce: async () => true,
-      sharedOrigin: async () => 'https://a.example',
-      frameDocument: async () => ({ documentId: 'DOC', origin: 'https://a.example' }),
-      documentLeaves: () => ({ left: new Promise<string>((r) => (resolveLeft = r)), cancel: () => undefined }),
-    });
+    const replaced = dispatcher({ documentLeaves: () => ({ left: new Promise<string>((r) => (resolveLeft = r)), cancel: () => undefined }) });
     const p = replaced.dispatch(await req(60_000), faculty(() => new Promise(() => {})) as DispatchFaculty<unknown>);
     while (resolveLeft === null) await new Promise((r) => setImmediate(r)); // the run is waiting on the page
     (resolveLeft as (u: string) => void)('https://a.example/elsewhere');

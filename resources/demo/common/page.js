@@ -79,5 +79,21 @@
 
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-  window.EchoDemo = Object.freeze({ registerAll, markReady, warnIfUnavailable, countToolChanges, visible, sleep, config: window.ECHO_DEMO_CONFIG });
+  /**
+   * Declarative tools need no registration: wait (up to ~1 s) until the browser lists every one of
+   * `names`, then mark the page ready.
+   */
+  async function readyWhenListed(names) {
+    const mc = document.modelContext;
+    if (mc) {
+      for (let i = 0; i < 50; i++) {
+        const listed = (await mc.getTools()).map((t) => t.name);
+        if (names.every((n) => listed.includes(n))) break;
+        await sleep(20);
+      }
+    }
+    markReady();
+  }
+
+  window.EchoDemo = Object.freeze({ registerAll, markReady, readyWhenListed, warnIfUnavailable, countToolChanges, visible, sleep, config: window.ECHO_DEMO_CONFIG });
 })();

@@ -54,16 +54,5 @@
     if (event.agentInvoked && typeof event.respondWith === 'function') event.respondWith(committed);
   });
 
-  // Declarative tools need no registration; ready once the browser lists them.
-  (async () => {
-    const mc = document.modelContext;
-    if (mc) {
-      for (let i = 0; i < 50; i++) {
-        const names = (await mc.getTools()).map((t) => t.name);
-        if (names.includes('book_table') && names.includes('subscribe_newsletter')) break;
-        await EchoDemo.sleep(20);
-      }
-    }
-    EchoDemo.markReady();
-  })();
+  void EchoDemo.readyWhenListed(['book_table', 'subscribe_newsletter']);
 })();

@@ -14,15 +14,5 @@
     out.dataset.agentInvoked = String(event.agentInvoked === true);
     if (event.agentInvoked && typeof event.respondWith === 'function') event.respondWith(Promise.resolve({ booked: true, visit }));
   });
-  // Declarative tools need no registration; ready once the browser lists this one.
-  (async () => {
-    const mc = document.modelContext;
-    if (mc) {
-      for (let i = 0; i < 50; i++) {
-        if ((await mc.getTools()).some((t) => t.name === 'schedule_visit')) break;
-        await EchoDemo.sleep(20);
-      }
-    }
-    EchoDemo.markReady();
-  })();
+  void EchoDemo.readyWhenListed(['schedule_visit']);
 })();
