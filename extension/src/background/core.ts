@@ -73,13 +73,8 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
     },
     sharedOrigin: async (tabId) => (await sharing.store.get(tabId))?.origin ?? null,
     frameDocument: (tabId, frameId) => frameDocument(tabId, frameId),
-    async leftFor(target, since, checkedFrameUrl) {
-      const started = navigationSince(target.tabId, target.frameId, since);
-      if (started !== null) return started;
-      const doc = await frameDocument(target.tabId, target.frameId);
-      if (!doc) return null;
-      return doc.documentId !== target.documentId || doc.url !== checkedFrameUrl ? doc.url : null;
-    },
+    // From the worker's own record of navigation events: no browser round trip on every answer.
+    leftFor: async (target, since) => navigationSince(target.tabId, target.frameId, since),
     documentLeaves: (target) => documentLeaves(target),
   });
 

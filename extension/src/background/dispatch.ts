@@ -30,11 +30,11 @@ export const MAX_DISPATCH_TIMEOUT_MS = 10 * 60_000;
 /** The effects of the generic checks that the worker supplies (the URL read and the hashing come from the faculty and src/shared). */
 export type DispatcherDeps = Omit<GrantCheckDeps, 'pageUrls' | 'urlHash' | 'argumentsHash' | 'argumentsBytes'> & {
   /**
-   * After a tool answered: the exact URL the frame left for, or null when it did not. A navigation
-   * that began since `since` (ms since the epoch; navigations.ts), another document in the frame,
-   * or a URL that differs from the one that was checked (`urls.frame`).
+   * After a tool answered: the exact URL the frame left for, or null when it did not: a
+   * navigation that began, or a same-document URL change, in that frame since `since` (ms since
+   * the epoch; navigations.ts).
    */
-  leftFor?(target: DispatchTarget, since: number, checkedFrameUrl: string): Promise<string | null>;
+  leftFor?(target: DispatchTarget, since: number): Promise<string | null>;
   /** Resolves with the URL of another document that commits in the target frame while the run waits (navigations.ts `documentLeaves`). */
   documentLeaves?(target: DispatchTarget): { left: Promise<string>; cancel(): void };
 };
@@ -156,7 +156,7 @@ export class Dispatcher {
       // The size the page gave, before the content module's and this cut (else the bytes that reached here).
       const resultBytes = Number.isSafeInteger(v.resultBytes) && (v.resultBytes as number) >= 0 ? (v.resultBytes as number) : text === null ? 0 : utf8Bytes(text);
       // What the browser saw after the answer: did the page leave? (The answer's shape cannot say.)
-      const left = await this.checks.leftFor?.(target, started, checked.urls.frame).catch(() => null);
+      const left = await this.checks.leftFor?.(target, started).catch(() => null);
       return {
         outcome: 'succeeded',
         elapsedMs: v.elapsedMs ?? elapsedMs,

@@ -108,8 +108,14 @@ chrome.webNavigation.onCommitted.addListener((d) => {
 });
 // A navigation that begins after a tool answered tells the dispatch the page left (navigations.ts).
 chrome.webNavigation.onBeforeNavigate.addListener((d) => noteNavigationStart(d.tabId, d.frameId, d.url, d.timeStamp));
-chrome.webNavigation.onHistoryStateUpdated.addListener((d) => void faculties.sharing.sameDocumentNavigated(d.tabId, d.frameId, d.documentId, d.url));
-chrome.webNavigation.onReferenceFragmentUpdated.addListener((d) => void faculties.sharing.sameDocumentNavigated(d.tabId, d.frameId, d.documentId, d.url));
+chrome.webNavigation.onHistoryStateUpdated.addListener((d) => {
+  noteNavigationStart(d.tabId, d.frameId, d.url, d.timeStamp);
+  void faculties.sharing.sameDocumentNavigated(d.tabId, d.frameId, d.documentId, d.url);
+});
+chrome.webNavigation.onReferenceFragmentUpdated.addListener((d) => {
+  noteNavigationStart(d.tabId, d.frameId, d.url, d.timeStamp);
+  void faculties.sharing.sameDocumentNavigated(d.tabId, d.frameId, d.documentId, d.url);
+});
 chrome.webNavigation.onDOMContentLoaded.addListener((d) => {
   if (d.documentLifecycle === 'active') void faculties.sharing.documentReady(d.tabId, d.documentId, d.url);
 });

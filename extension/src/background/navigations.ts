@@ -1,5 +1,6 @@
 /**
- * Navigations that began in a frame (chrome.webNavigation.onBeforeNavigate), so that a dispatch
+ * Navigations that began in a frame (chrome.webNavigation.onBeforeNavigate), and same-document
+ * URL changes (onHistoryStateUpdated, onReferenceFragmentUpdated), so that a dispatch
  * can tell that the page left after its tool answered (issue 8 item 5: decide outcomes from
  * what the browser saw, not from the shape of the answer). A tool that starts a navigation and
  * returns, or a `toolautosubmit` form whose submission navigates after the browser answered
