@@ -361,7 +361,9 @@ test('invalid arguments: ajv failing paths go back to the agent, no dialog is sh
     unsub();
   }
   expect(e.code).toBe('invalid-arguments');
-  const paths = JSON.parse(/failing paths: (.*)/.exec(e.text)?.[1] ?? 'null') as Array<{ instancePath: string; message: string }>;
+  // ajv's messages quote the page's schema, so they come inside the untrusted block (issue 8 item 5).
+  const block = /The failing paths, with what the page's schema says of them \(untrusted\):\n<untrusted-page-content[^>]*>\n([\s\S]*?)\n<\/untrusted-page-content>/.exec(e.text)?.[1];
+  const paths = JSON.parse(block ?? 'null') as Array<{ instancePath: string; message: string }>;
   expect(paths.map((p) => p.instancePath).sort()).toEqual(['', '/quantity']);
   expect(paths.find((p) => p.instancePath === '/quantity')?.message).toMatch(/<= 99/);
   expect(paths.find((p) => p.instancePath === '')?.message).toMatch(/additional properties/);

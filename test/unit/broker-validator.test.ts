@@ -63,8 +63,11 @@ describe('ArgumentValidator', () => {
 
   it('schemaProblem gives the refusal a call would get, without arguments', () => {
     const v = new ArgumentValidator();
-    expect(v.schemaProblem('r', { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })).toMatch(/cannot be compiled/);
-    expect(v.schemaProblem('k', { type: 'object', properties: { a: { type: 'string', frobnicate: 1 } } })).toMatch(/unknown keyword/);
+    expect(v.schemaProblem('r', { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } })).toMatchObject({ message: expect.stringMatching(/cannot be compiled/) });
+    // The page's words (here an unknown keyword's name) are kept apart from the console's.
+    const unknown = v.schemaProblem('k', { type: 'object', properties: { a: { type: 'string', frobnicate: 1 } } });
+    expect(unknown?.pageText).toMatch(/unknown keyword.*frobnicate/);
+    expect(unknown?.message).not.toMatch(/frobnicate/);
     expect(v.schemaProblem('ok', { type: 'object' })).toBeNull();
   });
 

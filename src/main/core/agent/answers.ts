@@ -7,8 +7,8 @@
  * lives in its file under ./tools/.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { BrokerAnswer } from '../broker';
-import { untrustedBlock } from './untrusted';
+import { refusalDetail, type BrokerAnswer } from '../broker';
+import { untrustedBlock, untrustedJson } from './untrusted';
 
 /** One MCP text content item. */
 export const text = (t: string) => ({ type: 'text' as const, text: t });
@@ -18,11 +18,16 @@ export const tabIdSchema = { type: 'integer', minimum: 0, maximum: 2_147_483_647
 
 /** A refused or failed call as an MCP tool error, with failing paths and any page text labelled. */
 export function errorResult(a: Extract<BrokerAnswer<unknown>, { ok: false }>, source: string): CallToolResult {
-  const detail = (a.error.detail ?? {}) as { issues?: unknown; untrustedText?: unknown };
+  const detail = refusalDetail(a.error.detail) ?? {};
   const lines = [`Error (${a.error.code}): ${a.error.message}`, `requestId: ${a.requestId}`, `receiptId: ${a.receiptId || '(none)'}`];
-  if (Array.isArray(detail.issues)) lines.push(`failing paths: ${JSON.stringify(detail.issues)}`);
+  // The endpoint's own check of an agent tool's arguments: the console's schema, the console's words.
+  if (detail.issues?.length && detail.issuesFromConsoleSchema) lines.push(`failing paths: ${JSON.stringify(detail.issues)}`);
   const content = [text(lines.join('\n'))];
-  if (typeof detail.untrustedText === 'string' && detail.untrustedText) {
+  // ajv's messages on a page tool quote the page's schema (patterns, property and keyword names): page text, so inside the block.
+  if (detail.issues?.length && !detail.issuesFromConsoleSchema) {
+    content.push(text(`The failing paths, with what the page's schema says of them (untrusted):\n${untrustedBlock(`${source} failing paths`, untrustedJson(detail.issues))}`));
+  }
+  if (detail.untrustedText) {
     content.push(text(`The page's error text follows (untrusted):\n${untrustedBlock(source, detail.untrustedText)}`));
   }
   return { isError: true, content };

@@ -33,7 +33,8 @@ export const REFRESH_MIN_INTERVAL_MS = 1_000;
 export const USABILITY_BUDGET_MS = 250;
 export type { ArgumentIssue } from './validator';
 export type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './pipeline';
-export type { BrokerAnswer, BrokerFailure, ReceiptSink } from './trail';
+export type { BrokerAnswer, BrokerFailure, ReceiptSink, RefusalDetail } from './trail';
+export { refusalDetail } from './trail';
 export type { InvokeRequest, InvokeValue } from '../faculties/webmcp-invoke';
 
 export interface BrokerOptions {
@@ -188,7 +189,8 @@ export class Broker {
     const trail = this.pipeline.trail(p.faculty);
     try {
       trail.write('requested', p.actor, { agentTool: p.agentTool.slice(0, 128) });
-      return trail.refuse(p.actor, p.code, p.message, p.issues ? { issues: p.issues } : undefined) as BrokerFailure;
+      // These issues are about the agent tool's own schema (the console's words).
+      return trail.refuse(p.actor, p.code, p.message, p.issues ? { issues: p.issues, issuesFromConsoleSchema: true } : undefined) as BrokerFailure;
     } catch (e) {
       return trail.internal(e) as BrokerFailure;
     }
@@ -283,7 +285,8 @@ export class Broker {
     const tools = d.tools.map((t) => {
       if (performance.now() - started > USABILITY_BUDGET_MS) return t;
       const problem = this.validator.schemaProblem(t.descriptorHash, t.inputSchema);
-      return problem === null ? t : { ...t, unusable: `schema-rejected: ${problem}` };
+      // The listing goes to the agent inside the untrusted block whole, so the page's words may stand beside ours here.
+      return problem === null ? t : { ...t, unusable: `schema-rejected: ${problem.message}${problem.pageText ? `: ${problem.pageText}` : ''}` };
     });
     return { ...d, tools };
   }

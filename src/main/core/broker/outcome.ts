@@ -71,7 +71,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
       error: {
         code: 'outcome-unknown',
         message:
-          `${why} It may or may not have happened. Further requests on ${JSON.stringify(r.subjectKey)} in this document are refused ` +
+          `${why} It may or may not have happened. Further requests on the same tool or target in this document are refused ` +
           `until you inspect the page: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
       },
     });

@@ -28,8 +28,8 @@ import { shapeArguments } from './arguments';
 import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 import { mapOutcome } from './outcome';
-import { LedgerUnavailable, Trail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
-import type { ArgumentIssue, ArgumentValidator } from './validator';
+import { LedgerUnavailable, Trail, refusalDetail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
+import type { ArgumentValidator } from './validator';
 
 export type { ActionFaculty, ActionRequestBase, ActionTarget, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 
@@ -172,7 +172,7 @@ export class Pipeline {
         return trail.refuse(
           actor,
           'outcome-unknown-pending',
-          `The outcome of an earlier request on ${JSON.stringify(r.subjectKey)} in this document (request ${blocked}) is unknown: ` +
+          `The outcome of an earlier request on the same tool or target in this document (request ${blocked}) is unknown: ` +
             `it may or may not have happened. Inspect the page first: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
         );
       }
@@ -180,8 +180,7 @@ export class Pipeline {
       // 3. validate: against the exact reviewed subject; failures never reach the person.
       const v = f.validate(r, args, this.env);
       if (!v.ok) {
-        const issues = (v.error.detail as { issues?: ArgumentIssue[] } | undefined)?.issues;
-        return trail.refuse(actor, v.error.code, v.error.message, issues ? { issues } : undefined);
+        return trail.refuse(actor, v.error.code, v.error.message, refusalDetail(v.error.detail));
       }
       // The stripped URLs the person reviews, and whether they changed since the agent's look.
       const where = { url: r.target.tabUrl, frameUrl: r.target.frameUrl, ...(r.movedSinceLook ? { movedSinceLook: true } : {}) };
@@ -233,7 +232,7 @@ export class Pipeline {
         return trail.refuse(
           actor,
           'outcome-unknown-pending',
-          `While this request waited for approval, the outcome of an earlier request on ${JSON.stringify(r.subjectKey)} in this document (request ${unknownNow}) became unknown: ` +
+          `While this request waited for approval, the outcome of an earlier request on the same tool or target in this document (request ${unknownNow}) became unknown: ` +
             `it may or may not have happened, so this one was not dispatched. Inspect the page first: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
         );
       }

@@ -27,6 +27,35 @@ export interface ReceiptSink {
  */
 export type BrokerAnswer<T> = Result<T> & { requestId: string; receiptId: string };
 
+/**
+ * What a refusal carries beside its message (src/main/core/agent/answers.ts
+ * shows both to the agent inside an untrusted block): `issues`, ajv's failing
+ * paths, whose messages quote the page's schema; `untrustedText`, other page
+ * text (at most 1000 chars in the receipt).
+ */
+export interface RefusalDetail {
+  issues?: ArgumentIssue[];
+  /**
+   * Set when `issues` are about the console's OWN schema of an agent tool (the
+   * MCP endpoint's check): the console's words, shown plainly. Absent, issues
+   * are taken as quoting a page's schema (fail closed: labelled untrusted).
+   */
+  issuesFromConsoleSchema?: true;
+  untrustedText?: string;
+}
+
+/** The refusal detail a step's failure carries (`Err.error.detail`, typed `unknown`), keeping only the two known fields. */
+export function refusalDetail(detail: unknown): RefusalDetail | undefined {
+  if (!detail || typeof detail !== 'object') return undefined;
+  const d = detail as { issues?: unknown; untrustedText?: unknown };
+  const out: RefusalDetail = {
+    ...(Array.isArray(d.issues) ? { issues: d.issues as ArgumentIssue[] } : {}),
+    ...((d as { issuesFromConsoleSchema?: unknown }).issuesFromConsoleSchema === true ? { issuesFromConsoleSchema: true as const } : {}),
+    ...(typeof d.untrustedText === 'string' ? { untrustedText: d.untrustedText } : {}),
+  };
+  return Object.keys(out).length ? out : undefined;
+}
+
 /** A broker answer that is a failure. */
 export type BrokerFailure = Err & { requestId: string; receiptId: string };
 
@@ -115,9 +144,14 @@ export class Trail {
   }
 
   /** A `refused` receipt and the matching failure (message bounded in the receipt, whole for the agent). */
-  refuse<T>(actor: Actor, code: string, message: string, extra?: { issues?: ArgumentIssue[] }): BrokerAnswer<T> {
-    this.write('refused', actor, { code, message: message.slice(0, 1000), ...(extra?.issues ? { issues: extra.issues } : {}) });
-    const error: ErrorInfo = { code, message, ...(extra?.issues ? { detail: { issues: extra.issues } } : {}) };
+  refuse<T>(actor: Actor, code: string, message: string, extra?: RefusalDetail): BrokerAnswer<T> {
+    const detail: RefusalDetail = {
+      ...(extra?.issues ? { issues: extra.issues } : {}),
+      ...(extra?.issuesFromConsoleSchema ? { issuesFromConsoleSchema: true as const } : {}),
+      ...(extra?.untrustedText ? { untrustedText: extra.untrustedText.slice(0, 1000) } : {}),
+    };
+    this.write('refused', actor, { code, message: message.slice(0, 1000), ...detail });
+    const error: ErrorInfo = { code, message, ...(Object.keys(detail).length ? { detail } : {}) };
     return this.answer({ ok: false, error });
   }
 

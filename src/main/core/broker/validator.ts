@@ -44,11 +44,27 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { LIMITS, jsonDepth, utf8Bytes } from '../../../shared/limits';
 
-/** One failing argument path, as the agent sees it. */
+/**
+ * One failing argument path. `message` is ajv's, and quotes the page's schema
+ * (a `pattern`, a required property's name, a `format`): page text, which the
+ * agent only ever sees inside an untrusted block (src/main/core/agent/answers.ts).
+ */
 export interface ArgumentIssue {
   /** JSON Pointer into the arguments ("" for the root), from ajv's `instancePath`. */
   instancePath: string;
   message: string;
+}
+
+/**
+ * Why a page's schema cannot be used. `message` is the console's own words and
+ * never quotes the schema; `pageText` is the part that does (ajv's compile error
+ * naming an unknown keyword or property, the declared `$schema` value), which
+ * reaches the agent only inside an untrusted block (issue 8 item 5: page text
+ * in error messages stays inside the block like all other page text).
+ */
+export interface SchemaProblem {
+  message: string;
+  pageText?: string;
 }
 
 /** The JSON Schema dialects accepted for page schemas. */
@@ -57,9 +73,9 @@ export type Dialect = 'draft-2020-12' | 'draft-2019-09' | 'draft-07';
 export type ValidationOutcome =
   | { ok: true; dialect: Dialect }
   | { ok: false; code: 'invalid-arguments'; message: string; issues: ArgumentIssue[] }
-  | { ok: false; code: 'schema-rejected'; message: string };
+  | ({ ok: false; code: 'schema-rejected' } & SchemaProblem);
 
-type Compiled = { ok: true; validate: ValidateFunction; dialect: Dialect } | { ok: false; message: string };
+type Compiled = { ok: true; validate: ValidateFunction; dialect: Dialect } | ({ ok: false } & SchemaProblem);
 
 /** The dialect a schema declares with `$schema` (absent: 2020-12), or null when unsupported. */
 export function schemaDialect(schema: object): Dialect | null {
@@ -126,41 +142,39 @@ export class ArgumentValidator {
   /**
    * Validate `args` against `schema`, compiling (or reusing, keyed by
    * `descriptorHash`) a validator.
-   * @returns ok, or `invalid-arguments` with failing paths, or
+   * @returns ok, or `invalid-arguments` with failing paths (`issues`, whose
+   *   messages quote the schema; `message` is the console's own words), or
    *   `schema-rejected` when the page's schema cannot be used safely.
    */
   validate(descriptorHash: string, schema: unknown, args: unknown): ValidationOutcome {
     const compiled = this.compiled(descriptorHash, schema);
-    if (!compiled.ok) return { ok: false, code: 'schema-rejected', message: compiled.message };
+    if (!compiled.ok) return { ok: false, code: 'schema-rejected', message: compiled.message, ...(compiled.pageText ? { pageText: compiled.pageText } : {}) };
     const run = withBudget(() => compiled.validate(args) as boolean, this.budgetMs);
     if (!run.ok) {
-      return {
-        ok: false,
-        code: 'schema-rejected',
-        message: run.timedOut
-          ? `validating the arguments took longer than ${this.budgetMs} ms (a hostile pattern in the page's schema?)`
-          : `validation failed: ${errorText(run.error)}`,
-      };
+      return run.timedOut
+        ? { ok: false, code: 'schema-rejected', message: `validating the arguments took longer than ${this.budgetMs} ms (a hostile pattern in the page's schema?)` }
+        : { ok: false, code: 'schema-rejected', message: 'validating the arguments against the page\'s schema failed', pageText: errorText(run.error) };
     }
     if (run.value) return { ok: true, dialect: compiled.dialect };
     const issues = (compiled.validate.errors ?? []).slice(0, this.maxIssues).map(toIssue);
     const more = (compiled.validate.errors?.length ?? 0) - issues.length;
-    const listed = issues.map((i) => `${i.instancePath || '(root)'}: ${i.message}`).join('; ');
+    const paths = issues.map((i) => (i.instancePath || '(root)').slice(0, 130));
     return {
       ok: false,
       code: 'invalid-arguments',
-      message: `arguments do not match the tool's inputSchema: ${listed}${more > 0 ? `; and ${more} more` : ''}`,
+      // The paths are the agent's own argument keys; what failed there quotes the page's schema and goes in `issues`.
+      message: `arguments do not match the tool's inputSchema at ${[...new Set(paths)].join(', ')}${more > 0 ? ` (and ${more} more problems)` : ''}`,
       issues,
     };
   }
 
   /**
-   * Whether the schema can be used at all: `null`, or why not (the message a
-   * call would get as `schema-rejected`). Compiles and caches, like `validate`.
+   * Whether the schema can be used at all: `null`, or why not (what a call
+   * would get as `schema-rejected`). Compiles and caches, like `validate`.
    */
-  schemaProblem(descriptorHash: string, schema: unknown): string | null {
+  schemaProblem(descriptorHash: string, schema: unknown): SchemaProblem | null {
     const compiled = this.compiled(descriptorHash, schema);
-    return compiled.ok ? null : compiled.message;
+    return compiled.ok ? null : { message: compiled.message, ...(compiled.pageText ? { pageText: compiled.pageText } : {}) };
   }
 
   private compiled(descriptorHash: string, schema: unknown): Compiled {
@@ -190,7 +204,7 @@ export class ArgumentValidator {
     try {
       text = JSON.stringify(s);
     } catch (e) {
-      return { ok: false, message: `the inputSchema is not JSON: ${errorText(e)}` };
+      return { ok: false, message: 'the inputSchema is not JSON', pageText: errorText(e) };
     }
     if (utf8Bytes(text) > LIMITS.maxSchemaBytes) {
       return { ok: false, message: `the inputSchema is larger than ${LIMITS.maxSchemaBytes} bytes` };
@@ -200,7 +214,11 @@ export class ArgumentValidator {
     }
     const dialect = schemaDialect(s);
     if (!dialect) {
-      return { ok: false, message: `the inputSchema declares an unsupported $schema ${JSON.stringify(String((s as { $schema?: unknown }).$schema)).slice(0, 120)} (supported: JSON Schema 2020-12, 2019-09, draft-07)` };
+      return {
+        ok: false,
+        message: 'the inputSchema declares an unsupported $schema (supported: JSON Schema 2020-12, 2019-09, draft-07)',
+        pageText: `$schema: ${JSON.stringify(String((s as { $schema?: unknown }).$schema)).slice(0, 120)}`,
+      };
     }
     // Compile a private copy: the page's object must stay exactly as reviewed.
     const copy = JSON.parse(text) as { $schema?: string };
@@ -233,10 +251,9 @@ export class ArgumentValidator {
       return ajv.compile(copy);
     }, this.budgetMs * 4);
     if (!run.ok) {
-      return {
-        ok: false,
-        message: run.timedOut ? 'compiling the inputSchema took too long' : `the inputSchema cannot be compiled: ${errorText(run.error)}`,
-      };
+      return run.timedOut
+        ? { ok: false, message: 'compiling the inputSchema took too long' }
+        : { ok: false, message: 'the inputSchema cannot be compiled', pageText: errorText(run.error) };
     }
     // `$async: true` makes ajv compile a validator that returns a Promise (truthy, so
     // "valid") and rejects later, unhandled: a bypass and a crash. Page schemas are sync.

@@ -85,7 +85,7 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
     const found = resolveDescriptor(req, env);
     if (!found.ok) return found;
     let tool = found.value;
-    if (tool.blocked) return err('tool-blocked', `The tool ${JSON.stringify(tool.name)} is listed but may not be invoked (${tool.blocked}).`);
+    if (tool.blocked) return err('tool-blocked', `The tool is listed but may not be invoked (${tool.blocked}).`);
     // After a same-document navigation the descriptors stand, but the person must review, and the
     // grant bind, the page as it is now: read where the frame is (docs/broker.md, "Same-document navigation").
     const moved = env.discoveries.hasMoved(tool.tabId, tool.frameId);
@@ -142,7 +142,8 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
     const v = env.validator.validate(r.subjectHash, subject.inputSchema, args);
     if (v.ok) return ok({ dialect: v.dialect });
     if (v.code === 'invalid-arguments') return err('invalid-arguments', `${v.message}.`, { issues: v.issues });
-    return err('schema-rejected', `The page's inputSchema for ${JSON.stringify(subject.toolName)} cannot be used safely, so the tool cannot be invoked: ${v.message}.`);
+    // The message is the console's own words; what quotes the page's schema travels as untrusted text.
+    return err('schema-rejected', `The page's inputSchema for this tool cannot be used safely, so the tool cannot be invoked: ${v.message}.`, v.pageText ? { untrustedText: v.pageText } : undefined);
   },
   lookAgain: discoverAgain,
   onStale: (tabId, env) => env.discoveries.forget(tabId),
