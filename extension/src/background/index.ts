@@ -50,7 +50,14 @@ function emit(e: ExtensionEvent): void {
 
 // ---- the worker core and its faculties ---------------------------------------------------------------------
 
+// Content scripts share the extension's storage unless told otherwise: by default only
+// storage.session is closed to them (developer.chrome.com/docs/extensions/reference/api/storage,
+// "Storage areas"; setAccessLevel works on storage.local in Chromium 156: e2e/trust-key-access).
+// storage.local holds the pairing key, and the content modules run in pages' renderer
+// processes, so a compromised renderer could read it: close both areas (issue 9 item 9;
+// e2e/trust-key-access). The level is a persisted preference, set again at every start.
 void chrome.storage.session.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).catch(() => undefined);
+void chrome.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).catch(() => undefined);
 
 const faculties = createWorkerCore({
   storage: chrome.storage.session,
