@@ -186,9 +186,36 @@ describe('rule: a malformed agent call gets a clear error and a receipt; nothing
         text = String((e as Error).message);
       }
       expect(text, JSON.stringify(bad)).toMatch(/invalid/i);
+      // Malformed MCP content: one receipt for the HTTP request (issue 9 item 3).
       const mine = allReceipts().slice(before);
-      expect(mine.map((x) => x.event), JSON.stringify(bad)).toEqual(['requested', 'refused']);
+      expect(mine.map((x) => x.event), JSON.stringify(bad)).toEqual(['refused']);
+      expect(mine[0]!.detail, JSON.stringify(bad)).toMatchObject({ code: 'invalid-params', agentTool: 'webmcp_discover' });
+      expect(mine[0]!.actor).toMatchObject({ kind: 'agent', name: 'trust-agent' });
     }
+    await coreStillAnswers(client);
+  });
+
+  it('a JSON-RPC batch (one 700 KB POST of 2,000 malformed calls) is refused unread with ONE receipt; the console keeps answering', async () => {
+    const client = await connect();
+    const sessionId = (client as unknown as { _transport: { sessionId?: string } })._transport.sessionId;
+    expect(sessionId).toBeTruthy();
+    const mcpHeaders = (sid: string) => ({ Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${core.endpoint.token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
+    const before = allReceipts().length;
+    const one = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'webmcp_invoke', arguments: 'x'.repeat(300) } };
+    const batch = JSON.stringify(Array.from({ length: 2_000 }, (_, i) => ({ ...one, id: i + 10 })));
+    expect(batch.length).toBeGreaterThan(700_000);
+    expect(batch.length).toBeLessThan(1024 * 1024);
+    const r = await raw({ headers: { ...mcpHeaders(sessionId!) }, body: batch });
+    expect(r.status, r.body).toBe(400);
+    expect(JSON.parse(r.body)).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/batch/i) } });
+    const mine = allReceipts().slice(before);
+    expect(mine.map((x) => x.event)).toEqual(['refused']);
+    expect(mine[0]!.detail).toMatchObject({ code: 'batch-refused' });
+    expect(mine[0]!.actor).toMatchObject({ kind: 'agent', name: 'trust-agent' });
+    // A batch of well-formed calls is refused the same way: nothing in it runs.
+    const good = JSON.stringify([1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_tabs', arguments: {} } })));
+    expect((await raw({ headers: { ...mcpHeaders(sessionId!) }, body: good })).status).toBe(400);
+    expect(allReceipts().slice(before).map((x) => x.event)).toEqual(['refused', 'refused']);
     await coreStillAnswers(client);
   });
 });

@@ -193,11 +193,24 @@ export class AgentEndpoint {
       if (!read.ok) return this.reject(res, read.status, read.message);
       body = read.value;
     }
+    const session = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
+    if (Array.isArray(body)) {
+      // MCP 2025-06-18 removed JSON-RPC batching ("Changelog"; "Transports": a POST body is ONE
+      // request, notification or response). Refused whole, unread, with one receipt: a single
+      // 700 KB batch of malformed calls once wrote 20,000 fsync'd receipts (issue 9 item 3).
+      this.opts.broker.refuseMalformed({
+        faculty: 'console',
+        actor: session ? actorOf(session.server) : { kind: 'agent', name: 'unknown-client' },
+        code: 'batch-refused',
+        message: `A JSON-RPC batch of ${body.length} messages was refused unread: MCP 2025-06-18 has no batches.`,
+      });
+      return this.reject(res, 400, 'JSON-RPC batches are not accepted (MCP 2025-06-18 removed them): send one message per request.', -32600);
+    }
     if (typeof sid === 'string') {
-      const s = this.sessions.get(sid);
+      const s = session;
       if (!s) return this.reject(res, 404, 'Session not found: initialize a new session.');
       s.lastUsed = Date.now();
-      this.recordMalformedCalls(body, s.server);
+      this.recordMalformedCall(body, s.server);
       if (req.method === 'GET') return this.openStream(s, req, res);
       return s.transport.handleRequest(req, res, body);
     }
@@ -208,22 +221,21 @@ export class AgentEndpoint {
   /**
    * The SDK refuses a tools/call whose params do not parse (`arguments` not an
    * object, `name` not a string) before our handler runs, so no receipt would be
-   * written; write `requested` + `refused` here (the SDK still answers its error).
+   * written; write one `refused` here (the SDK still answers its error). One
+   * message per request (batches are refused above), so one receipt at most.
    */
-  private recordMalformedCalls(body: unknown, server: Server): void {
-    for (const m of Array.isArray(body) ? body : [body]) {
-      if (!m || typeof m !== 'object' || (m as { method?: unknown }).method !== 'tools/call') continue;
-      if (CallToolRequestSchema.safeParse(m).success) continue;
-      const name = (m as { params?: { name?: unknown } }).params?.name;
-      const agentToolName = typeof name === 'string' ? name : '(no name)';
-      this.opts.broker.rejectCall({
-        faculty: this.tools.get(agentToolName)?.faculty ?? 'console',
-        agentTool: agentToolName,
-        actor: actorOf(server),
-        code: 'invalid-params',
-        message: 'Invalid tools/call request: params must be {name: string, arguments?: object}.',
-      });
-    }
+  private recordMalformedCall(m: unknown, server: Server): void {
+    if (!m || typeof m !== 'object' || (m as { method?: unknown }).method !== 'tools/call') return;
+    if (CallToolRequestSchema.safeParse(m).success) return;
+    const name = (m as { params?: { name?: unknown } }).params?.name;
+    const agentToolName = typeof name === 'string' ? name : '(no name)';
+    this.opts.broker.refuseMalformed({
+      faculty: this.tools.get(agentToolName)?.faculty ?? 'console',
+      agentTool: agentToolName,
+      actor: actorOf(server),
+      code: 'invalid-params',
+      message: 'Invalid tools/call request: params must be {name: string, arguments?: object}.',
+    });
   }
 
   /**
@@ -257,10 +269,11 @@ export class AgentEndpoint {
     return timingSafeEqual(given, want) && m !== null;
   }
 
-  private reject(res: ServerResponse, status: number, message: string): void {
+  /** An HTTP refusal with a JSON-RPC error body (`code`: default -32001 for 401, else -32000). */
+  private reject(res: ServerResponse, status: number, message: string, code?: number): void {
     res.statusCode = status;
     res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: status === 401 ? -32001 : -32000, message }, id: null }));
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: code ?? (status === 401 ? -32001 : -32000), message }, id: null }));
   }
 
   // ---- sessions -------------------------------------------------------------------

@@ -182,6 +182,20 @@ export class Broker {
   // ---- calls refused at the door ---------------------------------------------------
 
   /**
+   * ONE `refused` receipt for an HTTP request whose MCP content is malformed
+   * (a JSON-RPC batch, a tools/call whose params the SDK cannot parse): at most
+   * one receipt per HTTP request, so a single large body cannot write thousands
+   * (issue 9 item 3). Never throws: a ledger failure is the ledger's to report.
+   */
+  refuseMalformed(p: { faculty: Faculty; actor: AgentContext['actor']; code: string; message: string; agentTool?: string }): void {
+    try {
+      this.pipeline.trail(p.faculty).write('refused', p.actor, { code: p.code, message: p.message.slice(0, 1000), ...(p.agentTool ? { agentTool: p.agentTool.slice(0, 128) } : {}) });
+    } catch {
+      /* reported by the ledger's own health check; the HTTP answer still goes out */
+    }
+  }
+
+  /**
    * Receipts (`requested`, `refused`) for an agent call refused before the
    * lifecycle starts: malformed MCP arguments or an unknown agent tool.
    */
