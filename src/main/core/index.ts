@@ -18,6 +18,7 @@ import type { ConsoleApi, ConsoleEvent, ConsoleSettings, EndpointInfo, LinkStatu
 import type { Actor, Receipt, ReceiptInput } from '../../shared/receipt';
 import { toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
+import type { ConnectionLimits } from './net-guard';
 import { AgentEndpoint } from './agent';
 import { createConsoleApi } from './api';
 import { createPolicyApi } from './api/policy';
@@ -38,6 +39,8 @@ export interface ConsoleCoreOptions {
   dataDir: string;
   /** MCP port on 127.0.0.1, overriding settings.json for this run (0: any free port; tests). */
   mcpPort?: number;
+  /** The MCP endpoint's connection limits (default CONNECTION_LIMITS, ./net-guard.ts); tests pass small ones. */
+  mcpConnectionLimits?: Partial<ConnectionLimits>;
   /** The bridge's Unix socket or named pipe (default: the platform default, src/native-host/socket-path.ts). */
   socketPath?: string;
   /** Where the pairing key lives (default: FileSecretStore at dataDir/secrets.json). */
@@ -171,6 +174,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     token: () => settings.get().token,
     serverInfo: { name: 'echo-console', version: opts.consoleVersion ?? '0.1.0' },
     settingsFile: join(opts.dataDir, SETTINGS_FILE),
+    ...(opts.mcpConnectionLimits ? { connectionLimits: opts.mcpConnectionLimits } : {}),
   });
   const stdioCommand = opts.stdioCommand ?? defaultStdioCommand(opts.dataDir);
   const endpoint = (): EndpointInfo => ({ url: agentEndpoint.url, token: settings.get().token, stdioCommand });

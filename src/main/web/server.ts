@@ -32,6 +32,7 @@ import { LIMITS } from '../../shared/limits';
 import { err } from '../../shared/result';
 import { TOKEN_FRAGMENT_KEY, WS_CLOSE, WS_PATH, type WsServerMessage } from '../../shared/web-wire';
 import { dispatchCall } from '../api-dispatch';
+import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '../core/net-guard';
 import { buildCsp, SECURITY_HEADERS } from '../csp';
 import { contentTypeOf, resolveStatic } from '../static-files';
 
@@ -49,6 +50,8 @@ export interface WebHostOptions {
   token?: string;
   /** How long a new socket may take to send its token (ms). */
   helloTimeoutMs?: number;
+  /** Connection limits (default CONNECTION_LIMITS, ../core/net-guard.ts); tests pass small ones. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /** A running web host. */
@@ -65,6 +68,8 @@ export interface WebHost {
   token: string;
   /** The URL to open: origin + `/#token=...`. */
   consoleUrl: string;
+  /** The connection limits' counters. */
+  connections: ConnectionGuard;
   /** Stop listening and close every socket. */
   close(): Promise<void>;
 }
@@ -132,6 +137,10 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   function hostMatches(req: IncomingMessage): boolean {
     return (req.headers.host ?? '').toLowerCase() === hostHeader;
   }
+
+  // Any local user can connect to 127.0.0.1: a cap and idle timeouts keep a flood of idle
+  // connections from exhausting the console's descriptors (../core/net-guard.ts).
+  const connections = guardConnections(server, opts.connectionLimits, true);
 
   // --- WebSocket ---------------------------------------------------------------
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.maxMessageBytes, perMessageDeflate: false });
@@ -211,6 +220,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     port,
     token,
     consoleUrl: `${origin}/#${TOKEN_FRAGMENT_KEY}=${token}`,
+    connections,
     close() {
       closed ??= new Promise<void>((resolve) => {
         if (typeof unsubscribe === 'function') unsubscribe();

@@ -31,6 +31,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../../../shared/receipt';
 import type { Broker } from '../broker';
+import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '../net-guard';
 import { errorResult } from './answers';
 import { AgentToolRegistry } from './registry';
 import { AGENT_TOOLS } from './tools';
@@ -53,6 +54,8 @@ export interface AgentEndpointOptions {
   serverInfo?: { name: string; version: string };
   /** The settings file that holds `mcpPort` (named in the port-conflict error, so the person knows what to edit). */
   settingsFile?: string;
+  /** Connection limits (default CONNECTION_LIMITS, ../net-guard.ts); tests pass small ones. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 interface Session {
@@ -74,6 +77,8 @@ const INSTRUCTIONS =
 export class AgentEndpoint {
   private readonly opts: AgentEndpointOptions;
   private http: HttpServer | null = null;
+  /** The connection limits' counters, once started. */
+  connections: ConnectionGuard | null = null;
   private boundPort = 0;
   private readonly sessions = new Map<string, Session>();
   /** The agent tools, as `tools/list` shows them now. */
@@ -124,6 +129,7 @@ export class AgentEndpoint {
         else res.end();
       });
     });
+    const guard = guardConnections(http, this.opts.connectionLimits);
     await new Promise<void>((resolve, reject) => {
       const onError = (e: NodeJS.ErrnoException) => {
         http.off('listening', onListening);
@@ -145,6 +151,7 @@ export class AgentEndpoint {
       http.listen(this.opts.port, '127.0.0.1');
     });
     this.http = http;
+    this.connections = guard;
     this.boundPort = (http.address() as AddressInfo).port;
     return { port: this.boundPort, url: this.url };
   }
