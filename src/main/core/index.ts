@@ -19,6 +19,7 @@ import type { Actor, Receipt, ReceiptInput } from '../../shared/receipt';
 import { toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import type { ConnectionLimits } from './net-guard';
+import { secureFolder, tightenFile } from './data-folder';
 import { AgentEndpoint } from './agent';
 import { createConsoleApi } from './api';
 import { createPolicyApi } from './api/policy';
@@ -112,13 +113,23 @@ const PERSON: Actor = { kind: 'person' };
  * Build the console core. Synchronous: opens the ledger and the settings file
  * (creating both on first run, with a fresh MCP token) and constructs the parts;
  * `start()` then listens.
- * @throws SettingsError for an invalid settings.json; the ledger's errors for an
- *   unusable ledger.db (LedgerFormatError, NativeBindingMissingError, SqliteError).
+ * @throws DataFolderError for a data folder another user owns or can replace
+ *   (./data-folder.ts); SettingsError for an invalid settings.json; the ledger's
+ *   errors for an unusable ledger.db (LedgerFormatError, NativeBindingMissingError, SqliteError).
  */
 export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   const log = opts.logger ?? { info: () => {}, warn: (m: string, d?: unknown) => console.warn(`[core] ${m}`, d ?? '') };
+  // The folder holds the token, the secrets, the ledger and the launcher Chrome runs as the
+  // person: refuse one another user owns, repair one we own but left open (./data-folder.ts).
+  for (const r of secureFolder(opts.dataDir)) log.warn(`data folder repaired: ${r}`);
   const settings = SettingsStore.open(opts.dataDir, { ...(opts.mcpPort !== undefined ? { mcpPort: opts.mcpPort } : {}) });
-  const ledger = new Ledger(join(opts.dataDir, 'ledger.db'));
+  const ledgerFile = join(opts.dataDir, 'ledger.db');
+  const ledger = new Ledger(ledgerFile);
+  // SQLite creates its files with the umask's mode (0644): receipts are the person's alone.
+  for (const f of [ledgerFile, `${ledgerFile}-wal`, `${ledgerFile}-shm`]) {
+    const r = tightenFile(f);
+    if (r) log.info(`data folder: ${r}`);
+  }
   const listeners = new Set<(e: ConsoleEvent) => void>();
   const emit = (e: ConsoleEvent) => {
     for (const l of listeners) {

@@ -28,10 +28,11 @@
  * even when Chrome's environment differs from the console's (docs/link.md).
  */
 import { execFile } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { existsSync, lstatSync, promises as fs } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { NATIVE_HOST_NAME } from '../../../shared/protocol';
+import { DataFolderError, secureFolder } from '../data-folder';
 
 /** Browsers whose native messaging locations we know. */
 export type BrowserId = 'chrome' | 'chromium' | 'edge' | 'brave';
@@ -301,6 +302,15 @@ function sameManifest(text: string, want: HostManifest): string | null {
   return null;
 }
 
+/** The launcher, when present, must be a plain file of the console's user (else DataFolderError). */
+function assertOwnLauncher(file: string, platform: NodeJS.Platform): void {
+  if (platform === 'win32' || !existsSync(file)) return;
+  const st = lstatSync(file);
+  if (!st.isFile() || st.uid !== process.getuid?.()) {
+    throw new DataFolderError(`${file} is not a plain file of yours (owner uid ${st.uid}); Chrome would run it as you. Remove it, then start Echo Console again.`);
+  }
+}
+
 /**
  * Write, or check and fix, the launcher and every manifest (and, on Windows, the
  * registry keys). Idempotent: a second run reports every item `ok`. Never throws
@@ -315,18 +325,20 @@ export async function repairHostManifests(o: HostInstallOptions): Promise<Repair
   const manifestText = JSON.stringify(manifest, null, 2) + '\n';
   const items: RepairItem[] = [];
 
-  // 1. the launcher
+  // 1. the launcher. Chrome runs it as the person, so its folder must be the person's
+  // alone, checked before every write (../data-folder.ts; issue 9 item 8).
   const script = launcherScript({ ...o, platform });
+  let launcherSafe = true;
   try {
+    const repaired = secureFolder(o.launcherDir, { platform });
+    assertOwnLauncher(launcherPath, platform);
     const have = await readText(launcherPath);
     let action: RepairItem['action'] = 'ok';
     let reason: string | undefined;
     if (have === null) action = 'created';
     else if (have !== script) [action, reason] = ['rewritten', 'content differed'];
-    if (action !== 'ok') {
-      await fs.mkdir(o.launcherDir, { recursive: true, mode: 0o755 });
-      await fs.writeFile(launcherPath, script, { mode: 0o755 });
-    }
+    if (repaired.length && action === 'ok') [action, reason] = ['rewritten', `folder repaired: ${repaired.join('; ')}`];
+    if (have === null || have !== script) await fs.writeFile(launcherPath, script, { mode: 0o755 });
     if (platform !== 'win32') {
       const st = await fs.stat(launcherPath);
       if ((st.mode & 0o100) === 0 || (st.mode & 0o022) !== 0) {
@@ -336,6 +348,7 @@ export async function repairHostManifests(o: HostInstallOptions): Promise<Repair
     }
     items.push({ kind: 'launcher', target: launcherPath, action, reason });
   } catch (e) {
+    launcherSafe = false;
     items.push({ kind: 'launcher', target: launcherPath, action: 'failed', reason: (e as Error).message });
   }
 
@@ -354,6 +367,11 @@ export async function repairHostManifests(o: HostInstallOptions): Promise<Repair
 
   const written = new Set<string>();
   for (const t of targets) {
+    if (!launcherSafe) {
+      // Never point a browser at a launcher another user may have written.
+      items.push({ kind: 'manifest', browser: t.browser, target: t.manifestPath, action: 'failed', reason: 'the launcher could not be written safely (see the launcher item); no manifest points at it' });
+      continue;
+    }
     if (t.browserDir && !o.force && !(await exists(t.browserDir))) {
       items.push({ kind: 'manifest', browser: t.browser, target: t.manifestPath, action: 'skipped', reason: `${t.browserDir} does not exist (browser not installed)` });
       continue;
