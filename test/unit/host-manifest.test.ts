@@ -178,6 +178,22 @@ describe('repairHostManifests (temp dirs)', () => {
     expect(r.report.items.map((i) => i.kind)).toEqual(['launcher', 'manifest']);
   });
 
+  it("the shell launcher runs the app's own executable (ELECTRON_RUN_AS_NODE=1) before any node on PATH, and PATH's node only without it", async () => {
+    const app = path.join(dir, 'fake app');
+    await fs.writeFile(app, '#!/bin/sh\necho "app as-node=$ELECTRON_RUN_AS_NODE"\n', { mode: 0o755 });
+    // A `node` planted early on PATH (issue 9 item 12): it must not be the one Chrome's host runs as.
+    const planted = path.join(dir, 'planted-bin');
+    await fs.mkdir(planted);
+    await fs.writeFile(path.join(planted, 'node'), '#!/bin/sh\ncase "$1" in -e) exit 0;; esac\necho "planted node ran"\n', { mode: 0o755 });
+    const launcher = path.join(dir, 'launch-order');
+    await fs.writeFile(launcher, launcherScript({ platform: 'linux', hostScript: '/h.mjs', socketPath: '/x.sock', appExecutable: app }), { mode: 0o755 });
+    const env = { PATH: `${planted}:/usr/bin:/bin` };
+    expect(spawnSync('/bin/sh', [launcher, `chrome-extension://${EXT}/`], { env, encoding: 'utf8' }).stdout.trim()).toBe('app as-node=1');
+    // Without an app executable (the web host, a Node install), PATH's node is what there is.
+    await fs.writeFile(launcher, launcherScript({ platform: 'linux', hostScript: '/h.mjs', socketPath: '/x.sock' }), { mode: 0o755 });
+    expect(spawnSync('/bin/sh', [launcher, `chrome-extension://${EXT}/`], { env, encoding: 'utf8' }).stdout.trim()).toBe('planted node ran');
+  });
+
   it('the shell launcher falls back to the app executable with ELECTRON_RUN_AS_NODE=1 when no Node is found', async () => {
     const app = path.join(dir, 'fake app');
     await fs.writeFile(app, '#!/bin/sh\necho "as-node=$ELECTRON_RUN_AS_NODE args=$*"\n', { mode: 0o755 });
@@ -190,8 +206,8 @@ describe('repairHostManifests (temp dirs)', () => {
     const r = spawnSync('/bin/sh', [launcher, `chrome-extension://${EXT}/`], { env: { PATH: '/nonexistent' }, encoding: 'utf8' });
     expect(r.stdout.trim()).toBe(`as-node=1 args=/o'dd/host.mjs --socket /s p/x.sock chrome-extension://${EXT}/`);
 
-    // With Node on PATH it runs node instead (here: the script does not exist, so node fails; we only check who ran).
+    // With Node on PATH it still runs the app's own executable (issue 9 item 12).
     const r2 = spawnSync('/bin/sh', [launcher, `chrome-extension://${EXT}/`], { env: { PATH: path.dirname(process.execPath) }, encoding: 'utf8' });
-    expect(r2.stderr).toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND/);
+    expect(r2.stdout.trim()).toBe(`as-node=1 args=/o'dd/host.mjs --socket /s p/x.sock chrome-extension://${EXT}/`);
   });
 });

@@ -169,15 +169,14 @@ export function launcherScript(spec: LauncherSpec): string {
     ];
     // Labels and `goto :eof` rather than ( ) blocks: %ERRORLEVEL% inside a block is expanded
     // before the block runs, and `goto :eof` keeps the host's exit code.
+    // Order: the given Node, then the app's own executable, and only then a `node` from PATH
+    // (issue 9 item 12: a PATH entry is not the app's to vouch for).
     if (spec.nodePath) lines.push(`if exist ${batq(spec.nodePath)} goto given_node`);
+    if (spec.appExecutable) lines.push(`if exist ${batq(spec.appExecutable)} goto app_exe`);
     lines.push('where node >nul 2>nul', 'if errorlevel 1 goto no_node', cmd('node'), 'goto :eof');
     if (spec.nodePath) lines.push(':given_node', cmd(batq(spec.nodePath)), 'goto :eof');
-    lines.push(':no_node');
-    if (spec.appExecutable) {
-      lines.push('set ELECTRON_RUN_AS_NODE=1', `${batq(spec.appExecutable)} %HOST% --socket %SOCKET% %*`, 'goto :eof');
-    } else {
-      lines.push('echo Echo Console native host: Node.js was not found. 1>&2', 'exit /b 69');
-    }
+    if (spec.appExecutable) lines.push(':app_exe', 'set ELECTRON_RUN_AS_NODE=1', `${batq(spec.appExecutable)} %HOST% --socket %SOCKET% %*`, 'goto :eof');
+    lines.push(':no_node', 'echo Echo Console native host: Node.js was not found. 1>&2', 'exit /b 69');
     return lines.join('\r\n') + '\r\n';
   }
   const na = nodeArgs.map(shq).join(' ');
@@ -189,13 +188,15 @@ export function launcherScript(spec: LauncherSpec): string {
     `HOST=${shq(spec.hostScript)}`,
     `SOCKET=${shq(spec.socketPath)}`,
   ];
+  // Order: the given Node, then the app's own executable (run as Node), and only then a `node`
+  // from PATH (issue 9 item 12: a PATH entry is not the app's to vouch for).
   if (spec.nodePath) lines.push(`NODE=${shq(spec.nodePath)}`, `if [ -x "$NODE" ]; then ${run('"$NODE"')}; fi`);
+  if (spec.appExecutable) lines.push(`APP=${shq(spec.appExecutable)}`, `if [ -x "$APP" ]; then ELECTRON_RUN_AS_NODE=1 ${run('"$APP"')}; fi`);
   lines.push(
     // Chrome started from a desktop has a short PATH; a node found there must be new enough for the host.
     `if command -v node >/dev/null 2>&1 && node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)' 2>/dev/null; then ${run('node')}; fi`,
   );
-  if (spec.appExecutable) lines.push(`ELECTRON_RUN_AS_NODE=1 ${run(shq(spec.appExecutable))}`);
-  else lines.push(`echo 'Echo Console native host: Node.js was not found.' >&2`, 'exit 69');
+  lines.push(`echo 'Echo Console native host: Node.js was not found.' >&2`, 'exit 69');
   return lines.join('\n') + '\n';
 }
 
