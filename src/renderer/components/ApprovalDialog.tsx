@@ -13,7 +13,8 @@
  * - Focus starts on the dialog itself, not on a button, and no element submits
  *   on Enter: a stray Enter approves nothing.
  * - "Approve once" is armed only after `ARM_DELAY_MS`, so a click meant for
- *   something else as the dialog appears cannot approve it.
+ *   something else as the dialog appears cannot approve it; armed per request,
+ *   so switching to another request disarms it in the same render.
  * - Escape closes the dialog without deciding; the request stays pending.
  * - While the console is unreachable (`offline`) neither button decides: the
  *   decision could not be delivered, and the dialog says so.
@@ -44,16 +45,20 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
   const titleId = useId();
   const dialogRef = useRef<HTMLDivElement>(null);
   const [reason, setReason] = useState('');
-  const [armed, setArmed] = useState(false);
+  // Armed FOR a request id, not a flag: when the dialog switches to another request, the first
+  // render of the new one is already unarmed (a flag reset in an effect would leave "Approve once"
+  // live for one painted frame, where a double click meant for the previous request lands).
+  const [armedFor, setArmedFor] = useState<string | null>(null);
+  const armed = armedFor === a.requestId;
   const left = timeLeftMs(a, now);
   const expired = left <= 0;
 
   // Focus the dialog itself (not a button) whenever a new request is shown, and re-arm.
   useEffect(() => {
     setReason('');
-    setArmed(false);
     dialogRef.current?.focus();
-    const t = setTimeout(() => setArmed(true), ARM_DELAY_MS);
+    const id = a.requestId;
+    const t = setTimeout(() => setArmedFor(id), ARM_DELAY_MS);
     return () => clearTimeout(t);
   }, [a.requestId]);
 
@@ -90,6 +95,7 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
         tabIndex={-1}
         onKeyDown={onKeyDown}
         data-testid="approval-dialog"
+        data-request-id={a.requestId}
       >
         <header className="dialog-head">
           <div>
