@@ -12,7 +12,7 @@ import { promises as fs, readdirSync, readFileSync, readlinkSync } from 'node:fs
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PAIRING_SECRET_NAME } from '../../src/main/core/bridge/index';
+import { MAX_UNIDENTIFIED, PAIRING_SECRET_NAME } from '../../src/main/core/bridge/index';
 import { PAIRING_STORAGE_KEY } from '../../extension/src/background/link';
 import { encodeFrame, FrameDecoder } from '../../src/shared/framing';
 import { authProof, derivePairing, generateEphemeral, pairingCommitment, randomHex, toBase64 } from '../../src/shared/pairing-crypto';
@@ -141,6 +141,37 @@ describe('rule: afterwards each connection proves the pairing key (challenge and
     r.startExtension();
     await r.connected();
     expect(await r.bridge.request({ op: 'list-tabs' })).toEqual({ ok: true, value: [] });
+  });
+
+  it('connections that never say who they are cannot hold the slots: the real native host gets in past eight idle ones', async () => {
+    // issue 9 item 11: four idle connections of the same user once refused the real host for
+    // their whole handshake deadline (here 60 s, far past the wait below).
+    const key = crypto.getRandomValues(new Uint8Array(32));
+    const pairingId = randomHex();
+    const extStorage = new MapStorage();
+    await extStorage.set(PAIRING_STORAGE_KEY, { v: 1, pairingId, key: toBase64(key), pairedAt: 1 });
+    const r = rig({ extStorage });
+    await r.consoleStore.set(PAIRING_SECRET_NAME, JSON.stringify({ v: 1, pairingId, key: toBase64(key), extensionId: EXT, pairedAt: 1 }));
+    expect((await r.startConsole({ timing: { heartbeatIntervalMs: 200, heartbeatTimeoutMs: 3000, handshakeTimeoutMs: 60_000 } })).ok).toBe(true);
+    await r.installHost();
+    const idle: net.Socket[] = [];
+    let idleClosed = 0;
+    for (let i = 0; i < 8; i++) {
+      const s = net.createConnection(r.socketPath);
+      s.on('error', () => {});
+      s.on('close', () => idleClosed++);
+      await new Promise<void>((res) => s.once('connect', () => res()));
+      idle.push(s);
+    }
+    try {
+      r.startExtension();
+      await r.connected();
+      expect(await r.bridge.request({ op: 'list-tabs' })).toEqual({ ok: true, value: [] });
+      // Every idle connection that was pushed out is closed by the console (at most MAX_UNIDENTIFIED - 1 remain).
+      await r.until(() => idleClosed >= 8 - (MAX_UNIDENTIFIED - 1), 'the console to close the idle connections it pushed out');
+    } finally {
+      idle.forEach((s) => s.destroy());
+    }
   });
 
   it('a recorded extension proof cannot be replayed on a new connection, and the console\'s own proof cannot be reflected', async () => {

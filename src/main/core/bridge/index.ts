@@ -120,6 +120,12 @@ const defaultLogger: BridgeLogger = {
 };
 
 /**
+ * Connections that have not said host-hello yet, at most (each has the
+ * handshake deadline; at the bound the oldest is closed for a newcomer).
+ */
+export const MAX_UNIDENTIFIED = 4;
+
+/**
  * The console side of the extension link. Construct, `start()`, hand to the
  * broker as `ExtensionLink`; `stop()` on quit.
  */
@@ -257,10 +263,13 @@ export class Bridge implements ExtensionLink {
     sock.on('error', (e) => this.log.info('link socket error', { message: e.message }));
     // A connection counts as "the extension" only after a valid host-hello, so a probe
     // (another console checking whether we are alive) never takes the slot; the
-    // not-yet-identified ones are few and each has a deadline.
-    if (this.fresh.size >= 4) {
-      sock.destroy();
-      return;
+    // not-yet-identified ones are few and each has a deadline. At the bound the OLDEST
+    // unidentified one gives way, never the newcomer: the real native host says host-hello
+    // the moment it connects, so idle connections holding every slot (issue 9 item 11:
+    // four of them locked the real host out for their whole deadline) cannot block it.
+    if (this.fresh.size >= MAX_UNIDENTIFIED) {
+      const oldest = this.fresh.values().next().value;
+      if (oldest) this.end(oldest, 'unidentified-evicted');
     }
     const conn: Conn = { id: this.nextConnId++, sock, decoder: new FrameDecoder(LIMITS.maxMessageBytes), closed: false, ready: false };
     this.fresh.add(conn);
