@@ -134,20 +134,21 @@ test('when the request under review goes away and the next one shows, "Approve o
   await expect(page.getByTestId('approve-button')).toBeEnabled();
   // Record, at every DOM change (a MutationObserver runs before the browser paints), which
   // request the dialog shows and whether its Approve button can be clicked.
-  await page.evaluate(() => {
-    const seen: Array<{ id: string | null; disabled: boolean | null }> = [];
-    (window as unknown as { armSeen: typeof seen }).armSeen = seen;
+  // (A script string: the Node type-check configuration has no DOM types.)
+  await page.evaluate(`(() => {
+    const seen = [];
+    globalThis.armSeen = seen;
     new MutationObserver(() => {
       const d = document.querySelector('[data-testid="approval-dialog"]');
-      const b = document.querySelector<HTMLButtonElement>('[data-testid="approve-button"]');
-      seen.push({ id: d?.getAttribute('data-request-id') ?? null, disabled: b ? b.disabled : null });
+      const b = document.querySelector('[data-testid="approve-button"]');
+      seen.push({ id: d ? d.getAttribute('data-request-id') : null, disabled: b ? b.disabled : null });
     }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-  });
+  })()`);
   // The first request expires (or is decided) elsewhere while the person is about to click.
   fake.approvals = fake.approvals.filter((a) => a.requestId !== 'req-1');
   fake.emit({ kind: 'approvals', approvals: fake.approvals });
   await expect(page.getByTestId('field-tool-name')).toHaveText('remove_item');
-  const seen = await page.evaluate(() => (window as unknown as { armSeen: Array<{ id: string | null; disabled: boolean | null }> }).armSeen);
+  const seen = (await page.evaluate('globalThis.armSeen')) as Array<{ id: string | null; disabled: boolean | null }>;
   const shown = seen.filter((x) => x.id === 'req-2');
   expect(shown.length).toBeGreaterThan(0);
   expect(shown[0]).toEqual({ id: 'req-2', disabled: true });
