@@ -473,6 +473,23 @@ describe('rule: everything a page wrote reaches the agent bounded, redacted and 
   });
 });
 
+describe('rule: per-client limits keep one agent from crowding out another', () => {
+  it("opening more sessions than the endpoint keeps never cuts off another agent's call that waits for the person", async () => {
+    const victim = await connect('victim');
+    const d = await discoverTab(victim, 7, [{ name: 'add', inputSchema: OPEN_SCHEMA }]);
+    link.invokeHandler = async () => ({ ok: true, value: { outcome: 'succeeded', result: 'done by the page' } });
+    const p = victim.callTool({ name: 'webmcp_invoke', arguments: { tabId: 7, name: 'add', descriptorHash: d.tools[0]!.descriptorHash, arguments: {} } });
+    await until((l) => core.onEvent(l), () => approvalsShown() === 1);
+    // Another token holder opens 40 sessions: more than the 32 the endpoint keeps (issue 9 item 10).
+    for (let i = 0; i < 40; i++) await connect(`flood-${i}`);
+    expect(core.agentEndpoint.sessionCount).toBeLessThanOrEqual(32);
+    await core.api.decideApproval({ requestId: core.broker.approvals.list()[0]!.requestId, decision: 'approve' });
+    const r = (await p) as CallToolResult;
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(textOf(r)).toContain('done by the page');
+  });
+});
+
 describe('rule: the MCP endpoint answers only local, authenticated, non-browser clients', () => {
   it('listens on 127.0.0.1 only', () => {
     const addr = (core.agentEndpoint as unknown as { http: import('node:http').Server }).http.address();

@@ -66,6 +66,8 @@ interface Session {
   streamOpen: boolean;
   /** A tools/list change happened while no stream was open: sent when the client opens one. */
   listChangedPending: boolean;
+  /** tools/call requests of this session being handled now (one may wait minutes for the person). */
+  inFlight: number;
 }
 
 const INSTRUCTIONS =
@@ -288,13 +290,25 @@ export class AgentEndpoint {
   private async newSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const max = this.opts.maxSessions ?? 32;
     while (this.sessions.size >= max) {
-      const oldest = [...this.sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (!oldest) break;
-      this.sessions.delete(oldest[0]);
-      await oldest[1].server.close().catch(() => undefined);
+      // The least recently used session WITHOUT a call in flight gives way (issue 9 item 10: a
+      // token holder opening sessions must not cut off another agent's call waiting for the person).
+      const idle = [...this.sessions.entries()].filter(([, x]) => x.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+      if (!idle) {
+        return this.reject(res, 503, `Every one of the ${max} MCP sessions has a call in flight; try again when one ends.`);
+      }
+      this.sessions.delete(idle[0]);
+      await idle[1].server.close().catch(() => undefined);
     }
-    const server = this.makeServer();
-    const session: Session = { server, lastUsed: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport, streamOpen: false, listChangedPending: false };
+    const session: Session = {
+      server: undefined as unknown as Server,
+      lastUsed: Date.now(),
+      transport: undefined as unknown as StreamableHTTPServerTransport,
+      streamOpen: false,
+      listChangedPending: false,
+      inFlight: 0,
+    };
+    const server = this.makeServer(session);
+    session.server = server;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -312,7 +326,8 @@ export class AgentEndpoint {
     await transport.handleRequest(req, res, body);
   }
 
-  private makeServer(): Server {
+  /** One SDK Server per session; `session.inFlight` counts its tools/call requests being handled. */
+  private makeServer(session: Pick<Session, 'inFlight'>): Server {
     const info = this.opts.serverInfo ?? { name: 'echo-console', version: '0.1.0' };
     const server = new Server(info, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -326,11 +341,14 @@ export class AgentEndpoint {
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const actor = actorOf(server);
+      session.inFlight++;
       try {
         return await this.callTool(request.params.name, request.params.arguments ?? {}, actor, extra.signal);
       } catch {
         // Nothing throws raw across the boundary; the broker already records its own failures.
         return { isError: true, content: [{ type: 'text', text: 'Error (internal): the console hit an internal error.' }] };
+      } finally {
+        session.inFlight--;
       }
     });
     return server;
