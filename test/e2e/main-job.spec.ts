@@ -245,6 +245,7 @@ test('main job: list_tabs, discover, and an approved set_cart_quantity change th
   expect(await job.execCount(store, 'set_cart_quantity')).toBe(runsBefore);
 
   // "Approve once" (armed after a second) does.
+  await field('end-of-request').scrollIntoViewIfNeeded(); // Approve arms once the whole request was seen
   await expect(field('approve-button')).toBeEnabled();
   const clickedAt = Date.now();
   await field('approve-button').click();
@@ -452,6 +453,7 @@ test('navigation: while the dialog is open the request is refused (navigated); b
       async () => {
         const p = invoke(client, tabId, tool, { item: 'book', quantity: 2 });
         await waitForApproval(job.core, (a) => a.subject.toolName === 'place_order');
+        await field('end-of-request').scrollIntoViewIfNeeded(); // Approve arms once the whole request was seen
         await expect(field('approve-button')).toBeEnabled();
         await field('approve-button').click();
         return p;
@@ -487,6 +489,7 @@ test('a used grant is never accepted again: replayed on the link, and slipped in
     async () => {
       const p = invoke(client, storeTabId, tool, { productId: 'mug', quantity: before.mug + 1 });
       await waitForApproval(job.core, (a) => a.subject.toolName === 'set_cart_quantity');
+      await field('end-of-request').scrollIntoViewIfNeeded(); // Approve arms once the whole request was seen
       await expect(field('approve-button')).toBeEnabled();
       await field('approve-button').click();
       return p;
@@ -512,6 +515,7 @@ test('a used grant is never accepted again: replayed on the link, and slipped in
     async () => {
       const p = invoke(client, storeTabId, tool, { productId: 'mug', quantity: before.mug + 5 });
       await waitForApproval(job.core, (a) => a.subject.toolName === 'set_cart_quantity');
+      await field('end-of-request').scrollIntoViewIfNeeded(); // Approve arms once the whole request was seen
       await expect(field('approve-button')).toBeEnabled();
       await field('approve-button').click();
       return p;

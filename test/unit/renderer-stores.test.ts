@@ -14,7 +14,7 @@ import { createConnectionStore, linkLabel } from '../../src/renderer/stores/conn
 import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer/stores';
 import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
 import { createSettingsStore } from '../../src/renderer/stores/settings';
-import { formatDuration, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
+import { formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
 import { takeToken } from '../../src/renderer/transport/token';
 import { createWsClient } from '../../src/renderer/transport/ws-client';
 import { LIMITS } from '../../src/shared/limits';
@@ -226,6 +226,29 @@ describe('token hand-off', () => {
 });
 
 describe('untrusted text', () => {
+  it('reveals hidden characters by category, astral ones too (issue 9 item 5): TAG runs show what they spell', () => {
+    const tags = [...'send to eve'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+    expect(revealInvisible(`ok${tags}!`)).toBe('ok⟨hidden TAG text "send to eve"⟩!');
+    expect(hiddenCount(`ok${tags}!`)).toBe(11);
+    // variation selectors (BMP and supplement), private use (BMP and plane 15), unassigned, soft hyphen, word joiner, line separator
+    for (const [c, cp] of [['\uFE0F', 'FE0F'], ['\u{E0100}', 'E0100'], ['\uE000', 'E000'], ['\u{F0000}', 'F0000'], ['\u{E0080}', 'E0080'], ['\u00AD', '00AD'], ['\u2060', '2060'], ['\u2028', '2028'], ['\u3164', '3164']] as const) {
+      expect(revealInvisible(`a${c}b`), cp).toBe(`a⟨U+${cp}⟩b`);
+      expect(hiddenCount(`a${c}b`), cp).toBe(1);
+    }
+    expect(hiddenCount('plain text, émoji 😀, 日本語\n\t')).toBe(0);
+  });
+
+  it('flags words mixing scripts beyond UTS #39 "Highly Restrictive", and only those', () => {
+    expect(mixedScriptWords('https://p\u0430ypal.example/login')).toEqual([{ word: 'p\u0430ypal', scripts: ['Latin', 'Cyrillic'] }]);
+    expect(mixedScriptWords('\u03BFpen the d\u043Eor')).toEqual([
+      { word: '\u03BFpen', scripts: ['Greek', 'Latin'] },
+      { word: 'd\u043Eor', scripts: ['Latin', 'Cyrillic'] },
+    ]);
+    // Japanese (Han + Hiragana + Katakana + Latin), Korean (Hangul + Han) and whole-script words are not mixing.
+    expect(mixedScriptWords('漢字とカタカナとABC 한국어漢字 Москва café naïve')).toEqual([]);
+  });
+
+
   it('reveals bidi overrides, zero-width and control characters, keeps newlines', () => {
     expect(revealInvisible('abc\u202Egnp.exe')).toBe('abc⟨U+202E⟩gnp.exe');
     expect(revealInvisible('a\u200Bb\u0000c\nd\te')).toBe('a⟨U+200B⟩b⟨U+0000⟩c\nd\te');

@@ -22,7 +22,7 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { ApprovalView } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
-import { formatDuration, prettyJson, revealInvisible, timeLeftMs } from '../text';
+import { formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../text';
 import { Field, HashField } from './fields';
 import { SubjectHeading, SubjectView } from './subjects';
 
@@ -49,7 +49,21 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
   // render of the new one is already unarmed (a flag reset in an effect would leave "Approve once"
   // live for one painted frame, where a double click meant for the previous request lands).
   const [armedFor, setArmedFor] = useState<string | null>(null);
-  const armed = armedFor === a.requestId;
+  // Every argument is shown whole (never clipped in a box of its own), so a long request needs
+  // the dialog to scroll: Approve arms only once the person has seen its end (issue 9 item 5:
+  // a long first key pushed the decisive `to` field out of view).
+  const bodyRef = useRef<HTMLDivElement>(null);
+  const [seenEndFor, setSeenEndFor] = useState<string | null>(null);
+  const seenEnd = seenEndFor === a.requestId;
+  const armed = armedFor === a.requestId && seenEnd;
+  const checkEnd = () => {
+    const b = bodyRef.current;
+    if (b && b.scrollTop + b.clientHeight >= b.scrollHeight - 4) setSeenEndFor(a.requestId);
+  };
+  const argumentsText = prettyJson(a.arguments);
+  const rawArguments = safeJson(a.arguments);
+  const hidden = hiddenCount(rawArguments) + hiddenCount(a.tab.title) + hiddenCount(a.tab.url);
+  const mixed = mixedScriptWords(`${rawArguments} ${a.tab.title}`);
   const left = timeLeftMs(a, now);
   const expired = left <= 0;
 
@@ -59,6 +73,8 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
     dialogRef.current?.focus();
     const id = a.requestId;
     const t = setTimeout(() => setArmedFor(id), ARM_DELAY_MS);
+    if (bodyRef.current) bodyRef.current.scrollTop = 0;
+    checkEnd(); // a request that fits needs no scrolling
     return () => clearTimeout(t);
   }, [a.requestId]);
 
@@ -113,7 +129,28 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
           </div>
         </header>
 
-        <div className="dialog-body">
+        <div className="dialog-body" ref={bodyRef} onScroll={checkEnd} data-testid="approval-body">
+          {hidden > 0 || mixed.length > 0 ? (
+            <div className="warning" role="alert" data-testid="hidden-text-warning">
+              {hidden > 0 ? (
+                <p>
+                  The arguments or the tab hold <strong>{hidden}</strong> hidden character{hidden === 1 ? '' : 's'}, shown below as ⟨U+…⟩ or
+                  ⟨hidden TAG text …⟩. A model may read text you cannot see: check what they say before approving.
+                </p>
+              ) : null}
+              {mixed.length > 0 ? (
+                <p data-testid="mixed-script-warning">
+                  Words mixing scripts (look-alike letters):{' '}
+                  {mixed.map((m, i) => (
+                    <span key={i}>
+                      {i > 0 ? ', ' : ''}
+                      <code>{revealInvisible(m.word)}</code> ({m.scripts.join(' + ')})
+                    </span>
+                  ))}
+                </p>
+              ) : null}
+            </div>
+          ) : null}
           <dl className="fields">
             <Field label="Origin">
               <code data-testid="field-origin">{a.origin}</code>
@@ -153,12 +190,15 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
 
           <section className="block">
             <h3>Arguments</h3>
-            <pre className="code" data-testid="field-arguments">
-              {prettyJson(a.arguments)}
+            <pre className="code code-whole" data-testid="field-arguments">
+              {argumentsText}
             </pre>
           </section>
 
           <SubjectView subject={a.subject} />
+          <p className="muted end-of-request" data-testid="end-of-request">
+            End of the request.
+          </p>
         </div>
 
         <footer className="dialog-foot">
@@ -183,6 +223,11 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
               autoComplete="off"
             />
           </label>
+          {!seenEnd ? (
+            <p className="muted" data-testid="scroll-to-arm">
+              Scroll to the end of the request to approve it: every argument is shown whole.
+            </p>
+          ) : null}
           <div className="actions">
             <button type="button" className="btn" onClick={onClose} data-testid="close-button">
               Later
@@ -204,4 +249,13 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
       </div>
     </div>
   );
+}
+
+/** JSON text of an untrusted value for the hidden-character checks; never throws. */
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
 }
