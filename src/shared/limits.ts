@@ -32,6 +32,15 @@ export const LIMITS = {
   maxArgumentsDepth: 32,
   /** A tool result handed back to the agent, in UTF-8 bytes (256 KiB); longer is truncated and marked. */
   maxResultBytes: 256 * 1024,
+  /**
+   * The most of a tool result that is redacted (UTF-8 bytes, 4 MiB): the
+   * extension's content module cuts a longer result here before it crosses to
+   * the worker; redaction scans this whole prefix structurally (JSON-aware,
+   * src/shared/redact-json.ts), and only then is the redacted text cut to
+   * maxResultBytes. A secret nested anywhere in these 4 MiB is found; what lies
+   * beyond is never read, never forwarded.
+   */
+  maxRedactInputBytes: 4 * 1024 * 1024,
   /** A receipt's `detail`, in UTF-8 bytes of its JSON (8 KiB); longer is truncated and marked. */
   maxReceiptDetailBytes: 8 * 1024,
   /** A grant is valid this long after it is issued (ms). */

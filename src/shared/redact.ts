@@ -5,11 +5,13 @@
  *
  * A secret is replaced whole by a marker `"[redacted:<rule>]"`; nothing of it is
  * kept (no prefix, no length), so a marker reveals only which rule fired.
- * Redaction fails closed: when in doubt (a 40-hex string, a cycle, nesting too
+ * Redaction fails closed: when in doubt (a random-looking base64 run, a cycle, nesting too
  * deep to walk) the value is hidden, because a false positive costs the person a
  * glance at the page while a false negative stores a credential forever.
- * Kept whole though over 500 lines: one redaction policy (keys, text rules, walk) that is reviewed and changed as one.
+ * Kept whole though over 500 lines: one redaction policy (keys, text rules, walk) that is reviewed and changed as one;
+ * the JSON scan it uses on result text is src/shared/redact-json.ts.
  */
+import { redactJsonText as scanJson, type JsonRedactHooks } from './redact-json';
 
 /** Marker that replaces a secret: `[redacted:<rule>]`. */
 export function redactionMarker(rule: string): string {
@@ -123,13 +125,35 @@ export function luhnValid(digits: string): boolean {
 }
 
 /**
+ * Card lengths by issuer prefix (IIN), from the card schemes' published
+ * ranges: Visa 4 (13, 16, 19); Mastercard 51–55 and 2221–2720 (16); Amex 34, 37
+ * (15); Diners 300–305, 36, 38, 39 (14–16); JCB 3528–3589 (16–19); Discover
+ * 6011, 644–649, 65 and UnionPay 62 (16–19); Maestro 50, 56–58, 63, 67 (13–19).
+ * A 15-digit Walmart order number starting "200" or a 16-digit one starting
+ * "81" is therefore not card-like whatever its check digit.
+ */
+function issuerLength(d: string): boolean {
+  const n = d.length;
+  const p2 = Number(d.slice(0, 2));
+  const p4 = Number(d.slice(0, 4));
+  if (d[0] === '4') return n === 13 || n === 16 || n === 19;
+  if ((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) return n === 16;
+  if (p2 === 34 || p2 === 37) return n === 15;
+  if ((p4 >= 3000 && p4 <= 3059) || p2 === 36 || p2 === 38 || p2 === 39) return n >= 14 && n <= 16;
+  if (p4 >= 3528 && p4 <= 3589) return n >= 16 && n <= 19;
+  if (p4 === 6011 || (p4 >= 6440 && p4 <= 6599) || p2 === 62) return n >= 16 && n <= 19;
+  if (p2 === 50 || (p2 >= 56 && p2 <= 58) || p2 === 63 || p2 === 67) return n >= 13 && n <= 19;
+  return false;
+}
+
+/**
  * Whether a digit string is card-like: 13–19 digits (ISO/IEC 7812 PAN lengths),
- * a first digit 2–6 (the major issuer ranges: Mastercard 2/5, Amex/JCB/Diners 3,
- * Visa 4, Discover/UnionPay 6; this keeps epoch-millisecond timestamps, which
- * start with 1, out) and a valid Luhn check digit.
+ * an issuer prefix with a length it issues (issuerLength; this keeps
+ * epoch-millisecond timestamps, which start with 1, and most order numbers out)
+ * and a valid Luhn check digit.
  */
 function cardLike(digits: string): boolean {
-  return digits.length >= 13 && digits.length <= 19 && /^[2-6]/.test(digits) && luhnValid(digits);
+  return digits.length >= 13 && digits.length <= 19 && issuerLength(digits) && luhnValid(digits);
 }
 
 /**
@@ -222,6 +246,14 @@ const TEXT_RULES: readonly TextRule[] = [
     replace: (m) => (/[0-9]/.test(m) ? M('api-key') : null), // every listed shape carries digits; "sk-learn-tutorial-for-beginners" does not
   },
   {
+    // Webhook URLs whose path is the credential (Slack incoming webhooks,
+    // Discord webhooks): unlike a share link, whoever holds one can post as the
+    // owner, and nothing in the page asks the person to pass it on. The host stays.
+    rule: 'webhook',
+    re: /\b(https:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:discord|discordapp)\.com\/api\/webhooks)\/)[A-Za-z0-9_/-]{16,}/g,
+    replace: (_m, prefix) => `${prefix}${M('webhook')}`,
+  },
+  {
     // Passwords in URLs (RFC 3986 §3.2.1 userinfo, deprecated): the user name stays.
     rule: 'url-credentials',
     re: /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s:@]*):([^/\s@]+)@/gi,
@@ -269,21 +301,15 @@ const TEXT_RULES: readonly TextRule[] = [
     },
   },
   {
-    // Long hex (≥ 32 characters, mixing letters and digits): API keys and
-    // hex-encoded secrets. A 40-hex git SHA has the same shape as a classic
-    // GitHub token (40 hex) and is hidden too (fail closed), as are 0x-prefixed
-    // Ethereum keys (and, alas, addresses); digests and ids under digest- or
-    // id-named keys are kept by `redact` (KEEP_HEX_KEY).
-    rule: 'hex',
-    re: /(?<![A-Za-z0-9])(?:0x)?[0-9a-fA-F]{32,}(?![A-Za-z0-9])/g,
-    replace: (m) => (/[0-9]/.test(m) && /[a-fA-F]/.test(m.replace(/^0x/, '')) ? M('hex') : null),
-  },
-  {
     // Long base64 / base64url (≥ 40 characters, RFC 4648 §4 and §5 alphabets)
     // that mixes letters and digits and looks random (randomLooking).
+    // Runs inside a URL (share links, ids in paths, data: images) or after a
+    // digest label (SRI `sha384-…`, `Digest: sha-256=…`) are not this rule's
+    // (redactPlainText skips them): a URL's credentials are other rules' job.
     rule: 'base64',
     re: /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}(?![A-Za-z0-9+/_=-])/g,
-    replace: (m) => (randomLooking(m) ? M('base64') : null),
+    // A hex run is a digest or an id as often as a key: see the note on hex in redactText.
+    replace: (m) => (!/^(?:0x)?[0-9a-fA-F]+$/.test(m) && randomLooking(m) ? M('base64') : null),
   },
   {
     // Card-like numbers: 13–19 digits, contiguous or grouped as printed on cards
@@ -315,41 +341,135 @@ const TEXT_RULES: readonly TextRule[] = [
  *    `Authorization: …`, `Cookie: …`, `X-…: …` with a sensitive name, to the end
  *    of the line; `password: word` (password, pin, otp, secret, api key
  *    labels) and `token: s3cr3t` (other sensitive labels, secret-shaped values only);
- * 6. hex runs of ≥ 32 characters, optionally `0x`-prefixed, mixing letters and
- *    digits. A 40-hex git SHA is hidden too: it has exactly the shape of a
- *    classic GitHub token (40 hex), and a false positive costs less than a
- *    stored credential; `redact` keeps hex under digest/id keys (KEEP_HEX_KEY);
- * 7. base64/base64url runs of ≥ 40 characters mixing at least two of upper
- *    case, lower case and digits, that look random (randomLooking) [RFC 4648 §4, §5];
- * 8. card-like numbers: 13–19 digits, contiguous or in printed groups
- *    (4-4-4-4, 4-6-5) with one separator kind, first digit 2–6 (major issuer
- *    ranges, keeps epoch-ms timestamps out), passing Luhn [ISO/IEC 7812-1 Annex B].
+ *    Slack and Discord webhook URLs (the path is the credential; the host stays);
+ * 6. base64/base64url runs of ≥ 40 characters mixing at least two of upper
+ *    case, lower case and digits, that look random (randomLooking) [RFC 4648 §4, §5],
+ *    except inside a URL (`http(s)://…` up to white space or a quote: share
+ *    links, ids in paths; `data:…;base64,…` images) or right after a digest
+ *    label (`sha256-`/`sha384-`/`sha512-` [W3C SRI], `sha-256=` [RFC 9530]);
+ * 7. card-like numbers: 13–19 digits, contiguous or in printed groups
+ *    (4-4-4-4, 4-6-5) with one separator kind, with an issuer prefix and a
+ *    length that issuer uses (issuerLength), passing Luhn [ISO/IEC 7812-1 Annex B].
+ * Hex runs are not hidden by shape: a 40-hex string is as likely a git commit
+ * or a SHA-1 as a (retired, pre-2021) GitHub token, so hex secrets are found by
+ * their label (`client_secret=…`, `"token": "…"`, `X-Api-Key: …`).
  * Ordinary text comes back unchanged: prose with "token" as a word, URLs
- * without credentials, UUIDs (hex groups are shorter than 32), ISO dates,
- * phone numbers, numbers failing Luhn or starting with 0, 1, 7, 8, 9, short
- * numbers, product ids, slugs and paths.
- * A string holding a JSON object or array (tool results arrive as JSON text) is
- * parsed and redacted structurally (see `redact`, so `{"session": {...}}` is
- * hidden whole); it is re-serialised compactly only if something was hidden.
- * Exception: JSON text with integers of 16+ digits, which JSON.parse would
- * round, gets the plain-text rules only (string and number values under
- * sensitive keys are still hidden; object values are not).
- * Pure and total: never throws, never mutates.
+ * without credentials (share links included), UUIDs, hashes, data: images,
+ * ISO dates, phone numbers, order numbers, numbers failing Luhn or an issuer's
+ * length, short numbers, product ids, slugs and paths.
+ * Text starting with `{` or `[` (tool results arrive as JSON text) is scanned
+ * as JSON (src/shared/redact-json.ts), so `{"session": {...}}` is hidden
+ * whole at any depth, including in a prefix cut from a longer document; the
+ * text it does not change is kept byte for byte (formatting, 16+ digit ids).
+ * Strings inside that hold JSON text themselves are scanned too, up to
+ * MAX_JSON_IN_STRING levels (deeper ones get the plain-text rules).
+ * Pure and total: never throws, never mutates. Time and memory are linear in
+ * the length of `s`; callers bound `s` first (boundText: LIMITS.maxRedactInputBytes).
+ * @param opts.cut `s` is a prefix cut from a longer text: the trailing partial
+ *   word (which may be the first half of a secret no rule can recognise) is
+ *   removed (dropTrailingPartial); `truncated`, not `redacted`, says so.
  * @returns the text with each secret replaced by `[redacted:<rule>]`, and whether any was.
  */
-export function redactText(s: string): Redacted<string> {
-  const json = redactJsonText(s);
-  if (json) return json;
+export function redactText(s: string, opts: { cut?: boolean } = {}): Redacted<string> {
+  const r = redactTextAt(s, 0);
+  return opts.cut ? { value: dropTrailingPartial(r.value), redacted: r.redacted } : r;
+}
+
+/** At most this many UTF-16 units of a trailing partial word are dropped at a cut; a longer run's head is already the base64 rule's. */
+const MAX_PARTIAL_DROP = 1024;
+
+/** `s` without its last run of word characters (no white space, quote, angle bracket or JSON punctuation), when that run is at most MAX_PARTIAL_DROP long, nor any digit groups just before it (half a spaced card number). */
+function dropTrailingPartial(s: string): string {
+  const stop = /[\s"'<>,;:{}[\]()]/;
+  let i = s.length;
+  while (i > 0 && s.length - i < MAX_PARTIAL_DROP && !stop.test(s[i - 1] as string)) i--;
+  if (i > 0 && !stop.test(s[i - 1] as string)) return s; // a run longer than the drop: not a partial word
+  const groups = /(?:[0-9]{1,6}[ -]){1,4}$/.exec(s.slice(Math.max(0, i - 40), i));
+  return s.slice(0, i - (groups ? groups[0].length : 0));
+}
+
+/** JSON text inside JSON strings is scanned this many levels deep; deeper, the plain-text rules apply. */
+export const MAX_JSON_IN_STRING = 4;
+
+function redactTextAt(s: string, level: number): Redacted<string> {
+  if (level < MAX_JSON_IN_STRING) {
+    const json = scanJson(s, (HOOKS[level] ??= jsonHooks(level)), MAX_REDACT_DEPTH);
+    if (json) return { value: json.value, redacted: json.redacted };
+  }
   return redactPlainText(s);
 }
 
-function redactPlainText(s: string): Redacted<string> {
+/** jsonHooks per JSON-in-string level, made once. */
+const HOOKS: JsonRedactHooks[] = [];
+
+/** The hooks of the JSON scan: the same key and text rules as `redact` uses on parsed values. */
+function jsonHooks(level: number): JsonRedactHooks {
+  return {
+    keyRule: sensitiveKeyRule,
+    string: (v, key) => {
+      const r = key !== null && KEEP_KEY.test(normaliseKey(key)) ? redactPlainText(v, true) : redactTextAt(v, level + 1);
+      return r.redacted ? r.value : null;
+    },
+    number: (raw) => (/^[0-9]{13,19}$/.test(raw) && cardLike(raw) ? M('card') : null),
+    key: (k) => {
+      const r = redactPlainText(k);
+      return r.redacted ? r.value : null;
+    },
+    text: (raw) => redactPlainText(raw).value,
+    marker: M,
+  };
+}
+
+/** Spans of `s` where the base64 rule does not look: URLs, data: URLs, and values after a digest label. */
+const BASE64_EXEMPT = /\b(?:https?|wss?|ftp):\/\/[^\s"'<>\\]+|\bdata:[a-z]+\/[a-z0-9.+-]+(?:;[a-z0-9-]+=[^;,\s"']*)*;base64,[A-Za-z0-9+/=]+|\b(?:sha(?:256|384|512)-|sha-(?:256|512)=|md5=)[A-Za-z0-9+/=]+/gi;
+
+function exemptSpans(s: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  BASE64_EXEMPT.lastIndex = 0;
+  for (let m = BASE64_EXEMPT.exec(s); m; m = BASE64_EXEMPT.exec(s)) spans.push([m.index, m.index + m[0].length]);
+  return spans;
+}
+
+/** Whether [start, end) lies inside one of the sorted spans (binary search). */
+function inSpans(spans: ReadonlyArray<[number, number]>, start: number, end: number): boolean {
+  let lo = 0;
+  let hi = spans.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [a, b] = spans[mid] as [number, number];
+    if (b <= start) lo = mid + 1;
+    else if (a > start) hi = mid - 1;
+    else return end <= b;
+  }
+  return false;
+}
+
+/**
+ * A necessary condition for any text rule to match (one scan instead of a dozen
+ * on the many short keys and values of a large JSON result): every rule needs a
+ * PEM header, "eyJ", an auth scheme or "token", `=` or `:`, a run of 16
+ * base64url/base64 characters, or two groups of 4 digits (a card). Keep it in step with TEXT_RULES.
+ */
+const MAY_MATCH = /-----BEGIN|eyJ|bearer|basic|token|[=:]|[A-Za-z0-9+/_-]{16}|[0-9]{4}[ -]?[0-9]{4}/i;
+
+/**
+ * The text rules over `s`. `keepRandom`: skip the base64 rule (a value under an
+ * id or digest key, KEEP_KEY: `{"checksum": "<base64>"}` is a digest, not a key).
+ */
+function redactPlainText(s: string, keepRandom = false): Redacted<string> {
+  if (!MAY_MATCH.test(s)) return { value: s, redacted: false };
   let out = s;
   let redacted = false;
   for (const r of TEXT_RULES) {
+    if (r.rule === 'base64' && keepRandom) continue;
+    const spans = r.rule === 'base64' ? exemptSpans(out) : null;
     r.re.lastIndex = 0;
     out = out.replace(r.re, (m: string, ...rest: unknown[]) => {
       const groups = rest.slice(0, -2).map((g) => (typeof g === 'string' ? g : ''));
+      if (spans) {
+        const at = rest[rest.length - 2] as number;
+        if (inSpans(spans, at, at + m.length)) return m;
+      }
       const rep = r.replace(m, ...groups);
       if (rep === null || rep === m) return m;
       redacted = true;
@@ -359,25 +479,6 @@ function redactPlainText(s: string): Redacted<string> {
   return { value: out, redacted };
 }
 
-// Tool results arrive as JSON strings (docs/browser-facts.md, "WebMCP: running
-// tools": executeTool resolves to a JSON string); parsing lets key rules see `{"session": {...}}` whole.
-function redactJsonText(s: string): Redacted<string> | null {
-  const t = s.trimStart();
-  if (!(t.startsWith('{') || t.startsWith('['))) return null;
-  // Integers of 16+ digits (snowflake ids) would lose precision through
-  // JSON.parse and come back altered on re-serialisation: such text gets the
-  // plain-text rules (which still hide `"password": "…"` pairs) instead.
-  if (/[[:,]\s*-?[0-9]{16,}/.test(s)) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(s);
-  } catch {
-    return null;
-  }
-  const r = redact(parsed);
-  return r.redacted ? { value: JSON.stringify(r.value), redacted: true } : { value: s, redacted: false };
-}
-
 // ---------------------------------------------------------------------------
 // Structured values
 
@@ -385,13 +486,13 @@ function redactJsonText(s: string): Redacted<string> | null {
 export const MAX_REDACT_DEPTH = 64;
 
 /**
- * Normalised keys whose hex values are digests or identifiers, not secrets, and
- * are kept: digests ("sha", "sha256", "descriptorHash", "argumentsHash",
- * "checksum", "etag", "commit") and ids ("documentId": Chrome's document ids
- * are 32 hex characters; "requestId", "traceId"). A key that is itself
- * sensitive ("sessionId") is redacted before this is consulted.
+ * Normalised keys whose values are digests or identifiers, not secrets: the
+ * base64 rule does not apply under them. Digests ("sha", "sha256",
+ * "descriptorHash", "checksum", "etag", "commit", "integrity") and ids
+ * ("documentId", "requestId", "traceId"). A key that is itself sensitive
+ * ("sessionId") is hidden before this is consulted.
  */
-const KEEP_HEX_KEY = /(?:hash|sha\d*|digest|checksum|etag|commit|integrity|id)(?:e?s)?$/;
+const KEEP_KEY = /(?:hash|sha\d*|digest|checksum|etag|commit|integrity|id)(?:e?s)?$/;
 
 /** Names of the name/value pair fields in HAR-like header lists: `{name: "Cookie", value: "…"}`. */
 const PAIR_NAME_FIELDS = ['name', 'key', 'header'] as const;
@@ -407,7 +508,7 @@ const PAIR_NAME_FIELDS = ['name', 'key', 'header'] as const;
  *   (`{name: "Authorization", value: "…"}`) are treated the same way.
  * - Strings (values and keys) go through `redactText`; a hex string under a
  *   digest- or id-named key (`sha`, `commit`, `descriptorHash`, `etag`,
- *   `documentId`, …; KEEP_HEX_KEY) is kept whole.
+ *   `documentId`, …; KEEP_KEY) skips the base64 rule.
  * - Integers that are card-like (13–19 digits, first digit 2–6, Luhn) become
  *   `[redacted:card]`; other numbers, booleans and null are kept.
  * - Objects with `toJSON` (Date) are redacted through it; other objects are
@@ -438,8 +539,7 @@ function hide(state: WalkState, rule: string): string {
 
 function walk(value: unknown, key: string | null, depth: number, state: WalkState): unknown {
   if (typeof value === 'string') {
-    if (key !== null && KEEP_HEX_KEY.test(normaliseKey(key)) && /^(?:0x)?[0-9a-fA-F]{32,128}$/.test(value)) return value;
-    const r = redactText(value);
+    const r = key !== null && KEEP_KEY.test(normaliseKey(key)) ? redactPlainText(value, true) : redactText(value);
     if (r.redacted) state.redacted = true;
     return r.value;
   }
@@ -465,7 +565,7 @@ function walkObject(value: object, key: string | null, depth: number, state: Wal
   if (typeof toJSON === 'function') {
     return walk(toJSON.call(value), null, depth + 1, state);
   }
-  // Array elements keep the key they sit under, for KEEP_HEX_KEY ("commitIds": [...]).
+  // Array elements keep the key they sit under, for KEEP_KEY ("commitIds": [...]).
   if (Array.isArray(value)) return Array.from(value, (v) => walk(v, key, depth + 1, state));
   const entries = Object.entries(value);
   const pairRule = pairNameRule(value);

@@ -64,12 +64,12 @@ const POSITIVES: [string, string, string][] = [
   ['slack token', SLACK, R('api-key')],
   ['stripe key', STRIPE, R('api-key')],
   ['gitlab token', GITLAB, R('api-key')],
-  ['hex 32', `key ${HEX32}`, `key ${R('hex')}`],
-  ['hex 64', `digest: ${HEX64}.`, `digest: ${R('hex')}.`],
-  ['0x hex 64', `0x${HEX64}`, R('hex')],
-  ['git sha in prose (chosen: hidden)', `fixed in ${GIT_SHA}`, `fixed in ${R('hex')}`],
-  ['git sha in a URL (chosen: hidden)', `https://github.com/o/r/commit/${GIT_SHA}`, `https://github.com/o/r/commit/${R('hex')}`],
+  ['hex under a secret label', `client_secret=${HEX32}`, `client_secret=${R('secret')}`],
+  ['hex in an api key header', `X-Api-Key: ${HEX64}`, `X-Api-Key: ${R('apikey')}`],
   ['base64 key', `k=${B64_KEY}`, `k=${R('base64')}`],
+  ['slack webhook', j('https://hooks.slack.com/services/', 'T0A1B2C3D/B4E5F6G7H/', 'abcDEF123ghiJKL456mnoPQR'), `https://hooks.slack.com/services/${R('webhook')}`],
+  ['discord webhook', j('see https://discord.com/api/webhooks/', '112233445566778899/', 'Ab1_Cd2-Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3'), `see https://discord.com/api/webhooks/${R('webhook')}`],
+  ['access token inside a share link', 'https://docs.example/d/x1?share=Q2hpY2tlbi1hbmQtZWdncy1mb3ItYnJlYWtmYXN0&access_token=abc123XYZ', `https://docs.example/d/x1?share=Q2hpY2tlbi1hbmQtZWdncy1mb3ItYnJlYWtmYXN0&access_token=${R('token')}`],
   ['base64url key', 'tok: Xy7_aB3-cD9eF1gH2iJ4kL5mN6oP7qR8sT9uV0wZ1yA', `tok: ${R('base64')}`],
   ['visa spaced', 'card 4111 1111 1111 1111 exp 12/29', `card ${R('card')} exp 12/29`],
   ['visa dashed', '4111-1111-1111-1111', R('card')],
@@ -120,6 +120,19 @@ const NEGATIVES: [string, string][] = [
   ['pinned option', 'pinned: true, spin: 3'],
   ['empty', ''],
   ['unicode prose', 'Grüße aus München 🍺: Passwort vergessen?'],
+  // Hex is not hidden by shape (issue 8 item 6): commits, SHA-1/256, MD5 and ids keep their value.
+  ['hex 32', `md5 ${HEX32}`],
+  ['hex 64 after a digest label', `digest: ${HEX64}.`],
+  ['0x hex 64 (a transaction hash)', `0x${HEX64}`],
+  ['git sha in prose', `fixed in ${GIT_SHA}`],
+  ['git sha in a URL', `https://github.com/o/r/commit/${GIT_SHA}`],
+  // Share links are capabilities the person passes on: their tokens stay.
+  ['share link', 'https://docs.example/d/8fKq2?share=Xy7_aB3-cD9eF1gH2iJ4kL5mN6oP7qR8sT9uV0wZ1yA'],
+  ['invite link', 'Join us: https://app.example.com/join?invite=Zm9vYmFyX3NlY3JldF9rZXlfMTIzNDU2Nzg5MA'],
+  ['google docs link', 'https://docs.google.com/document/d/1aBcD3fGh5JkL7nPq9RsT1vWx3Yz5AbC7dEf9GhIjK/edit?usp=sharing'],
+  ['data: image', 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='],
+  ['SRI integrity', 'sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC'],
+  ['15-digit order number starting 200', 'Order 200012345678908 shipped'],
 ];
 
 describe('redactText: positives', () => {
@@ -141,9 +154,10 @@ describe('redactText: ordinary text is unchanged', () => {
 });
 
 describe('redactText on JSON text (tool results arrive as JSON strings)', () => {
-  it('redacts structurally and re-serialises compactly', () => {
+  it('redacts structurally, keeping the rest of the text byte for byte', () => {
     const text = JSON.stringify({ user: { name: 'ann', session: { id: 'x', exp: 1 } }, n: 1 }, null, 2);
-    expect(redactText(text)).toEqual({ value: `{"user":{"name":"ann","session":"${R('session')}"},"n":1}`, redacted: true });
+    const expected = JSON.stringify({ user: { name: 'ann', session: R('session') }, n: 1 }, null, 2);
+    expect(redactText(text)).toEqual({ value: expected, redacted: true });
   });
   it('keeps the original text, formatting included, when nothing is hidden', () => {
     const text = '{ "a": [1, 2],\n  "b": "plain" }';
@@ -268,10 +282,12 @@ describe('redact: structured values', () => {
     expect(JSON.stringify(out)).toBe(`{"__proto__":{"password":"${R('password')}","polluted":1},"a":1}`);
   });
 
-  it('keeps hex digests and ids under digest- and id-named keys, hides them elsewhere', () => {
+  it('keeps hex digests and ids, and base64 under digest- and id-named keys; hides them under secret keys', () => {
     const docId = 'A1B2C3D4E5F60718293A4B5C6D7E8F90';
-    const input = { descriptorHash: HEX64, argumentsHash: HEX64, documentId: docId, commit: GIT_SHA, sha256s: [HEX64], note: HEX64, sessionId: HEX32 };
-    expect(redact(input).value).toEqual({ descriptorHash: HEX64, argumentsHash: HEX64, documentId: docId, commit: GIT_SHA, sha256s: [HEX64], note: R('hex'), sessionId: R('session') });
+    const input = { descriptorHash: HEX64, documentId: docId, commit: GIT_SHA, sha256s: [HEX64], note: HEX64, checksum: B64_KEY, other: B64_KEY, sessionId: HEX32 };
+    const expected = { ...input, other: R('base64'), sessionId: R('session') };
+    expect(redact(input).value).toEqual(expected);
+    expect(JSON.parse(redactText(JSON.stringify(input)).value)).toEqual(expected);
   });
 
   it('redacts secrets in keys, keeping keys distinct', () => {
@@ -291,10 +307,10 @@ describe('redact: structured values', () => {
 });
 
 describe('redact.ts stays portable', () => {
-  it('has no node: imports or require (it runs in the extension)', () => {
-    const src = readFileSync(fileURLToPath(new URL('../../src/shared/redact.ts', import.meta.url)), 'utf8');
+  it.each(['redact.ts', 'redact-json.ts'])('%s has no node: imports or require (it runs in the extension), only its sibling', (file) => {
+    const src = readFileSync(fileURLToPath(new URL(`../../src/shared/${file}`, import.meta.url)), 'utf8');
     expect(src).not.toMatch(/from\s+['"]node:|require\(|from\s+['"](fs|path|crypto|os)['"]/);
-    expect(src).not.toMatch(/^import /m);
+    for (const line of src.match(/^import .*$/gm) ?? []) expect(line).toMatch(/from '\.\/redact-json';$/);
   });
 });
 

@@ -15,6 +15,7 @@
  */
 import { LIMITS, utf8Bytes } from '../../../src/shared/limits';
 import { canonicalJson, descriptorHashInput } from '../../../src/shared/canonical';
+import { truncateUtf8, utf8Length } from '../../../src/shared/bounds';
 import { err, ok, type Result } from '../../../src/shared/result';
 import type { ToolAnnotations, WebMcpSupport } from '../../../src/shared/types';
 import { boundMessage, inspectTool, reportName, type RawTool } from '../lib/inspect';
@@ -256,12 +257,12 @@ async function checkAndRun(mc: ModelContextLike, msg: Extract<ToWebMcp, { type: 
   try {
     const out = await mc.executeTool(tool, executeInput(tool.inputSchema, msg.args), { signal: controller.signal });
     let text: string | null = out == null ? null : typeof out === 'string' ? out : JSON.stringify(out) ?? null;
-    const resultBytes = text === null ? 0 : utf8Bytes(text);
+    const resultBytes = text === null ? 0 : utf8Length(text);
     let truncated = false;
-    if (text !== null && text.length > 2 * LIMITS.maxResultBytes) {
-      text = text.slice(0, 2 * LIMITS.maxResultBytes);
-      truncated = true;
-    }
+    // Cut to the redaction cap only (src/shared/limits.ts): the worker redacts
+    // this whole prefix structurally, then cuts to LIMITS.maxResultBytes. A cut
+    // at the result limit here would break the JSON and hide nested secrets from the JSON-aware rules.
+    if (text !== null) ({ text, truncated } = truncateUtf8(text, LIMITS.maxRedactInputBytes));
     return ok({ result: text, truncated, elapsedMs: Math.round(performance.now() - started), resultBytes });
   } catch (e) {
     if (controller.signal.aborted || (e instanceof Error && e.name === 'AbortError')) return fail('aborted', 'the invocation was cancelled');

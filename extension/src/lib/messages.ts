@@ -50,7 +50,7 @@ export interface FrameReport {
 
 /** What `echo:webmcp:execute` answers inside its Result. */
 export interface ExecuteValue {
-  /** The string `executeTool` resolved to (null when the tool returned nothing), capped at 2 × LIMITS.maxResultBytes. */
+  /** The string `executeTool` resolved to (null when the tool returned nothing), cut to LIMITS.maxRedactInputBytes (4 MiB) UTF-8 bytes, `truncated` then set; the worker redacts, then bounds it. */
   result: string | null;
   truncated: boolean;
   elapsedMs: number;

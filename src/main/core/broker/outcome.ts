@@ -95,7 +95,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
   switch (x.outcome) {
     case 'succeeded': {
       const raw = typeof x.result === 'string' ? x.result : null;
-      const shaped = raw === null ? null : boundText(raw);
+      const shaped = raw === null ? null : boundText(raw, undefined, x.truncated === true);
       const value: ActionValue = {
         outcome: 'succeeded',
         resolved: r,
