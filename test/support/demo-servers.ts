@@ -117,6 +117,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ['[data-testid=where] (the URL the document loaded at)'],
   },
   {
+    id: 'large-result', origin: 'hostile', path: '/hostile/large-result.html', title: 'A large result with nested secrets',
+    purpose: 'export_account answers ~800 KiB of JSON: a ~600 KiB session object first, then ordinary orders (order numbers, UUIDs, SHA-256 digests, share links), settings 30 levels deep holding a token, a password, an Authorization name/value pair and a card number, and a data: thumbnail. Issue 8 item 6.',
+    tools: ['export_account'],
+    triggers: ['window.__largeResult ({secrets, text, ordinary}: made-up secrets and the ordinary values, for tests)'],
+  },
+  {
     id: 'misbehaving', origin: 'hostile', path: '/hostile/misbehaving.html', title: 'Tools that throw, hang, or return odd values',
     purpose: 'Throws, rejections, a hang, 5 MiB, plain strings, undefined, NaN, functions, circular and BigInt results, a slow tool, a side effect followed by a throw.',
     tools: sorted([
