@@ -113,7 +113,8 @@ export function sensitiveKeyRule(key: string): string | null {
 /** Rules whose label alone makes the next word a secret (`Password: correcthorse`); the others need secretShaped values. */
 const STRONG_LABEL_RULES = new Set(['password', 'pin', 'otp', 'secret', 'apikey', 'privatekey', 'card']);
 
-type TextRule = { rule: string; re: RegExp; replace: (m: string, ...groups: string[]) => string | null };
+/** A text rule: `may` is a cheap necessary condition for `re` to match (skips the rule on most short strings of a large JSON result). */
+type TextRule = { rule: string; may: RegExp; re: RegExp; replace: (m: string, ...groups: string[]) => string | null };
 
 const M = redactionMarker;
 
@@ -127,18 +128,21 @@ const TEXT_RULES: readonly TextRule[] = [
     // PEM (RFC 7468) private key blocks, of any algorithm; an unterminated block
     // is hidden to the end of the text (fail closed).
     rule: 'private-key',
+    may: /-----BEGIN/,
     re: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g,
     replace: () => M('private-key'),
   },
   {
     // JSON Web Tokens (RFC 7519, compact JWS/JWE form): base64url of '{"' begins "eyJ".
     rule: 'jwt',
+    may: /eyJ/,
     re: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?/g,
     replace: () => M('jwt'),
   },
   {
     // HTTP Authorization credentials (RFC 6750 Bearer, RFC 7617 Basic): the scheme stays.
     rule: 'bearer',
+    may: /bearer|basic|token/i,
     re: /\b(Bearer|bearer|BEARER|Basic|basic|BASIC|Token)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)/g,
     replace: (_m, scheme, sp, tok) => (credentialShaped(tok) ? `${scheme}${sp}${M('bearer')}` : null),
   },
@@ -148,6 +152,7 @@ const TEXT_RULES: readonly TextRule[] = [
     // "github_pat_…", GitLab "glpat-…", Slack "xox[abpors]-…", AWS access key ids "AKIA/ASIA…",
     // Google API keys "AIza…".
     rule: 'api-key',
+    may: /sk-|[spr]k_|gh[pousr]_|github_pat_|glpat-|xox[abpors]-|AKIA|ASIA|AIza/,
     re: /(?<![A-Za-z0-9])(?:sk-[A-Za-z0-9_-]{16,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,}|xox[abpors]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[A-Z0-9]{16}|AIza[A-Za-z0-9_-]{35})(?![A-Za-z0-9])/g,
     replace: (m) => (/[0-9]/.test(m) ? M('api-key') : null), // every listed shape carries digits; "sk-learn-tutorial-for-beginners" does not
   },
@@ -156,12 +161,14 @@ const TEXT_RULES: readonly TextRule[] = [
     // Discord webhooks): unlike a share link, whoever holds one can post as the
     // owner, and nothing in the page asks the person to pass it on. The host stays.
     rule: 'webhook',
+    may: /hooks\.slack\.com|discord(?:app)?\.com/,
     re: /\b(https:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)|(?:discord|discordapp)\.com\/api\/webhooks)\/)[A-Za-z0-9_/-]{16,}/g,
     replace: (_m, prefix) => `${prefix}${M('webhook')}`,
   },
   {
     // Passwords in URLs (RFC 3986 §3.2.1 userinfo, deprecated): the user name stays.
     rule: 'url-credentials',
+    may: /:\/\/[^\s]*@/,
     // Bounded repeats (scheme 32, user and password 256): unbounded ones rescan a
     // long dotted run from every word start (quadratic; unit/redact-json "regex-hostile text").
     re: /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^/\s:@]{0,256}):([^/\s@]{1,256})@/gi,
@@ -171,6 +178,7 @@ const TEXT_RULES: readonly TextRule[] = [
     // `key=value` (URL queries, cookies, env files) and `"key": value` (JSON or
     // code in text) where the key names a secret (sensitiveKeyRule).
     rule: 'key-value',
+    may: /=/,
     re: /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})=('[^']{0,1024}'|"[^"]{0,1024}"|[^\s&;,"'<>]+)/g,
     replace: (_m, key) => {
       const rule = sensitiveKeyRule(key);
@@ -179,6 +187,7 @@ const TEXT_RULES: readonly TextRule[] = [
   },
   {
     rule: 'json-key-value',
+    may: /"\s*:/,
     re: /"([A-Za-z][A-Za-z0-9_. -]{0,63})"(\s*:\s*)("(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*)/g,
     replace: (_m, key, sep) => {
       const rule = sensitiveKeyRule(key);
@@ -190,6 +199,7 @@ const TEXT_RULES: readonly TextRule[] = [
     // start of a line or just inside a quote (`curl -H 'Cookie: …'`): the rest of
     // the line, or of the quoted text.
     rule: 'header',
+    may: /:/,
     // The indent is bounded (64): an unbounded `^[ \t]*` look-behind rescans a
     // long run of spaces at every position (quadratic; pinned by unit/redact-json "regex-hostile text").
     re: /(?<=^[ \t]{0,64}|["'])((?:proxy-)?authorization|(?:set-)?cookie|x-[A-Za-z0-9-]+)([ \t]*:[ \t]*)([^\s"'][^\r\n"']*)/gim,
@@ -203,6 +213,7 @@ const TEXT_RULES: readonly TextRule[] = [
     // label any word; after token/session/cookie labels only secret-shaped values,
     // so that "token: a unit of text" stays.
     rule: 'labelled',
+    may: /:/,
     re: /(?<![A-Za-z0-9_.-])([A-Za-z][A-Za-z0-9_.-]{0,63})([ \t]*:[ \t]*)([^\s,;"'<>]+)/g,
     replace: (_m, key, sep, v) => {
       const rule = sensitiveKeyRule(key);
@@ -217,6 +228,7 @@ const TEXT_RULES: readonly TextRule[] = [
     // digest label (SRI `sha384-…`, `Digest: sha-256=…`) are not this rule's
     // (redactPlainText skips them): a URL's credentials are other rules' job.
     rule: 'base64',
+    may: /[A-Za-z0-9+/_-]{40}/,
     re: /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{40,}={0,2}(?![A-Za-z0-9+/_=-])/g,
     // A hex run is a digest or an id as often as a key: see the note on hex in redactText.
     replace: (m) => (!/^(?:0x)?[0-9a-fA-F]+$/.test(m) && randomLooking(m) ? M('base64') : null),
@@ -226,6 +238,7 @@ const TEXT_RULES: readonly TextRule[] = [
     // (4-4-4-4, 4-6-5, 4-4-4-4-3) with one kind of separator (space or dash),
     // first digit 2–6, valid Luhn (cardLike).
     rule: 'card',
+    may: /[0-9]{4}/,
     // Standalone only: digits inside a UUID ("…-4316-9789-70255d…") or an id
     // ("c607044587168092019a…") are not a card.
     re: /(?<![0-9A-Za-z_-])(?:[0-9]{13,19}|[0-9]{4}([ -])[0-9]{4,6}(?:\1[0-9]{3,6}){1,3})(?![0-9A-Za-z_]|-[0-9A-Za-z])/g,
@@ -371,7 +384,7 @@ function redactPlainText(s: string, keepRandom = false): Redacted<string> {
   let out = s;
   let redacted = false;
   for (const r of TEXT_RULES) {
-    if (r.rule === 'base64' && keepRandom) continue;
+    if ((r.rule === 'base64' && keepRandom) || !r.may.test(out)) continue;
     const spans = r.rule === 'base64' ? exemptSpans(out) : null;
     r.re.lastIndex = 0;
     out = out.replace(r.re, (m: string, ...rest: unknown[]) => {
