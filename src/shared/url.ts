@@ -4,7 +4,9 @@
  *
  * - `stripUrl` removes credentials (`user:pass@`) and token-like query and
  *   fragment parameters from every URL sent to the console (docs/design.md, "Trust
- *   rules": credentials stripped from URLs). OAuth puts codes and tokens in the
+ *   rules": credentials stripped from URLs), and replaces path segments and
+ *   other parameters' values that the redaction rules (./redact.ts) recognise
+ *   as secrets. Only for display and storage: a grant binds the exact URL's hash. OAuth puts codes and tokens in the
  *   query (RFC 6749 §4.1.2) and in the fragment (§4.2.2); signed URLs put
  *   signatures in the query (e.g. `X-Amz-Signature`).
  * - `shareability` decides whether a tab's URL may ever be shared: only http(s)
@@ -12,6 +14,8 @@
  *   Chrome forbids extensions to script anyway), files, `about:`,
  *   `view-source:` or `devtools://`.
  */
+
+import { redactText } from './redact';
 
 /** The longest URL we hand on, in UTF-16 code units; longer is cut and marked with `…`. */
 export const MAX_URL_CHARS = 2048;
@@ -34,12 +38,41 @@ export function isSecretParamName(name: string): boolean {
   return SECRET_PARAM_PARTS.some((p) => n.includes(p));
 }
 
+/** A value whose shape the redaction rules know as a secret (a JWT, a provider key, …) becomes their marker. */
+function redactValue(v: string): string {
+  if (v.length < 8) return v;
+  const r = redactText(v);
+  return r.redacted ? r.value : v;
+}
+
 function filterParams(text: string): string {
   const params = new URLSearchParams(text);
   const kept = new URLSearchParams();
-  for (const [k, v] of params) if (!isSecretParamName(k)) kept.append(k, v);
+  // A parameter with a token-like name goes whole; any other keeps its name, and a value the
+  // redaction rules recognise is replaced (issue 9 item 13: names alone missed `?x=<JWT>`).
+  for (const [k, v] of params) if (!isSecretParamName(k)) kept.append(k, redactValue(v));
   return kept.toString();
 }
+
+/** Each path segment through the redaction rules (`/reset/<JWT>` → `/reset/[redacted:jwt]`). */
+function redactPath(pathname: string): string {
+  return pathname
+    .split('/')
+    .map((seg) => {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(seg);
+      } catch {
+        decoded = seg;
+      }
+      const r = redactValue(decoded);
+      return r === decoded ? seg : r;
+    })
+    .join('/');
+}
+
+// URLSearchParams percent-encodes the marker's brackets and colon; the person reads it plain.
+const ENCODED_MARKER = /%5Bredacted%3A([a-z0-9-]+)%5D/gi;
 
 /**
  * The URL with credentials and token-like query/fragment parameters removed,
@@ -59,6 +92,8 @@ export function stripUrl(url: string): string {
   if (!['http:', 'https:', 'ws:', 'wss:', 'ftp:'].includes(u.protocol)) return `${u.protocol}…`;
   u.username = '';
   u.password = '';
+  const path = redactPath(u.pathname);
+  if (path !== u.pathname) u.pathname = path;
   if (u.search) {
     const q = filterParams(u.search.slice(1));
     u.search = q ? `?${q}` : '';
@@ -67,7 +102,7 @@ export function stripUrl(url: string): string {
     const f = filterParams(u.hash.slice(1));
     u.hash = f ? `#${f}` : '';
   }
-  const href = u.href;
+  const href = u.href.replace(ENCODED_MARKER, '[redacted:$1]');
   return href.length > MAX_URL_CHARS ? `${href.slice(0, MAX_URL_CHARS - 1)}…` : href;
 }
 

@@ -24,6 +24,30 @@ describe('stripUrl', () => {
     expect(out).not.toMatch(/SECRET/);
   });
 
+  it('replaces secrets the redaction rules know in path segments and in parameters with innocent names (issue 9 item 13), and keeps ordinary ids and share links', () => {
+    const jwt = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+    const gh = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
+    const cases: Array<[string, string]> = [
+      [`https://a.example/reset/${jwt}?x=1`, 'https://a.example/reset/[redacted:jwt]?x=1'],
+      [`https://a.example/p?x=${jwt}&q=shoes`, 'https://a.example/p?x=[redacted:jwt]&q=shoes'],
+      [`https://a.example/k/${gh}/view`, 'https://a.example/k/[redacted:api-key]/view'],
+      ['https://a.example/k?aws=AKIAIOSFODNN7EXAMPLE', 'https://a.example/k?aws=[redacted:api-key]'],
+      [`https://a.example/app#state=ok&x=${gh}`, 'https://a.example/app#x=[redacted:api-key]'],
+    ];
+    for (const [input, out] of cases) {
+      expect(stripUrl(input), input).toBe(out);
+      expect(stripUrl(input)).not.toContain(jwt.slice(40, 70));
+      expect(stripUrl(input)).not.toContain(gh.slice(4));
+    }
+    // What the person needs to recognise the page stays: share links, UUIDs, commits, order numbers.
+    for (const keep of [
+      'https://docs.example/d/1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789/edit?share=Xy7Pq2LmN9aB&usp=sharing',
+      'https://a.example/items/550e8400-e29b-41d4-a716-446655440000?ref=home',
+      'https://git.example/org/repo/commit/9fceb02d0ae598e95dc970b74767f19372d61af8',
+      'https://shop.example/orders/ORD-2026-004518?tab=items',
+    ]) expect(stripUrl(keep)).toBe(keep);
+  });
+
   it('caps the length', () => {
     const out = stripUrl(`https://a.example/${'x'.repeat(5000)}`);
     expect(out.length).toBe(MAX_URL_CHARS);
