@@ -33,7 +33,7 @@
 import { LIMITS, utf8Bytes } from './limits';
 import { INVOCATION_OUTCOMES } from './receipt';
 import type { Result } from './result';
-import type { DiscoveryResult, Grant, InvocationResult, SharedTab } from './types';
+import { MAX_OPENED_TABS_LISTED, type DiscoveryResult, type Grant, type InvocationResult, type SharedTab } from './types';
 
 /**
  * Bumped on any incompatible change; both ends refuse a different version at the handshake.
@@ -469,6 +469,16 @@ const invocationResult = obj(
     elapsedMs: opt(num),
     resultBytes: opt(int(0, Number.MAX_SAFE_INTEGER)),
     navigatedTo: opt(text),
+    effects: opt(
+      obj(
+        {
+          openedTabs: opt(arr(obj({ url: text }, false), MAX_OPENED_TABS_LISTED)),
+          openedTabsOmitted: opt(int()),
+          pageUnresponsive: opt(bool),
+        },
+        false,
+      ),
+    ),
   },
   false,
 );

@@ -226,4 +226,32 @@ export interface InvocationResult {
    * Also on `outcome-unknown` when another document replaced the page before the tool answered.
    */
   navigatedTo?: string;
+  /** What the browser saw the page do outside the call while it ran (docs/extension.md, "Effects outside the call"). */
+  effects?: InvocationEffects;
+}
+
+/** The most new tabs listed in InvocationEffects.openedTabs; the rest are counted. */
+export const MAX_OPENED_TABS_LISTED = 8;
+
+/**
+ * Effects outside the call that the extension's service worker saw while a dispatch ran
+ * (extension/src/background/effects.ts). Only what the browser reports without the `debugger`
+ * permission: a file chooser, a download and a JavaScript dialog have no event here.
+ */
+export interface InvocationEffects {
+  /**
+   * Tabs the page opened (`target=_blank`, `window.open`) from the target tab while the action
+   * ran, as webNavigation.onCreatedNavigationTarget reported them: the URL each was created
+   * for, stripped (UNTRUSTED: the page chose it). These tabs are NOT shared.
+   * At most MAX_OPENED_TABS_LISTED.
+   */
+  openedTabs?: Array<{ url: string }>;
+  /** How many further new tabs were not listed. */
+  openedTabsOmitted?: number;
+  /**
+   * Set when the action gave no answer in time AND the page then did not answer the extension's
+   * liveness probe either: its script is blocked, most likely by a dialog (`alert`, `confirm`,
+   * `prompt`, `beforeunload`) that waits for the person, or busy.
+   */
+  pageUnresponsive?: boolean;
 }

@@ -117,6 +117,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ['[data-testid=where] (the URL the document loaded at)'],
   },
   {
+    id: 'effects', origin: 'hostile', path: '/hostile/effects.html', title: 'Effects outside the call',
+    purpose: 'Tools whose effects land outside the call: a target=_blank link, window.open, alert(), confirm(), a file chooser, a download, a report of the user activation a tool runs with, and a tool that answers when told (window.__release()). window.__hostileSign attacks the extension\'s sign in the page. ?opened=… (the copies the tools open) registers nothing.',
+    tools: sorted(['open_link_in_new_tab', 'open_window', 'show_alert', 'show_confirm', 'choose_file', 'download_file', 'wait_for_release', 'user_activation']),
+    triggers: ['window.__hostileSign.{host, shadowRoot, cover, uncover, modal, closeModal, remove, hide, restyle, fight}'],
+  },
+  {
     id: 'large-result', origin: 'hostile', path: '/hostile/large-result.html', title: 'A large result with nested secrets',
     purpose: 'export_account answers ~800 KiB of JSON: a ~600 KiB session object first, then ordinary orders (order numbers, UUIDs, SHA-256 digests, share links), settings 30 levels deep holding a token, a password, an Authorization name/value pair and a card number, and a data: thumbnail. Issue 8 item 6.',
     tools: ['export_account'],

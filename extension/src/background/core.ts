@@ -13,7 +13,7 @@ import { count } from './stats';
 import { err, ok, toErrorInfo, type Result } from '../../../src/shared/result';
 import type { ConsoleRequest, ExtensionEvent } from '../../../src/shared/protocol';
 import type { Grant } from '../../../src/shared/types';
-import { Dispatcher } from './dispatch';
+import { Dispatcher, type DispatcherDeps } from './dispatch';
 import { FacultyRegistry, type Faculty, type FacultyServices } from './faculties/registry';
 import { pageInfo } from './faculties/page-info';
 import { webmcpDiscover } from './faculties/webmcp-discover';
@@ -35,6 +35,8 @@ export interface WorkerCoreOptions {
   /** Deliver an event to the console (and test listeners). */
   emit(e: ExtensionEvent): void;
   now?: () => number;
+  /** Watch a dispatch's effects outside the call and show the sign's "running" state (effects.ts; none by default). */
+  watch?: DispatcherDeps['watch'];
   /** The faculties to register (default: defaultFaculties()). */
   faculties?: Faculty[];
 }
@@ -76,6 +78,7 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
     // From the worker's own record of navigation events: no browser round trip on every answer.
     leftFor: async (target, since) => navigationSince(target.tabId, target.frameId, since),
     documentLeaves: (target) => documentLeaves(target),
+    ...(opts.watch ? { watch: opts.watch } : {}),
   });
 
   async function read(faculty: string, operation: string, tabId: number, args: unknown): Promise<Result<unknown>> {

@@ -15,11 +15,12 @@ import { LIMITS, utf8Bytes } from '../../../src/shared/limits';
 import { argumentsHash, canonicalJson, urlHash } from '../../../src/shared/canonical';
 import { err, ok, type Result } from '../../../src/shared/result';
 import type { ConsoleRequest, DispatchTarget } from '../../../src/shared/protocol';
-import type { Grant, InvocationResult, RefusalCode } from '../../../src/shared/types';
+import type { Grant, InvocationEffects, InvocationResult, RefusalCode } from '../../../src/shared/types';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../lib/grant-checks';
 import { boundResult, truncateUtf8 } from '../../../src/shared/bounds';
 import { stripUrl } from '../../../src/shared/url';
 import type { DispatchFaculty } from './faculties/registry';
+import type { ExecuteValue } from '../lib/messages';
 
 /** The `dispatch` ConsoleRequest (src/shared/protocol.ts). */
 export type DispatchRequest = Extract<ConsoleRequest, { op: 'dispatch' }>;
@@ -37,7 +38,18 @@ export type DispatcherDeps = Omit<GrantCheckDeps, 'pageUrls' | 'urlHash' | 'argu
   leftFor?(target: DispatchTarget, since: number): Promise<string | null>;
   /** Resolves with the URL of another document that commits in the target frame while the run waits (navigations.ts `documentLeaves`). */
   documentLeaves?(target: DispatchTarget): { left: Promise<string>; cancel(): void };
+  /**
+   * Watch what the page does outside the call (effects.ts; the sign's "running" state) from the
+   * moment the dispatch begins; `finish` when it settled, `timedOut` when no answer came in time.
+   */
+  watch?(target: DispatchTarget): EffectWatch;
 };
+
+/** One dispatch's watch of its effects outside the call (effects.ts). */
+export interface EffectWatch {
+  /** Stop watching; what was seen, or undefined for nothing. Never rejects. */
+  finish(timedOut: boolean): Promise<InvocationEffects | undefined>;
+}
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -124,11 +136,31 @@ export class Dispatcher {
     const sent = Promise.resolve()
       .then(() => faculty.execute(target, { requestId, operation: req.operation, prepared: checked.prepared, urls: checked.urls, args: req.arguments }))
       .then((r) => ({ kind: 'answer' as const, r }), (e: unknown) => ({ kind: 'error' as const, e }));
+    const watch = this.checks.watch?.(target);
     const leaving = this.checks.documentLeaves?.(target);
     const gone = leaving ? leaving.left.then((url) => ({ kind: 'left' as const, url })) : new Promise<never>(() => {});
     const settled = await Promise.race([sent, timeout, gone]);
     clearTimeout(timer);
     leaving?.cancel();
+    const result = await this.outcomeOf(settled, { target, requestId, faculty, timeoutMs, started });
+    const effects = watch ? await watch.finish(settled === 'timeout').catch(() => undefined) : undefined;
+    if (!effects) return result;
+    if (effects.pageUnresponsive && result.error?.code === 'timeout') {
+      result.error = {
+        code: 'timeout',
+        message: `${result.error.message}; the page does not respond either (a dialog such as alert() or confirm() may be waiting for the person, or its script is busy)`,
+      };
+    }
+    return { ...result, effects };
+  }
+
+  /** The InvocationResult of how the run settled (the page's answer, the timeout, or the document leaving). */
+  private async outcomeOf(
+    settled: 'timeout' | { kind: 'left'; url: string } | { kind: 'error'; e: unknown } | { kind: 'answer'; r: Result<ExecuteValue> },
+    c: { target: DispatchTarget; requestId: string; faculty: DispatchFaculty<unknown>; timeoutMs: number; started: number },
+  ): Promise<InvocationResult> {
+    const { target, requestId, faculty, timeoutMs, started } = c;
+    const refused = (refusal: RefusalCode, message: string): InvocationResult => ({ outcome: 'refused', refusal, error: { code: refusal, message } });
     const elapsedMs = Date.now() - started;
     if (settled === 'timeout') {
       faculty.abort(target, requestId);

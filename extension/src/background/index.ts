@@ -20,6 +20,8 @@ import { handlePopup } from './popup';
 import { popupLinkState } from '../lib/link-state';
 import { stats } from './stats';
 import { noteCommit, noteNavigationStart } from './navigations';
+import { Signs } from './sign';
+import { noteNewTab, watchEffects } from './effects';
 
 /** Where the popup lives inside the extension (manifest `action.default_popup`). */
 const POPUP_PATH = '/popup/popup.html';
@@ -33,7 +35,12 @@ let link: ExtLink | null = null;
 
 const listeners = new Set<(e: ExtensionEvent) => void>();
 
+/** The sign in each shared tab's page and on the toolbar (sign.ts), driven by the worker's own events. */
+const signs = new Signs();
+
 function emit(e: ExtensionEvent): void {
+  if (e.kind === 'tabs-changed') signs.tabsListed(e.tabs);
+  else if (e.kind === 'navigated' && e.frameId === 0) signs.topDocument(e.tabId);
   try {
     link?.sendEvent(e);
   } catch {
@@ -63,6 +70,7 @@ const faculties = createWorkerCore({
   storage: chrome.storage.session,
   verifyGrant: async (g) => (link ? link.verifyGrant(g) : false),
   emit,
+  watch: (target) => watchEffects(target, signs),
 });
 
 function linkState(): PopupLinkState {
@@ -125,10 +133,13 @@ chrome.webNavigation.onReferenceFragmentUpdated.addListener((d) => {
 });
 chrome.webNavigation.onDOMContentLoaded.addListener((d) => {
   if (d.documentLifecycle === 'active') void faculties.sharing.documentReady(d.tabId, d.documentId, d.url);
+  if (d.documentLifecycle === 'active' && d.frameId === 0) signs.topDocument(d.tabId);
 });
+// A tab opened from another (target=_blank, window.open): a dispatch running there lists it (effects.ts).
+chrome.webNavigation.onCreatedNavigationTarget.addListener((d) => noteNewTab(d.sourceTabId, d.tabId, d.url, d.timeStamp));
 
-// A restarted worker checks what it remembers against what the browser shows.
-void faculties.sharing.reconcile();
+// A restarted worker checks what it remembers against what the browser shows, and draws the signs again.
+void faculties.sharing.reconcile().then(async () => signs.tabsListed(await faculties.sharing.list()));
 
 // ---- in-worker handle (tests and debugging) --------------------------------------------------
 

@@ -82,6 +82,18 @@ export interface PageInfoReport {
   webmcp: boolean;
 }
 
+/** What the sign in a shared tab shows (content/sign.ts): nothing, "shared", or "an agent action is running". */
+export type SignState = 'hidden' | 'shared' | 'running';
+
+/**
+ * Messages of the `sign` content module (content/sign.ts), top frame of a shared tab only.
+ * Each answers `{state}` (the sign's state after it): `ping` is the worker's liveness probe.
+ */
+export type ToSign =
+  | { type: 'echo:sign:show'; state: 'shared' | 'running' }
+  | { type: 'echo:sign:hide' }
+  | { type: 'echo:sign:ping' };
+
 // ---- content script / popup → service worker ------------------------------------------
 
 /** From the webmcp content module: its document's tool list changed. */

@@ -7,7 +7,7 @@
 import type { ApprovalSubject } from '../../../shared/ipc';
 import type { Actor, Faculty } from '../../../shared/receipt';
 import type { Result } from '../../../shared/result';
-import type { FrameLocation, ToolAnnotations } from '../../../shared/types';
+import type { FrameLocation, InvocationEffects, ToolAnnotations } from '../../../shared/types';
 import type { ToolKind } from '../policy';
 import type { Sharing } from '../sharing';
 import type { Discoveries } from './discoveries';
@@ -121,5 +121,7 @@ export interface ActionValue {
   elapsedMs?: number;
   /** The page left after the action answered, for this URL (stripped; UNTRUSTED, the page chose it). */
   navigatedTo?: string;
+  /** What the browser saw the page do outside the call while it ran (new tabs; URLs stripped, UNTRUSTED). */
+  effects?: InvocationEffects;
 }
 

@@ -9,7 +9,7 @@ import { sha256HexSync } from '../digest';
 import { redactText } from '../../../shared/redact';
 import type { Result } from '../../../shared/result';
 import { INVOCATION_OUTCOMES, type Actor } from '../../../shared/receipt';
-import type { InvocationResult, RefusalCode } from '../../../shared/types';
+import { MAX_OPENED_TABS_LISTED, type InvocationEffects, type InvocationResult, type RefusalCode } from '../../../shared/types';
 import { stripUrl } from '../../../shared/url';
 import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
@@ -40,6 +40,34 @@ const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguou
 
 const OUTCOMES = new Set<string>(INVOCATION_OUTCOMES);
 
+/**
+ * The effects outside the call the extension reported (src/shared/types.ts InvocationEffects),
+ * re-bounded and re-stripped here (the console trusts no side's cuts): for the receipt's detail
+ * and the agent's answer. Empty when there were none.
+ */
+export function effectsOf(x: InvocationResult): InvocationEffects {
+  const e = x.effects;
+  if (!e || typeof e !== 'object') return {};
+  const out: InvocationEffects = {};
+  const tabs = Array.isArray(e.openedTabs) ? e.openedTabs.filter((t) => t && typeof t.url === 'string') : [];
+  if (tabs.length > 0) out.openedTabs = tabs.slice(0, MAX_OPENED_TABS_LISTED).map((t) => ({ url: stripUrl(t.url) }));
+  const omitted = (Number.isSafeInteger(e.openedTabsOmitted) ? (e.openedTabsOmitted as number) : 0) + Math.max(tabs.length - MAX_OPENED_TABS_LISTED, 0);
+  if (omitted > 0) out.openedTabsOmitted = omitted;
+  if (e.pageUnresponsive === true) out.pageUnresponsive = true;
+  return out;
+}
+
+/** Words for the agent about new tabs the page opened (none: ''). */
+function openedTabsNote(e: InvocationEffects): string {
+  const n = (e.openedTabs?.length ?? 0) + (e.openedTabsOmitted ?? 0);
+  return n === 0 ? '' : ` While it ran the page opened ${n} new tab${n === 1 ? '' : 's'}, which ${n === 1 ? 'is' : 'are'} not shared (their URLs, written by the page, follow).`;
+}
+
+/** The opened tabs' URLs as untrusted text for the agent's error answer, or undefined. */
+function openedTabsText(e: InvocationEffects): string | undefined {
+  return e.openedTabs ? e.openedTabs.map((t) => t.url).join('\n') : undefined;
+}
+
 /** Everything step 8 needs of the request it ends. */
 export interface OutcomeContext {
   f: ActionFaculty<ActionRequestBase>;
@@ -63,16 +91,18 @@ export interface OutcomeContext {
  */
 export function mapOutcome(o: OutcomeContext, res: Result<InvocationResult>): BrokerAnswer<ActionValue> {
 const { f, trail, actor, ctx, r, argsHash } = o;
-  const unknown = (why: string, detail: Record<string, unknown>): BrokerAnswer<ActionValue> => {
+  const unknown = (why: string, detail: Record<string, unknown>, effects: InvocationEffects = {}): BrokerAnswer<ActionValue> => {
     o.discoveries.block(f.faculty, r.target.tabId, r.target.documentId, r.subjectKey, trail.requestId);
-    trail.tryWrite('outcome-unknown', actor, detail);
+    trail.tryWrite('outcome-unknown', actor, { ...detail, ...effects });
+    const untrusted = openedTabsText(effects);
     return trail.answer({
       ok: false,
       error: {
         code: 'outcome-unknown',
         message:
           `${why} It may or may not have happened. Further requests on the same tool or target in this document are refused ` +
-          `until you inspect the page: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
+          `until you inspect the page: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.` + openedTabsNote(effects),
+        ...(untrusted ? { detail: { untrustedText: untrusted } } : {}),
       },
     });
   };
@@ -92,6 +122,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
   }
   const x = res.value;
   if (!x || typeof x !== 'object' || !OUTCOMES.has(x.outcome)) return unknown('The extension sent a malformed answer.', { reason: 'malformed-answer' });
+  const effects = effectsOf(x);
   switch (x.outcome) {
     case 'succeeded': {
       const raw = typeof x.result === 'string' ? x.result : null;
@@ -105,6 +136,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         redacted: Boolean(shaped?.redacted || x.redacted),
         ...(typeof x.elapsedMs === 'number' ? { elapsedMs: x.elapsedMs } : {}),
         ...(typeof x.navigatedTo === 'string' ? { navigatedTo: stripUrl(x.navigatedTo) } : {}),
+        ...(Object.keys(effects).length > 0 ? { effects } : {}),
       };
       trail.tryWrite('succeeded', actor, {
         elapsedMs: x.elapsedMs ?? null,
@@ -114,15 +146,21 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         truncated: value.truncated,
         redacted: value.redacted,
         ...(value.navigatedTo !== undefined ? { navigatedTo: value.navigatedTo } : {}),
+        ...effects,
       });
       return trail.answer({ ok: true, value });
     }
     case 'failed': {
       const msg = redactText(String(x.error?.message ?? 'the page failed the action')).value.slice(0, 2000);
-      trail.tryWrite('failed', actor, { error: { code: x.error?.code ?? 'failed', message: msg }, elapsedMs: x.elapsedMs ?? null });
+      trail.tryWrite('failed', actor, { error: { code: x.error?.code ?? 'failed', message: msg }, elapsedMs: x.elapsedMs ?? null, ...effects });
+      const tabs = openedTabsText(effects);
       return trail.answer({
         ok: false,
-        error: { code: 'failed', message: `The page ran the action and reported a failure (${x.error?.code ?? 'failed'}).`, detail: { untrustedText: msg } },
+        error: {
+          code: 'failed',
+          message: `The page ran the action and reported a failure (${x.error?.code ?? 'failed'}).` + openedTabsNote(effects),
+          detail: { untrustedText: tabs ? `${msg}\n${tabs}` : msg },
+        },
       });
     }
     case 'refused':
@@ -133,7 +171,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
       return unknown('The extension reports the request was cancelled while it was dispatched.', {
         reason: 'extension-cancelled-during-dispatch',
         elapsedMs: x.elapsedMs ?? null,
-      });
+      }, effects);
     case 'outcome-unknown':
       if (typeof x.navigatedTo === 'string') {
         const to = stripUrl(x.navigatedTo);
@@ -141,12 +179,21 @@ const { f, trail, actor, ctx, r, argsHash } = o;
           reason: 'document-left',
           navigatedTo: to,
           elapsedMs: x.elapsedMs ?? null,
-        });
+        }, effects);
+      }
+      if (effects.pageUnresponsive) {
+        // The extension's liveness probe of the page went unanswered after the timeout: its script is blocked.
+        return unknown(
+          'The action gave no answer in time, and the page does not respond at all: a dialog (alert, confirm, prompt or "leave site?") ' +
+            'may be waiting for the person in that tab, or its script is busy. Ask the person to look at the tab.',
+          { reason: 'page-unresponsive', elapsedMs: x.elapsedMs ?? null },
+          effects,
+        );
       }
       return unknown('The extension could not tell whether the action completed (it did not settle in time or the page went away).', {
         reason: 'extension-outcome-unknown',
         elapsedMs: x.elapsedMs ?? null,
-      });
+      }, effects);
   }
 }
 

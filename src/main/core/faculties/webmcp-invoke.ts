@@ -169,6 +169,9 @@ export interface InvokeValue {
   movedSinceDiscovery: boolean;
   /** The page left after the tool answered, for this URL (stripped; UNTRUSTED). */
   navigatedTo?: string;
+  /** New tabs the page opened while the tool ran (not shared; URLs stripped, UNTRUSTED), and how many more were not listed. */
+  openedTabs?: Array<{ url: string }>;
+  openedTabsOmitted?: number;
 }
 
 /** The pipeline's success as `webmcp_invoke` answers it: the descriptor's target, name and hashes, and the page's (untrusted) result. */
@@ -191,5 +194,7 @@ export function invokeValueOf(v: ActionValue): InvokeValue {
     url: t.tabUrl,
     movedSinceDiscovery: v.resolved.movedSinceLook === true,
     ...(v.navigatedTo !== undefined ? { navigatedTo: v.navigatedTo } : {}),
+    ...(v.effects?.openedTabs ? { openedTabs: v.effects.openedTabs } : {}),
+    ...(v.effects?.openedTabsOmitted ? { openedTabsOmitted: v.effects.openedTabsOmitted } : {}),
   };
 }

@@ -1,0 +1,137 @@
+/**
+ * The sign of a shared tab (issue 8, item 8; docs/extension.md, "The sign in the page"): the
+ * `sign` content module's badge in the page's top layer (content/sign.ts) and the toolbar
+ * action's badge for that tab, both "shared" while the tab is shared and "running" while a
+ * dispatch runs in it. The toolbar badge is browser UI the page cannot reach: it is the sign a
+ * page can neither remove nor forge.
+ *
+ * Driven by the worker's own events (index.ts): the shared tab list (`tabs-changed`), a top
+ * document that replaced the shared one (`navigated`, frame 0; Chrome clears a tab's own action
+ * badge on navigation and the new document has no sign yet), and the dispatcher's runs (effects.ts).
+ * Everything is best effort: a tab that went away simply has no sign.
+ */
+import type { SharedTab } from '../../../src/shared/types';
+import type { Result } from '../../../src/shared/result';
+import type { SignState, ToSign } from '../lib/messages';
+import { frameDocument, injectInto } from './tabs';
+
+/** The content module's name (extension/src/content/sign.ts). */
+export const SIGN_MODULE = 'sign';
+
+/** The toolbar badge per state: text, colour and title (chrome.action, per tab). */
+const BADGE: Record<SignState, { text: string; color: string; title: string }> = {
+  hidden: { text: '', color: '#5f6368', title: 'Echo Console' },
+  shared: { text: 'ON', color: '#1a73e8', title: 'Echo Console: this tab is shared with your agent' },
+  running: { text: 'RUN', color: '#d93025', title: 'Echo Console: an agent action is running in this tab' },
+};
+
+/** The effects on the browser, injectable for unit tests. */
+export interface SignDeps {
+  /** Put the sign module into the tab's top document (if any) and send it `msg`. */
+  tellTop(tabId: number, msg: ToSign): Promise<Result<{ state: SignState }> | null>;
+  badge(tabId: number, state: SignState): Promise<void>;
+}
+
+async function tellTop(tabId: number, msg: ToSign): Promise<Result<{ state: SignState }> | null> {
+  const top = await frameDocument(tabId, 0);
+  if (!top) return null;
+  if (msg.type !== 'echo:sign:hide' && (await injectInto(tabId, [top.documentId], SIGN_MODULE)).size === 0) return null;
+  try {
+    return (await chrome.tabs.sendMessage(tabId, msg, { frameId: 0, documentId: top.documentId })) as Result<{ state: SignState }>;
+  } catch {
+    return null; // no sign module there (never shown), or the document went away
+  }
+}
+
+async function badge(tabId: number, state: SignState): Promise<void> {
+  const b = BADGE[state];
+  await Promise.all([
+    chrome.action.setBadgeText({ tabId, text: b.text }),
+    chrome.action.setBadgeBackgroundColor({ tabId, color: b.color }),
+    chrome.action.setTitle({ tabId, title: b.title }),
+  ]).catch(() => undefined); // the tab closed meanwhile
+}
+
+const chromeDeps: SignDeps = { tellTop, badge };
+
+/** The signs of every shared tab: one per service worker. */
+export class Signs {
+  private shared = new Set<number>();
+  /** Dispatches running per tab (a tab may run more than one at once). */
+  private readonly runs = new Map<number, number>();
+  private readonly chains = new Map<number, Promise<void>>();
+
+  constructor(private readonly deps: SignDeps = chromeDeps) {}
+
+  /** The state a tab's sign should show now. */
+  stateOf(tabId: number): SignState {
+    if (!this.shared.has(tabId)) return 'hidden';
+    return (this.runs.get(tabId) ?? 0) > 0 ? 'running' : 'shared';
+  }
+
+  /** The shared tab list as announced (`tabs-changed`): show the sign in new shares, take it down in ended ones. */
+  tabsListed(tabs: readonly SharedTab[]): void {
+    const now = new Set(tabs.map((t) => t.tabId));
+    const before = this.shared;
+    this.shared = now;
+    for (const tabId of now) if (!before.has(tabId)) void this.apply(tabId);
+    for (const tabId of before) if (!now.has(tabId)) {
+      this.runs.delete(tabId);
+      void this.apply(tabId);
+    }
+  }
+
+  /** A new top document in a shared tab (same origin: the share followed it), or one that finished parsing: draw the sign there. */
+  topDocument(tabId: number): void {
+    if (this.shared.has(tabId)) void this.apply(tabId);
+  }
+
+  /** A dispatch began in `tabId`; the returned function ends it (call once). */
+  running(tabId: number): () => void {
+    this.runs.set(tabId, (this.runs.get(tabId) ?? 0) + 1);
+    void this.apply(tabId);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const n = (this.runs.get(tabId) ?? 1) - 1;
+      if (n > 0) this.runs.set(tabId, n);
+      else this.runs.delete(tabId);
+      void this.apply(tabId);
+    };
+  }
+
+  /**
+   * Whether the tab's top document answers the sign module within `timeoutMs` (ms): false when
+   * its script is blocked (a JavaScript dialog waits for the person) or busy, or it has no sign
+   * module. Used after a dispatch timed out, to say why.
+   */
+  async answers(tabId: number, timeoutMs: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+    try {
+      const r = await Promise.race([this.deps.tellTop(tabId, { type: 'echo:sign:ping' }), late]);
+      return !!r && r.ok;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Apply the tab's state; applications to one tab run in order, each with the state as it is when it runs. */
+  private apply(tabId: number): Promise<void> {
+    const next = (this.chains.get(tabId) ?? Promise.resolve()).then(() => this.applyNow(tabId));
+    this.chains.set(tabId, next);
+    void next.then(() => {
+      if (this.chains.get(tabId) === next) this.chains.delete(tabId);
+    });
+    return next;
+  }
+
+  private async applyNow(tabId: number): Promise<void> {
+    const state = this.stateOf(tabId);
+    await Promise.all([
+      this.deps.badge(tabId, state),
+      this.deps.tellTop(tabId, state === 'hidden' ? { type: 'echo:sign:hide' } : { type: 'echo:sign:show', state }),
+    ]).catch(() => undefined);
+  }
+}
