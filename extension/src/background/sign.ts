@@ -18,6 +18,9 @@ import { frameDocument, injectInto } from './tabs';
 /** The content module's name (extension/src/content/sign.ts). */
 export const SIGN_MODULE = 'sign';
 
+/** The longest one message to a page's sign holds up the next (ms). */
+export const PAGE_STEP_MS = 1_000;
+
 /** The toolbar badge per state: text, colour and title (chrome.action, per tab). */
 const BADGE: Record<SignState, { text: string; color: string; title: string }> = {
   hidden: { text: '', color: '#5f6368', title: 'Echo Console' },
@@ -117,9 +120,15 @@ export class Signs {
     }
   }
 
-  /** Apply the tab's state; applications to one tab run in order, each with the state as it is when it runs. */
+  /**
+   * Apply the tab's state. The toolbar badge at once (browser UI: it answers even when the page's
+   * script is blocked, e.g. by an alert); the page's sign in order per tab, each message with the
+   * state as it is when it is sent, and none waiting longer than PAGE_STEP_MS on a page that does
+   * not answer (later messages to that document are still delivered after it, in order).
+   */
   private apply(tabId: number): Promise<void> {
-    const next = (this.chains.get(tabId) ?? Promise.resolve()).then(() => this.applyNow(tabId));
+    void this.deps.badge(tabId, this.stateOf(tabId)).catch(() => undefined);
+    const next = (this.chains.get(tabId) ?? Promise.resolve()).then(() => this.tellPage(tabId));
     this.chains.set(tabId, next);
     void next.then(() => {
       if (this.chains.get(tabId) === next) this.chains.delete(tabId);
@@ -127,11 +136,13 @@ export class Signs {
     return next;
   }
 
-  private async applyNow(tabId: number): Promise<void> {
+  private async tellPage(tabId: number): Promise<void> {
     const state = this.stateOf(tabId);
-    await Promise.all([
-      this.deps.badge(tabId, state),
-      this.deps.tellTop(tabId, state === 'hidden' ? { type: 'echo:sign:hide' } : { type: 'echo:sign:show', state }),
-    ]).catch(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.deps.tellTop(tabId, state === 'hidden' ? { type: 'echo:sign:hide' } : { type: 'echo:sign:show', state }).catch(() => null),
+      new Promise((resolve) => (timer = setTimeout(resolve, PAGE_STEP_MS))),
+    ]);
+    clearTimeout(timer);
   }
 }
