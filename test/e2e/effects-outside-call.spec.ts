@@ -147,3 +147,20 @@ test('tools run without a user activation, so a file chooser is refused; a downl
   expect(dl.ok && dl.value.effects).toBeUndefined();
   expect((await download).suggestedFilename()).toBe('hello.txt');
 });
+
+test("with Chrome's popup blocker on (Playwright turns it off by default), a tool cannot open a tab: it has no user activation", async ({ launchWorld }) => {
+  const world = await launchWorld({ ignoreDefaultArgs: ['--disable-popup-blocking'] });
+  const tabId = await openUntouched(world, `${world.demo.hostileOrigin}/hostile/effects.html`);
+  const d = await world.discover(tabId);
+  const w = await world.worker();
+  const tabCount = () => w.evaluate(async () => (await chrome.tabs.query({})).length);
+  const before = await tabCount();
+  for (const [name, result] of [['open_window', 'blocked'], ['open_link_in_new_tab', 'clicked']] as const) {
+    const tool = d.tools.find((t) => t.name === name);
+    if (!tool) throw new Error(`${name} not discovered`);
+    const r = await world.invoke(await world.invokeRequest(tool, {}));
+    expect(r).toMatchObject({ ok: true, value: { outcome: 'succeeded', result } });
+    expect(r.ok && r.value.effects).toBeUndefined();
+  }
+  expect(await tabCount()).toBe(before);
+});

@@ -42,6 +42,8 @@ export interface LaunchOptions {
   args?: string[];
   /** Environment for the browser process (e.g. the console socket path for the native host). */
   env?: Record<string, string>;
+  /** Playwright default flags to leave out, e.g. `--disable-popup-blocking` to test with Chrome's popup blocker on. */
+  ignoreDefaultArgs?: string[];
 }
 
 /** Launch Chromium with extension/dist loaded and wait for its service worker. */
@@ -56,6 +58,7 @@ export async function launchExtension(opts: LaunchOptions = {}): Promise<Extensi
     headless: true,
     args: [...CHROMIUM_ARGS, `--disable-extensions-except=${EXTENSION_DIST}`, `--load-extension=${EXTENSION_DIST}`, ...(opts.args ?? [])],
     ...(opts.env ? { env: { ...process.env, ...opts.env } as Record<string, string> } : {}),
+    ...(opts.ignoreDefaultArgs ? { ignoreDefaultArgs: opts.ignoreDefaultArgs } : {}),
   });
   const isOurs = (w: Worker) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`);
   const worker = context.serviceWorkers().find(isOurs) ?? (await context.waitForEvent('serviceworker', { predicate: isOurs, timeout: 20_000 }));

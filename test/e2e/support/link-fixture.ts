@@ -78,6 +78,8 @@ export interface LinkWorldOptions {
    * descriptor, hence its hash, is unchanged). Default true.
    */
   countExecutions?: boolean;
+  /** Playwright default flags to leave out (LaunchOptions.ignoreDefaultArgs), e.g. `--disable-popup-blocking`. */
+  ignoreDefaultArgs?: string[];
 }
 
 /** A running console + browser + extension + pages. */
@@ -216,7 +218,7 @@ export async function startLinkWorld(opts: LinkWorldOptions = {}): Promise<LinkW
   if (opts.startCore !== false) await startCore();
   let ext: ExtensionHandle;
   try {
-    ext = await launchExtension({ userDataDir });
+    ext = await launchExtension({ userDataDir, ...(opts.ignoreDefaultArgs ? { ignoreDefaultArgs: opts.ignoreDefaultArgs } : {}) });
   } catch (e) {
     await stopCore();
     throw e;
