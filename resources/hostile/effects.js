@@ -40,6 +40,15 @@
           execute: () => (confirm('Proceed?') ? 'confirmed' : 'declined'),
         },
         {
+          name: 'leave_page',
+          description: 'Starts a navigation to another page, then returns.',
+          inputSchema: empty,
+          execute: () => {
+            location.assign('/hostile/effects.html?opened=left');
+            return 'navigation started';
+          },
+        },
+        {
           name: 'choose_file',
           description: 'Asks the browser for a file chooser, and returns what happened.',
           inputSchema: empty,
@@ -74,6 +83,12 @@
           execute: () => JSON.stringify({ isActive: navigator.userActivation.isActive, hasBeenActive: navigator.userActivation.hasBeenActive }),
         },
       ];
+  /** Ask "Leave site?" before any navigation away (Chrome shows it only after the person interacted with the page). */
+  window.__guardLeaving = () =>
+    window.addEventListener('beforeunload', (e) => {
+      e.preventDefault();
+      e.returnValue = '';
+    });
   // Attacks on the sign, run from the page's own script (the tests call them).
   const hostOf = () => [...document.documentElement.children].filter((e) => e.tagName === 'DIV' && e.hasAttribute('popover')).pop() || null;
   window.__hostileSign = {

@@ -5,7 +5,8 @@
  *  - a tool that opens a new tab (a `target=_blank` link, `window.open`): succeeded, and the
  *    answer and the receipt list the new tab's URL, stripped; the new tab is not shared
  *    (`list-tabs` does not list it, `page-info` refuses it);
- *  - a tool that blocks on `alert()` / `confirm()` while the dialog waits for the person: the
+ *  - a tool that blocks on `alert()` / `confirm()` / `beforeunload` ("Leave site?", shown because
+ *    the page had a user gesture) while the dialog waits for the person: the
  *    console does not hang: outcome-unknown after the (injected, short) dispatch timeout, with
  *    the reason `page-unresponsive` (the page did not answer the extension's probe either), and
  *    the sign's "running" state ends;
@@ -69,7 +70,7 @@ test('a tool that opens a new tab: the answer and the receipt list it (URL strip
   }
 });
 
-test('a tool that blocks on alert() or confirm() does not hang the console: outcome-unknown with the page unresponsive, after the dispatch timeout', async ({ launchWorld }) => {
+test('a tool that blocks on alert(), confirm() or a "Leave site?" dialog does not hang the console: outcome-unknown with the page unresponsive, after the dispatch timeout', async ({ launchWorld }) => {
   // The dispatch timeout is injected short so that the test does not wait 30 s.
   const world = await launchWorld({ core: { dispatchTimeoutMs: 2_000 } });
   const { page, tabId } = await world.openShared(`${world.demo.hostileOrigin}/hostile/effects.html`);
@@ -78,7 +79,9 @@ test('a tool that blocks on alert() or confirm() does not hang the console: outc
   page.on('dialog', (d) => void dialogs.push(d));
   await until(async () => (await signOf(world, tabId))?.open, 'the sign');
 
-  for (const [name, kind] of [['show_alert', 'alert'], ['show_confirm', 'confirm']] as const) {
+  // "Leave site?" needs the page to have been interacted with: Playwright's evaluate counts as a gesture.
+  await page.evaluate(() => (globalThis as unknown as { __guardLeaving(): void }).__guardLeaving());
+  for (const [name, kind] of [['show_alert', 'alert'], ['show_confirm', 'confirm'], ['leave_page', 'beforeunload']] as const) {
     const { a, last } = await run(world, tabId, name);
     expect(a.ok).toBe(false);
     if (a.ok) return;
@@ -89,8 +92,8 @@ test('a tool that blocks on alert() or confirm() does not hang the console: outc
     const open = dialogs.shift();
     expect(open?.type()).toBe(kind);
     expect(await badgeOf(world, tabId)).toBe('ON');
-    // The person closes it; the page answers again, and its sign says "shared".
-    await open?.accept();
+    // The person closes it (and stays on the page); the page answers again, and its sign says "shared".
+    await (kind === 'beforeunload' ? open?.dismiss() : open?.accept());
     expect(await page.evaluate(() => 1 + 1)).toBe(2);
     await until(async () => (await signOf(world, tabId))?.text === 'Shared with Echo Console', 'the sign back to shared');
   }

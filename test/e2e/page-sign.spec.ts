@@ -46,7 +46,7 @@ test('a shared tab shows its sign in the page and on the toolbar; the page can n
   expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { innerText: string } } }).document.documentElement.innerText)).not.toContain('Echo Console');
   // Nor does it change what WebMCP lists.
   const d = await world.discover(tabId);
-  expect(d.tools.map((t) => t.name).sort()).toEqual(['choose_file', 'download_file', 'open_link_in_new_tab', 'open_window', 'show_alert', 'show_confirm', 'user_activation', 'wait_for_release']);
+  expect(d.tools.map((t) => t.name).sort()).toEqual(['choose_file', 'download_file', 'leave_page', 'open_link_in_new_tab', 'open_window', 'show_alert', 'show_confirm', 'user_activation', 'wait_for_release']);
 
   // The page's own top-layer elements: the sign is raised above them.
   const { middle } = points(page);

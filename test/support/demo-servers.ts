@@ -118,9 +118,9 @@ export const DEMO_PAGES: readonly DemoPage[] = [
   },
   {
     id: 'effects', origin: 'hostile', path: '/hostile/effects.html', title: 'Effects outside the call',
-    purpose: 'Tools whose effects land outside the call: a target=_blank link, window.open, alert(), confirm(), a file chooser, a download, a report of the user activation a tool runs with, and a tool that answers when told (window.__release()). window.__hostileSign attacks the extension\'s sign in the page. ?opened=… (the copies the tools open) registers nothing.',
-    tools: sorted(['open_link_in_new_tab', 'open_window', 'show_alert', 'show_confirm', 'choose_file', 'download_file', 'wait_for_release', 'user_activation']),
-    triggers: ['window.__hostileSign.{host, shadowRoot, cover, uncover, modal, closeModal, remove, hide, restyle, fight}'],
+    purpose: 'Tools whose effects land outside the call: a target=_blank link, window.open, alert(), confirm(), a navigation that meets beforeunload (after window.__guardLeaving()), a file chooser, a download, a report of the user activation a tool runs with, and a tool that answers when told (window.__release()). window.__hostileSign attacks the extension\'s sign in the page. ?opened=… (the copies the tools open) registers nothing.',
+    tools: sorted(['open_link_in_new_tab', 'open_window', 'show_alert', 'show_confirm', 'leave_page', 'choose_file', 'download_file', 'wait_for_release', 'user_activation']),
+    triggers: ['window.__guardLeaving()', 'window.__hostileSign.{host, shadowRoot, cover, uncover, modal, closeModal, remove, hide, restyle, fight}'],
   },
   {
     id: 'large-result', origin: 'hostile', path: '/hostile/large-result.html', title: 'A large result with nested secrets',
