@@ -57,7 +57,8 @@ export const webmcpInvoke = defineAgentTool({
       ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
       movedSinceDiscovery: v.movedSinceDiscovery,
       navigated: v.navigatedTo !== undefined,
-      openedTabs: (v.openedTabs?.length ?? 0) + (v.openedTabsOmitted ?? 0),
+      // Only when the page opened tabs while the tool ran (effects outside the call).
+      ...(v.openedTabs ? { openedTabs: v.openedTabs.length + (v.openedTabsOmitted ?? 0) } : {}),
     };
     const left =
       v.navigatedTo !== undefined
