@@ -121,5 +121,6 @@
       hostOf()?.remove();
     },
   };
+  tools.sort((a, b) => (a.name < b.name ? -1 : 1)); // listed in name order, as the page table says
   void EchoDemo.registerAll(tools).then(() => EchoDemo.readyWhenListed(tools.map((t) => t.name)));
 })();
