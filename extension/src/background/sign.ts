@@ -30,19 +30,37 @@ const BADGE: Record<SignState, { text: string; color: string; title: string }> =
 
 /** The effects on the browser, injectable for unit tests. */
 export interface SignDeps {
-  /** Put the sign module into the tab's top document (if any) and send it `msg`. */
-  tellTop(tabId: number, msg: ToSign): Promise<Result<{ state: SignState }> | null>;
+  /**
+   * Send `msg` to the sign module of the tab's top document; for a `show`, first put the module
+   * there if the document is at `origin` (the shared origin). null: no answer.
+   */
+  tellTop(tabId: number, msg: ToSign, origin: string | null): Promise<Result<{ state: SignState }> | null>;
   badge(tabId: number, state: SignState): Promise<void>;
 }
 
-async function tellTop(tabId: number, msg: ToSign): Promise<Result<{ state: SignState }> | null> {
-  const top = await frameDocument(tabId, 0);
-  if (!top) return null;
-  if (msg.type !== 'echo:sign:hide' && (await injectInto(tabId, [top.documentId], SIGN_MODULE)).size === 0) return null;
+/**
+ * Send `msg` to the sign module of the tab's top document. The module answers when it is there
+ * (no browser round trip but the message itself: this runs beside every dispatch); when it is not
+ * and `msg` shows the sign, it is injected into the top document, only if that document is at
+ * `origin` (the shared origin: a tab that just left it gets no sign), and the message sent again.
+ */
+async function tellTop(tabId: number, msg: ToSign, origin: string | null): Promise<Result<{ state: SignState }> | null> {
+  const answered = (r: unknown): r is Result<{ state: SignState }> => !!r && typeof r === 'object' && typeof (r as { ok?: unknown }).ok === 'boolean';
   try {
-    return (await chrome.tabs.sendMessage(tabId, msg, { frameId: 0, documentId: top.documentId })) as Result<{ state: SignState }>;
+    const r: unknown = await chrome.tabs.sendMessage(tabId, msg, { frameId: 0 });
+    if (answered(r)) return r;
   } catch {
-    return null; // no sign module there (never shown), or the document went away
+    /* no sign module in the top document (yet), or no document */
+  }
+  if (msg.type !== 'echo:sign:show' || origin === null) return null;
+  const top = await frameDocument(tabId, 0);
+  if (!top || top.origin !== origin) return null;
+  if ((await injectInto(tabId, [top.documentId], SIGN_MODULE)).size === 0) return null;
+  try {
+    const r: unknown = await chrome.tabs.sendMessage(tabId, msg, { frameId: 0, documentId: top.documentId });
+    return answered(r) ? r : null;
+  } catch {
+    return null; // the document went away
   }
 }
 
@@ -59,7 +77,8 @@ const chromeDeps: SignDeps = { tellTop, badge };
 
 /** The signs of every shared tab: one per service worker. */
 export class Signs {
-  private shared = new Set<number>();
+  /** The shared tabs and their shared origins. */
+  private shared = new Map<number, string>();
   /** Dispatches running per tab (a tab may run more than one at once). */
   private readonly runs = new Map<number, number>();
   private readonly chains = new Map<number, Promise<void>>();
@@ -74,11 +93,11 @@ export class Signs {
 
   /** The shared tab list as announced (`tabs-changed`): show the sign in new shares, take it down in ended ones. */
   tabsListed(tabs: readonly SharedTab[]): void {
-    const now = new Set(tabs.map((t) => t.tabId));
+    const now = new Map(tabs.map((t) => [t.tabId, t.origin]));
     const before = this.shared;
     this.shared = now;
-    for (const tabId of now) if (!before.has(tabId)) void this.apply(tabId);
-    for (const tabId of before) if (!now.has(tabId)) {
+    for (const tabId of now.keys()) if (!before.has(tabId)) void this.apply(tabId);
+    for (const tabId of before.keys()) if (!now.has(tabId)) {
       this.runs.delete(tabId);
       void this.apply(tabId);
     }
@@ -113,7 +132,7 @@ export class Signs {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
     try {
-      const r = await Promise.race([this.deps.tellTop(tabId, { type: 'echo:sign:ping' }), late]);
+      const r = await Promise.race([this.deps.tellTop(tabId, { type: 'echo:sign:ping' }, null), late]);
       return !!r && r.ok;
     } finally {
       clearTimeout(timer);
@@ -140,7 +159,9 @@ export class Signs {
     const state = this.stateOf(tabId);
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
-      this.deps.tellTop(tabId, state === 'hidden' ? { type: 'echo:sign:hide' } : { type: 'echo:sign:show', state }).catch(() => null),
+      this.deps
+        .tellTop(tabId, state === 'hidden' ? { type: 'echo:sign:hide' } : { type: 'echo:sign:show', state }, this.shared.get(tabId) ?? null)
+        .catch(() => null),
       new Promise((resolve) => (timer = setTimeout(resolve, PAGE_STEP_MS))),
     ]);
     clearTimeout(timer);
