@@ -101,3 +101,16 @@ test('a page that removes the sign every time it comes back cannot make the exte
   expect(await page.evaluate(() => 1 + 1)).toBe(2);
   expect(await badgeOf(world, tabId)).toBe('ON');
 });
+
+test('the sign follows the share: a new same-origin document gets it (page and toolbar); leaving the origin ends both', async ({ world }) => {
+  const origin = world.demo.hostileOrigin;
+  const { page, tabId } = await world.openShared(`${origin}/hostile/effects.html`);
+  await signShows(world, tabId, 'Shared with Echo Console');
+  await page.goto(`${origin}/hostile/effects.html?again=1`);
+  await signShows(world, tabId, 'Shared with Echo Console');
+  await until(async () => (await badgeOf(world, tabId)) === 'ON', 'the toolbar badge on the new document');
+  // Another origin: sharing ends (docs/extension.md, "Sharing"), and so do its signs.
+  await page.goto(world.demo.url('store'));
+  await until(async () => (await badgeOf(world, tabId)) === '', 'the toolbar badge to clear');
+  expect(await signOf(world, tabId)).toBeNull();
+});
