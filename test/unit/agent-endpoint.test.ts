@@ -13,6 +13,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelco
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { AGENT_TOOLS, LOOKALIKE_MARKER, defineAgentTool } from '../../src/main/core/agent';
 import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
+import { ok } from '../../src/shared/result';
 
 let dir: string;
 let link: FakeLink;
@@ -184,6 +185,36 @@ describe('MCP endpoint: tools', () => {
     const page = core.ledger.query({ requestId: id });
     expect(page.receipts[0]!.id).toBe(receiptId);
     expect(page.receipts[0]!.actor).toEqual({ kind: 'agent', name: 'vitest-agent', version: '9.9.9' });
+  });
+
+  it('effects outside the call reach the agent: new tabs (not shared, URLs untrusted and stripped), and a page that does not respond', async () => {
+    const client = await connect();
+    await client.callTool({ name: 'webmcp_discover', arguments: { tabId: 7 } });
+    const hash = link.discoveries.get(7)!.tools[0]!.descriptorHash;
+    const approveNext = async () => {
+      await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
+      const id = core.broker.approvals.list()[0]!.requestId;
+      expect(await core.api.decideApproval({ requestId: id, decision: 'approve' })).toEqual({ ok: true, value: null });
+      return id;
+    };
+    link.invokeHandler = async () =>
+      ok({ outcome: 'succeeded', result: '"clicked"', elapsedMs: 3, effects: { openedTabs: [{ url: 'https://a.example/new?token=SECRET' }] } });
+    const call = client.callTool({ name: 'webmcp_invoke', arguments: { tabId: 7, name: 'add', descriptorHash: hash, arguments: { a: 1, b: 2 } } });
+    const id = await approveNext();
+    const out = textOf((await call) as CallToolResult);
+    expect(out).toContain('"openedTabs":1');
+    expect(out).toMatch(/NOT shared/);
+    expect(out).toMatch(/<untrusted-page-content source="webmcp_invoke [^"]+ opened tabs">\nhttps:\/\/a\.example\/new\n<\/untrusted-page-content>/);
+    expect(out).not.toContain('SECRET');
+    expect(core.ledger.query({ requestId: id }).receipts[0]!.detail).toMatchObject({ openedTabs: [{ url: 'https://a.example/new' }] });
+
+    link.invokeHandler = async () => ok({ outcome: 'outcome-unknown', elapsedMs: 30_000, error: { code: 'timeout', message: 'no answer' }, effects: { pageUnresponsive: true } });
+    const stuck = client.callTool({ name: 'webmcp_invoke', arguments: { tabId: 7, name: 'add', descriptorHash: hash, arguments: { a: 1, b: 3 } } });
+    const id2 = await approveNext();
+    const res = (await stuck) as CallToolResult;
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toMatch(/outcome-unknown.*does not respond at all: a dialog/s);
+    expect(core.ledger.query({ requestId: id2 }).receipts[0]!.detail).toMatchObject({ reason: 'page-unresponsive', pageUnresponsive: true });
   });
 
   it('malformed arguments: an MCP tool error with failing paths, and a refused receipt', async () => {
