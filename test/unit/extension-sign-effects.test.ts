@@ -85,6 +85,13 @@ describe('Signs', () => {
     expect(r.page.length).toBe(1);
     expect(await s.answers(1, 20)).toBe(false);
   });
+
+  it('a page that answers, or that has no sign module to answer (fails at once), is not called unresponsive', async () => {
+    const r = recorder();
+    expect(await new Signs(r.deps).answers(1, 1_000)).toBe(true);
+    const absent = new Signs({ ...r.deps, tellTop: async () => null });
+    expect(await absent.answers(1, 1_000)).toBe(true);
+  });
 });
 
 describe('watchEffects', () => {

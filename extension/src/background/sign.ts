@@ -124,16 +124,17 @@ export class Signs {
   }
 
   /**
-   * Whether the tab's top document answers the sign module within `timeoutMs` (ms): false when
-   * its script is blocked (a JavaScript dialog waits for the person) or busy, or it has no sign
-   * module. Used after a dispatch timed out, to say why.
+   * Whether the tab's top document answers within `timeoutMs` (ms). False only when the message
+   * was delivered-or-pending and no answer came in time: its script is blocked (a JavaScript
+   * dialog waits for the person) or busy. A document with no sign module, or a tab that is gone,
+   * fails at once and counts as answering: nothing says it is blocked. Used after a dispatch
+   * timed out, to say why.
    */
   async answers(tabId: number, timeoutMs: number): Promise<boolean> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
     try {
-      const r = await Promise.race([this.deps.tellTop(tabId, { type: 'echo:sign:ping' }, null), late]);
-      return !!r && r.ok;
+      return (await Promise.race([this.deps.tellTop(tabId, { type: 'echo:sign:ping' }, null).catch(() => null), late])) !== 'late';
     } finally {
       clearTimeout(timer);
     }
