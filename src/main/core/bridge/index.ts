@@ -119,10 +119,7 @@ const defaultLogger: BridgeLogger = {
   warn: (m, d) => console.warn(`[bridge] ${m}`, d ?? ''),
 };
 
-/**
- * Connections that have not said host-hello yet, at most (each has the
- * handshake deadline; at the bound the oldest is closed for a newcomer).
- */
+/** Connections not yet past host-hello, at most (each has the handshake deadline; at the bound the oldest gives way). */
 export const MAX_UNIDENTIFIED = 4;
 
 /**
@@ -261,12 +258,9 @@ export class Bridge implements ExtensionLink {
 
   private accept(sock: net.Socket): void {
     sock.on('error', (e) => this.log.info('link socket error', { message: e.message }));
-    // A connection counts as "the extension" only after a valid host-hello, so a probe
-    // (another console checking whether we are alive) never takes the slot; the
-    // not-yet-identified ones are few and each has a deadline. At the bound the OLDEST
-    // unidentified one gives way, never the newcomer: the real native host says host-hello
-    // the moment it connects, so idle connections holding every slot (issue 9 item 11:
-    // four of them locked the real host out for their whole deadline) cannot block it.
+    // A connection counts as "the extension" only after a valid host-hello, so a probe never
+    // takes the slot. At the bound the OLDEST unidentified one gives way, never the newcomer:
+    // the real host says host-hello as it connects, so idle ones cannot lock it out (issue 9 item 11).
     if (this.fresh.size >= MAX_UNIDENTIFIED) {
       const oldest = this.fresh.values().next().value;
       if (oldest) this.end(oldest, 'unidentified-evicted');
