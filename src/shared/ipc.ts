@@ -9,6 +9,7 @@ import type { PolicyRule } from './policy';
 import type { ErrorInfo, Result } from './result';
 import type { Faculty, Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from './receipt';
 import type { SharedTab, ToolAnnotations } from './types';
+import type { FormSubject } from './form';
 
 /** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
 export interface LinkStatus {
@@ -54,6 +55,14 @@ export interface WebMcpToolSubject {
   toolKind: 'imperative' | 'declarative';
   /** The extension's flags on the page text (hidden instructions, bidi, zero-width, ...). */
   flags?: string[];
+  /**
+   * A declarative tool's form as it will be submitted (src/shared/form.ts): every
+   * effective value (the agent's arguments over what the form holds for every
+   * other field), where it submits (stripped action, method) and whether approving
+   * submits it (`autosubmit`) or only fills it for the person to press the page's
+   * button. Bound by the subject hash. Values are UNTRUSTED page content.
+   */
+  form?: FormSubject;
 }
 
 /**

@@ -159,6 +159,8 @@ export type RefusalCode =
   | 'grant-invalid'
   | 'tab-not-shared'
   | 'tool-blocked'
+  /** A form tool's form is not the one approved: another action or method, `toolautosubmit` added or removed, or other values to submit (src/shared/form.ts). */
+  | 'form-changed'
   /** A check could not run (e.g. the nonce record could not be written): nothing was dispatched, and the page did not change. */
   | 'check-failed';
 

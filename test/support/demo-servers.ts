@@ -81,6 +81,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ['[data-testid=schedule-result] data-count, data-visit (JSON of the submitted fields)'],
   },
   {
+    id: 'appointment', origin: 'demo', path: '/appointment/', title: 'Forms with date and time inputs and optional fields',
+    purpose: 'book_appointment (toolautosubmit) and request_callback (no toolautosubmit: the person presses the button): date and time inputs, optional fields that keep their value between calls, a hidden field; each handler answers with respondWith({ok, received}).',
+    tools: sorted(['book_appointment', 'request_callback']),
+    triggers: ['[data-testid=book-result] / [data-testid=callback-result] data-count, data-received (JSON of the submitted fields)', 'click [data-testid=callback-submit] (the person submits)', 'click [data-testid=callback-reset]'],
+  },
+  {
     id: 'spa', origin: 'demo', path: '/spa/?item=1', title: 'A single-page app with routes',
     purpose: 'delete_current_item {} deletes whatever item the route shows now; current_item reads it. Routes change with pushState or the fragment in one document: /spa/items/<uuid>, /spa/?item=n, /spa/?ticket=n (a parameter stripUrl removes), /spa/#/items/n.',
     tools: sorted(['current_item', 'delete_current_item']),
@@ -127,6 +133,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     purpose: 'export_account answers ~800 KiB of JSON: a ~600 KiB session object first, then ordinary orders (order numbers, UUIDs, SHA-256 digests, share links), settings 30 levels deep holding a token, a password, an Authorization name/value pair and a card number, and a data: thumbnail. Issue 8 item 6.',
     tools: ['export_account'],
     triggers: ['window.__largeResult ({secrets, text, ordinary}: made-up secrets and the ordinary values, for tests)'],
+  },
+  {
+    id: 'form-tricks', origin: 'hostile', path: '/hostile/form-tricks.html', title: 'Forms that change after approval',
+    purpose: 'send_message (no toolautosubmit) whose page can add toolautosubmit or change a hidden field during review; handled_without_answer (toolautosubmit, preventDefault without respondWith).',
+    tools: sorted(['handled_without_answer', 'send_message']),
+    triggers: ['window.__tricks.armAutosubmit()', 'window.__tricks.redirect()', '[data-testid=message-result] / [data-testid=handled-result] data-count, data-received'],
   },
   {
     id: 'misbehaving', origin: 'hostile', path: '/hostile/misbehaving.html', title: 'Tools that throw, hang, or return odd values',
@@ -306,13 +318,13 @@ export async function startDemoServers(options: DemoServerOptions = {}): Promise
       return send(200, TYPES['.js']!, `window.ECHO_DEMO_CONFIG = Object.freeze(${JSON.stringify(config)});\n`);
     }
     if (path === '/favicon.ico') return send(204, 'text/plain', '');
-    if (path === '/store' || path === '/forms' || path === '/changing' || path === '/schedule' || path === '/spa') return send(301, 'text/plain', '', { Location: `${path}/` });
+    if (path === '/store' || path === '/forms' || path === '/changing' || path === '/schedule' || path === '/appointment' || path === '/spa') return send(301, 'text/plain', '', { Location: `${path}/` });
     if (path.startsWith('/store/')) {
       const asset = storeAssets.get(path === '/store/' ? '/store/index.html' : path);
       return asset ? send(200, asset.type, asset.body) : send(404, 'text/plain', 'not found');
     }
     let asset: Asset | null = null;
-    if (/^\/(forms|changing|schedule|common)\//.test(path)) asset = await readStatic(DEMO_DIR, path.endsWith('/') ? `${path}index.html` : path);
+    if (/^\/(forms|changing|schedule|appointment|common)\//.test(path)) asset = await readStatic(DEMO_DIR, path.endsWith('/') ? `${path}index.html` : path);
     // The single-page app: its script, and its page for every route under /spa/ (its own router decides).
     else if (path.startsWith('/spa/')) asset = await readStatic(DEMO_DIR, path === '/spa/spa.js' ? path : '/spa/index.html');
     else if (path.startsWith('/hostile/')) asset = await readStatic(HOSTILE_DIR, path.slice('/hostile'.length));

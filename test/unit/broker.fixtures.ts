@@ -155,6 +155,8 @@ export interface ToolSpec {
   description?: string;
   frameId?: number;
   blocked?: ToolDescriptor['blocked'];
+  /** `declarative`: a `<form toolname>` (its form is read through `webmcp-discover`/`form`). Default imperative. */
+  kind?: ToolDescriptor['kind'];
 }
 
 /** A discovery of `tabId` with real descriptor hashes. */
@@ -171,7 +173,7 @@ export async function makeDiscovery(tabId: number, specs: ToolSpec[], documentId
       documentId,
       frameUrl: `${ORIGIN}/shop`,
       urlHash: await urlHash(`${ORIGIN}/shop`, `${ORIGIN}/shop`, nodeSha256),
-      kind: 'imperative',
+      kind: s.kind ?? 'imperative',
       ...(s.blocked ? { blocked: s.blocked } : {}),
     });
   }

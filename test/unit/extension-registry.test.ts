@@ -14,7 +14,7 @@ describe('FacultyRegistry', () => {
     expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info']);
     const modules = defaultFaculties().map((f) => [f.id, f.kind, f.contentModule, [...f.operations]]);
     expect(modules).toEqual([
-      ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate']],
+      ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate', 'form']],
       ['webmcp-invoke', 'dispatch', 'webmcp', ['invoke']],
       ['page-info', 'read', 'page-info', ['info']],
     ]);

@@ -209,6 +209,8 @@ export class Dispatcher {
         return refused('navigated', 'the page URL changed just before dispatch');
       default: {
         const own = faculty.refusalFor(String(r.error.code));
+        // form-changed: the content script's own fixed words for what differs (content/webmcp.ts formDiffers).
+        if (own === 'form-changed') return refused(own, truncateUtf8(String(r.error.message), 256).text);
         if (own !== null) return refused(own, `refused in the page (${own})`);
         return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'content-error', message: truncateUtf8(String(r.error.message), 1024).text } };
       }

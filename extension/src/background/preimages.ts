@@ -74,3 +74,6 @@ export const seenDescriptors = new Preimages<string>(4_000_000, (s) => s.length)
 
 /** urlHash → the exact tab and frame URLs, from this worker's discoveries. */
 export const seenUrls = new Preimages<PageUrlsValue>(1_000_000, (u) => u.tab.length + u.frame.length);
+
+/** A form's actionHash → its exact action URL, from this worker's form reads (background/form-ask.ts). */
+export const seenActions = new Preimages<string>(1_000_000, (s) => s.length);

@@ -23,6 +23,8 @@ import { executeInput } from '../lib/execute-input';
 import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToWebMcp } from '../lib/messages';
 import { readPageUrls, sameUrls } from '../lib/page-urls';
 import { ChangeThrottle } from '../lib/change-throttle';
+import { readFormNow } from '../lib/form-read';
+import { formBinding, formSubject, type FormBinding } from '../../../src/shared/form';
 
 /** The slice of a tool object `getTools()` returns (WebMCP draft; docs/browser-facts.md, "WebMCP: listing tools"). Read property by property. */
 interface PageTool {
@@ -253,6 +255,10 @@ async function checkAndRun(mc: ModelContextLike, msg: Extract<ToWebMcp, { type: 
   }
   if (canonical !== msg.expected) return fail('descriptor-changed', 'the tool changed since it was checked');
   if (raw.passwordField) return fail('tool-blocked', 'the form holds a password field');
+  if (raw.kind === 'declarative' || msg.form) {
+    const why = formDiffers(msg.toolName, msg.form, msg.formAction, msg.args);
+    if (why) return fail('form-changed', why);
+  }
   const started = performance.now();
   try {
     const out = await mc.executeTool(tool, executeInput(tool.inputSchema, msg.args), { signal: controller.signal });
@@ -268,6 +274,44 @@ async function checkAndRun(mc: ModelContextLike, msg: Extract<ToWebMcp, { type: 
     if (controller.signal.aborted || (e instanceof Error && e.name === 'AbortError')) return fail('aborted', 'the invocation was cancelled');
     return fail('tool-failed', boundedMessage(e));
   }
+}
+
+/**
+ * Why the form of `toolName`, read now, is not the approved one (null when it is): its action
+ * (exactly the string whose hash is bound, from the worker), method, `toolautosubmit`, and every effective
+ * value (the arguments over what it holds now, src/shared/form.ts) must equal `expected`. A form
+ * tool dispatched without a bound form is refused: what will be submitted was never shown.
+ */
+function formDiffers(toolName: string, expected: FormBinding | undefined, action: string | undefined, args: Record<string, unknown>): string | null {
+  if (!expected || typeof action !== 'string') return 'this form tool was dispatched without its form values bound';
+  const forms = formsByToolName().get(toolName) ?? [];
+  if (forms.length !== 1) return 'the form of this tool is gone or doubled';
+  const now = readFormNow(forms[0] as HTMLFormElement);
+  if (typeof now === 'string') return now;
+  if (now.action !== action) return 'the form submits to another address than the one approved';
+  if (now.method !== expected.method) return `the form's method changed (${now.method}, approved ${expected.method})`;
+  if (now.autosubmit !== expected.autosubmit) {
+    return now.autosubmit ? 'the page added toolautosubmit: approving would now submit the form, which the person did not approve' : 'the page removed toolautosubmit since the approval';
+  }
+  const actual = formBinding(formSubject({ action: '', actionHash: expected.actionHash, method: now.method, autosubmit: now.autosubmit, fields: now.fields }, args));
+  let same = false;
+  try {
+    same = canonicalJson(actual) === canonicalJson(expected);
+  } catch {
+    same = false;
+  }
+  return same ? null : 'the values the form would submit changed since the approval';
+}
+
+/** `echo:webmcp:form`: the form of `toolName` in this document, read now (lib/form-read.ts FormNow, exact action). */
+async function readForm(toolName: string): Promise<Result<unknown>> {
+  const forms = formsByToolName().get(toolName) ?? [];
+  if (forms.length === 0) return err('tool-missing', 'no form of this tool in this document');
+  if (forms.length > 1) return err('tool-ambiguous', 'several forms of this tool in this document');
+  const now = readFormNow(forms[0] as HTMLFormElement);
+  if (typeof now === 'string') return err('form-too-large', now);
+  // The worker hashes and strips the action (background/form-ask.ts).
+  return ok(now);
 }
 
 // ---- tool-change watcher -------------------------------------------------------------
@@ -381,6 +425,8 @@ function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unkn
     }
     case 'echo:webmcp:execute':
       return respond(execute(m), sendResponse);
+    case 'echo:webmcp:form':
+      return respond(typeof m.toolName === 'string' ? readForm(m.toolName) : Promise.resolve(err('bad-request', 'toolName')), sendResponse);
     case 'echo:webmcp:abort': {
       const c = running.get(m.requestId);
       c?.abort();

@@ -7,6 +7,7 @@
  */
 import type { DiscoveryViolation, SharedTab, WebMcpSupport } from '../../../src/shared/types';
 import type { RawTool } from './inspect';
+import type { FormBinding } from '../../../src/shared/form';
 
 // ---- service worker → content modules ----------------------------------------------
 //
@@ -30,11 +31,32 @@ export type ToWebMcp =
    * Dispatch one tool: re-read getTools(), require exactly one `toolName` whose canonical descriptor is
    * `expected`, and, in the same task, that the URLs still equal `urls` (checked by hash in the worker); then executeTool.
    */
-  | { type: 'echo:webmcp:execute'; requestId: string; toolName: string; expected: string; urls: PageUrlsValue; args: Record<string, unknown> }
+  | {
+      type: 'echo:webmcp:execute';
+      requestId: string;
+      toolName: string;
+      expected: string;
+      urls: PageUrlsValue;
+      args: Record<string, unknown>;
+      /** A declarative tool's bound form (src/shared/form.ts): the form read in the acting task must equal it, else `form-changed`. */
+      form?: FormBinding;
+      /** With `form`: the exact action URL whose hash `form.actionHash` is (the worker's preimage). */
+      formAction?: string;
+    }
+  /** Read the form of declarative tool `toolName` now (answers lib/form-read.ts FormNow, the exact action; `tool-missing`, `tool-ambiguous`, `form-too-large`). */
+  | { type: 'echo:webmcp:form'; toolName: string }
   /** Abort the executeTool signal of `requestId`. */
   | { type: 'echo:webmcp:abort'; requestId: string }
   /** The tab is no longer shared: stop watching for tool changes. */
   | { type: 'echo:webmcp:detach' };
+
+/** A form read synchronously in its document (lib/form-read.ts): its exact action, method, `toolautosubmit`, and submitted values by name (what `echo:webmcp:form` answers). */
+export interface FormNow {
+  action: string;
+  method: string;
+  autosubmit: boolean;
+  fields: Record<string, string[]>;
+}
 
 /** What one frame's content script reports for `echo:webmcp:discover`. */
 export interface FrameReport {
@@ -63,9 +85,10 @@ export interface ExecuteValue {
  * `tool-failed` (the page's tool threw or the browser failed it), `tool-missing`,
  * `tool-ambiguous`, `descriptor-changed`, `tool-blocked`, `navigated` (the URLs
  * differ from the checked ones; these last checks run again in the same task as
- * the dispatch), `no-webmcp`.
+ * the dispatch), `no-webmcp`, `form-changed` (a form tool's form is not the approved one:
+ * another action, method, `toolautosubmit`, or other values to submit).
  */
-export type ExecuteErrorCode = 'aborted' | 'tool-failed' | 'tool-missing' | 'tool-ambiguous' | 'descriptor-changed' | 'tool-blocked' | 'navigated' | 'no-webmcp';
+export type ExecuteErrorCode = 'aborted' | 'tool-failed' | 'tool-missing' | 'tool-ambiguous' | 'descriptor-changed' | 'tool-blocked' | 'navigated' | 'no-webmcp' | 'form-changed';
 
 /** Messages of the `page-info` content module (content/page-info.ts). */
 export type ToPageInfo = { type: 'echo:page-info:read' };

@@ -179,7 +179,14 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
                 {a.faculty} · {a.operation}
               </code>
             </Field>
-            <HashField label={a.subject.type === 'webmcp-tool' ? 'Descriptor hash' : 'Subject hash'} hash={a.subjectHash} testId="field-descriptor-hash" />
+            {a.subject.type === 'webmcp-tool' && a.subject.form ? (
+              <>
+                <HashField label="Descriptor hash" hash={a.subject.descriptorHash} testId="field-descriptor-hash" />
+                <HashField label="Form subject hash" hash={a.subjectHash} testId="field-subject-hash" />
+              </>
+            ) : (
+              <HashField label={a.subject.type === 'webmcp-tool' ? 'Descriptor hash' : 'Subject hash'} hash={a.subjectHash} testId="field-descriptor-hash" />
+            )}
             <HashField label="Arguments hash" hash={a.argumentsHash} testId="field-arguments-hash" />
             {a.operationId ? (
               <Field label="Operation">

@@ -8,6 +8,11 @@
  *    same-document navigation the console asks this instead of discovering
  *    again, since the descriptors stayed. Errors: `tab-not-shared`, `navigated`
  *    (the frame holds another document, is at another origin, or cannot be read).
+ *  - `form`, arguments `{frameId, documentId, toolName}`: the form of that
+ *    declarative tool as it would be submitted now (src/shared/form.ts
+ *    FormSnapshot), read in that very document; the console shows and binds it
+ *    (the form subject, issue 8 item 4). Errors: `tab-not-shared`, `navigated`,
+ *    `tool-missing`, `tool-ambiguous`, `form-too-large`, `bad-answer`.
  */
 import { urlHash } from '../../../../src/shared/canonical';
 import { err, ok, type Result } from '../../../../src/shared/result';
@@ -17,6 +22,8 @@ import { WEBMCP_MODULE, frameDocument } from '../tabs';
 import { askUrls, discoverTab } from '../discovery';
 import { seenUrls } from '../preimages';
 import { isEmptyObject, type ReadFaculty } from './registry';
+import { askForm } from '../form-ask';
+import { LIMITS } from '../../../../src/shared/limits';
 
 /** The effects of `locate`, injectable for tests. */
 export interface LocateDeps {
@@ -49,17 +56,34 @@ function locateArgsProblem(args: Record<string, unknown>): string | null {
   return null;
 }
 
+function formArgsProblem(args: Record<string, unknown>): string | null {
+  const { toolName, ...rest } = args;
+  if (typeof toolName !== 'string' || !LIMITS.toolNamePattern.test(toolName) || locateArgsProblem(rest)) return 'form takes {frameId, documentId, toolName: a tool name}';
+  return null;
+}
+
+/** The form of a declarative tool, in frame `frameId` if it still holds `documentId` at the shared origin. */
+async function readForm(tabId: number, origin: string, args: Record<string, unknown>) {
+  const frameId = args.frameId as number;
+  const documentId = args.documentId as string;
+  const doc = await frameDocument(tabId, frameId);
+  if (!doc || doc.documentId !== documentId) return err('navigated', 'the frame holds another document now');
+  if (doc.origin !== origin) return err('navigated', 'the frame is not at the shared origin');
+  return askForm({ tabId, frameId, documentId }, args.toolName as string);
+}
+
 export const webmcpDiscover: ReadFaculty = {
   id: 'webmcp-discover',
   kind: 'read',
-  operations: ['discover', 'locate'],
+  operations: ['discover', 'locate', 'form'],
   contentModule: WEBMCP_MODULE,
   checkRequest: (operation, args) =>
-    operation === 'locate' ? locateArgsProblem(args) : isEmptyObject(args) ? null : 'discover takes no arguments ({})',
+    operation === 'locate' ? locateArgsProblem(args) : operation === 'form' ? formArgsProblem(args) : isEmptyObject(args) ? null : 'discover takes no arguments ({})',
   async read(operation, tabId, args, services) {
     const shared = await services.sharedTab(tabId);
     if (!shared) return err('tab-not-shared', 'the tab is not shared');
     if (operation === 'locate') return locateFrame(tabId, shared.origin, args.frameId as number, args.documentId as string);
+    if (operation === 'form') return readForm(tabId, shared.origin, args);
     const r = await discoverTab(tabId, shared.origin);
     if (!r.ok && r.error.code === 'navigated') {
       await services.endSharing(tabId);

@@ -8,6 +8,7 @@ import type { ApprovalSubject } from '../../../shared/ipc';
 import type { Actor, Faculty } from '../../../shared/receipt';
 import type { Result } from '../../../shared/result';
 import type { FrameLocation, InvocationEffects, ToolAnnotations } from '../../../shared/types';
+import type { FormSnapshot } from '../../../shared/form';
 import type { ToolKind } from '../policy';
 import type { Sharing } from '../sharing';
 import type { Discoveries } from './discoveries';
@@ -81,6 +82,13 @@ export interface FacultyEnv {
    * (another document, origin, or unreadable), `tab-not-shared`, `bad-answer`.
    */
   locate(tabId: number, frameId: number, documentId: string, signal?: AbortSignal): Promise<Result<FrameLocation>>;
+  /**
+   * The form of declarative tool `toolName` as it would be submitted now, read
+   * by the extension in that very document (`webmcp-discover`/`form`,
+   * src/shared/form.ts FormSnapshot). Errors: the link's, `navigated`,
+   * `tab-not-shared`, `tool-missing`, `tool-ambiguous`, `form-too-large`, `bad-answer`.
+   */
+  readForm(tabId: number, frameId: number, documentId: string, toolName: string, signal?: AbortSignal): Promise<Result<FormSnapshot>>;
 }
 
 /**

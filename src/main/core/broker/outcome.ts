@@ -27,6 +27,7 @@ const PRE_DISPATCH_CODES = new Set<string>([
   'grant-invalid',
   'tab-not-shared',
   'tool-blocked',
+  'form-changed',
   'not-paired',
   'unknown-faculty',
   'unknown-operation',
@@ -36,7 +37,7 @@ const PRE_DISPATCH_CODES = new Set<string>([
 // `check-failed` is not stale: the page did not change, a check could not run.
 
 /** Refusals after which the agent's view of the page is stale: it must look again. */
-const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguous', 'descriptor-changed']);
+const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguous', 'descriptor-changed', 'form-changed']);
 
 const OUTCOMES = new Set<string>(INVOCATION_OUTCOMES);
 
@@ -208,7 +209,11 @@ const { f, trail, actor, r } = o;
     ok: false,
     error: {
       code,
-      message: `The extension refused the request before running it (${code}); nothing was done.` + (stale ? ` The page changed since you looked: ${f.lookAgain(r.target.tabId)}.` : ''),
+      message:
+        `The extension refused the request before running it (${code}); nothing was done.` +
+        // The content script's own words for what differs (src/shared/form.ts; fixed texts, no page text).
+        (code === 'form-changed' && text ? ` What differs: ${text}.` : '') +
+        (stale ? ` The page changed since you looked: ${f.lookAgain(r.target.tabId)}.` : ''),
     },
   });
 }

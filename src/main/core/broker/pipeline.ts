@@ -17,6 +17,7 @@ import type { ApprovalView } from '../../../shared/ipc';
 import { LIMITS } from '../../../shared/limits';
 import type { Faculty } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
+import { isFormSnapshot } from '../../../shared/form';
 import type { FrameLocation, Grant, InvocationResult } from '../../../shared/types';
 import { MAX_URL_CHARS } from '../../../shared/url';
 import type { ExtensionLink } from '../ports';
@@ -80,6 +81,14 @@ export class Pipeline {
         if (!r.ok) return r;
         const loc = frameLocation(r.value, frameId, documentId);
         return loc ? ok(loc) : err('bad-answer', "the extension's answer to locate is not a FrameLocation of that frame and document");
+      },
+      readForm: async (tabId, frameId, documentId, toolName, signal) => {
+        const r = await o.link.request(
+          { op: 'read', faculty: 'webmcp-discover', operation: 'form', tabId, arguments: { frameId, documentId, toolName } },
+          { signal, timeoutMs: o.readTimeoutMs ?? 15_000 },
+        );
+        if (!r.ok) return r;
+        return isFormSnapshot(r.value) ? ok(r.value) : err('bad-answer', "the extension's answer to form is not a form snapshot");
       },
     };
   }
@@ -160,7 +169,8 @@ export class Pipeline {
 
       // 2. resolveSubject.
       if (this.o.sharing.isRefusedConsoleTab(req.tabId)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
-      const resolved = await f.resolveSubject(req, this.env, ctx.signal);
+      // The shaped arguments: what is hashed is what a form subject merges over the form's values.
+      const resolved = await f.resolveSubject({ ...req, arguments: args }, this.env, ctx.signal);
       // The agent withdrew the request while the subject was being resolved (e.g. during a locate).
       if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request before it was shown');
       if (!resolved.ok) return trail.refuse(actor, resolved.error.code, resolved.error.message);

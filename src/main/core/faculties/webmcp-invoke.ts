@@ -2,7 +2,9 @@
  * The console side of the `webmcp-invoke` faculty (rung 3 of the capability
  * ladder, docs/design.md): run one exact page tool descriptor. Its subject is
  * the descriptor from the latest discovery of the tab; the subject hash the
- * grant binds is its `descriptorHash`; the arguments are validated with ajv
+ * grant binds is its `descriptorHash` (for a declarative form tool, the hash
+ * of the descriptorHash and the form's effective values, action, method and
+ * `toolautosubmit`, read in the page: src/shared/form.ts); the arguments are validated with ajv
  * against the exact reviewed `inputSchema` (the browser does not validate them,
  * docs/browser-facts.md). The extension's half is
  * extension/src/background/faculties/webmcp-invoke.ts.
@@ -10,6 +12,7 @@
 import { stripUrl } from '../../../shared/url';
 import { err, ok, type Result } from '../../../shared/result';
 import type { ToolDescriptor } from '../../../shared/types';
+import { formBinding, formSubject, formSubjectHash, type FormSubject } from '../../../shared/form';
 import type { ActionFaculty, ActionRequestBase, ActionValue, FacultyEnv, ResolvedAction } from '../broker/faculty';
 
 /** `webmcp_invoke` as the agent asks it. */
@@ -106,6 +109,19 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
       return err('descriptor-unknown', `The discovery of tab ${req.tabId} did not report the page's URL hash (an outdated extension?); update the extension, then ${discoverAgain(req.tabId)}.`);
     }
     const discovery = env.discoveries.get(req.tabId);
+    // A form tool: what will be submitted is every field of the form, not only the arguments (issue 8 item 4).
+    let form: FormSubject | undefined;
+    if (tool.kind === 'declarative') {
+      const read = await env.readForm(tool.tabId, tool.frameId, tool.documentId, tool.name, signal);
+      if (!read.ok) {
+        if (read.error.code === 'navigated' || read.error.code === 'tool-missing' || read.error.code === 'tool-ambiguous') {
+          return err(read.error.code === 'navigated' ? 'navigated' : 'descriptor-unknown', `The form of ${JSON.stringify(tool.name)} could not be read where it was discovered (${read.error.message}); nothing was done. ${discoverAgain(req.tabId)}.`);
+        }
+        return err(read.error.code, `The form of ${JSON.stringify(tool.name)} could not be read (${read.error.message}), so what it would submit cannot be shown; nothing was done.`);
+      }
+      form = formSubject(read.value, req.arguments);
+    }
+    const subjectHash = form ? await formSubjectHash(tool.descriptorHash, formBinding(form)) : tool.descriptorHash;
     return ok({
       target: {
         tabId: tool.tabId,
@@ -118,7 +134,7 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
         tabUrl: tool.tabUrl ?? (tool.frameId === 0 && tool.frameUrl ? tool.frameUrl : stripUrl(discovery?.url ?? '')),
         frameUrl: tool.frameUrl ?? (tool.frameId === 0 && discovery ? stripUrl(discovery.url) : ''),
       },
-      subjectHash: tool.descriptorHash,
+      subjectHash,
       subjectKey: tool.name,
       subject: {
         type: 'webmcp-tool',
@@ -130,8 +146,9 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
         descriptorHash: tool.descriptorHash,
         toolKind: tool.kind,
         ...(tool.flags?.length ? { flags: [...tool.flags] } : {}),
+        ...(form ? { form: structuredClone(form) } : {}),
       },
-      linkSubject: { toolName: tool.name, descriptorHash: tool.descriptorHash },
+      linkSubject: { toolName: tool.name, descriptorHash: tool.descriptorHash, ...(form ? { form: formBinding(form) } : {}) },
       receiptFields: { origin: tool.origin, frameId: tool.frameId, documentId: tool.documentId, toolName: tool.name, descriptorHash: tool.descriptorHash },
       policy: { toolName: tool.name, ...(tool.annotations ? { annotations: tool.annotations } : {}) },
       ...(moved ? { movedSinceLook: true } : {}),
@@ -139,7 +156,7 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
   },
   validate(r, args, env) {
     const subject = r.subject;
-    const v = env.validator.validate(r.subjectHash, subject.inputSchema, args);
+    const v = env.validator.validate(subject.descriptorHash, subject.inputSchema, args);
     if (v.ok) return ok({ dialect: v.dialect });
     if (v.code === 'invalid-arguments') return err('invalid-arguments', `${v.message}.`, { issues: v.issues });
     // The message is the console's own words; what quotes the page's schema travels as untrusted text.
@@ -185,7 +202,7 @@ export function invokeValueOf(v: ActionValue): InvokeValue {
     documentId: t.documentId,
     origin: t.origin,
     toolName: s.toolName,
-    descriptorHash: v.resolved.subjectHash,
+    descriptorHash: s.descriptorHash,
     argumentsHash: v.argumentsHash,
     result: v.result,
     truncated: v.truncated,

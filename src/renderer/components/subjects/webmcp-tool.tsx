@@ -8,6 +8,7 @@
  * characters revealed (../../text.ts), never as markup.
  */
 import type { WebMcpToolSubject } from '../../../shared/ipc';
+import type { FormSubject } from '../../../shared/form';
 import type { ToolAnnotations } from '../../../shared/types';
 import { prettyJson, revealInvisible } from '../../text';
 
@@ -41,10 +42,56 @@ export function WebMcpToolHeading({ subject: s }: { subject: WebMcpToolSubject }
   );
 }
 
+/**
+ * A form tool: what will actually be submitted (every effective value, with where it comes from),
+ * where (the action, stripped, and the method) and whether approving submits it (issue 8 item 4).
+ */
+export function FormSubjectView({ form }: { form: FormSubject }) {
+  return (
+    <section className="block warning" data-testid="field-form">
+      <h3>This tool is a form on the page</h3>
+      <p data-testid="field-form-autosubmit" data-autosubmit={String(form.autosubmit)}>
+        {form.autosubmit ? (
+          <strong>Approving submits this form at once.</strong>
+        ) : (
+          <strong>Approving fills the form; you then press the page’s own button to submit it. The agent’s call waits for that.</strong>
+        )}
+      </p>
+      <p>
+        It submits with <code data-testid="field-form-method">{form.method.toUpperCase()}</code> to{' '}
+        <code data-testid="field-form-action">{revealInvisible(form.action)}</code>
+      </p>
+      <h3>
+        Everything it will submit <span className="tag">untrusted text</span>
+      </h3>
+      <table className="form-values" data-testid="field-form-values">
+        <tbody>
+          {form.values.map((v) => (
+            <tr key={v.name} data-name={v.name} data-from={v.from}>
+              <th scope="row">
+                <code>{revealInvisible(v.name)}</code>
+              </th>
+              <td>
+                <code data-testid="form-value">{typeof v.value === 'string' ? revealInvisible(v.value) : revealInvisible(JSON.stringify(v.value))}</code>
+              </td>
+              <td className="muted small">{v.from === 'agent' ? 'from the agent' : 'already in the form (the page or an earlier call): kept'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted small">
+        Fields the agent did not give keep the value the form holds now. Right before it acts, the extension reads the form
+        again and refuses if any of this differs. A file is shown as its size only.
+      </p>
+    </section>
+  );
+}
+
 export function WebMcpToolBody({ subject: s }: { subject: WebMcpToolSubject }) {
   const annotations = s.annotations;
   return (
     <>
+      {s.form ? <FormSubjectView form={s.form} /> : null}
       <section className="block untrusted">
         <h3>
           What the browser reports about this tool <span className="tag">hints only</span>
