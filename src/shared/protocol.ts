@@ -479,6 +479,8 @@ const invocationResult = obj(
         false,
       ),
     ),
+    formRestored: opt(bool),
+    note: opt(str({ max: 64 })),
   },
   false,
 );

@@ -228,6 +228,17 @@ export interface InvocationResult {
    * Also on `outcome-unknown` when another document replaced the page before the tool answered.
    */
   navigatedTo?: string;
+  /**
+   * A form the agent filled but that was not submitted (a waiting form's timeout, a cancel): whether
+   * the extension put its fields back to what they held before the fill, checked by reading them back.
+   */
+  formRestored?: boolean;
+  /**
+   * `handled-without-answer` on `succeeded`: a form's submit handler ran and called preventDefault()
+   * without respondWith(), so the page took the submission itself and gave no answer (Chromium rejects
+   * executeTool then; docs/browser-facts.md, "WebMCP: declarative forms").
+   */
+  note?: 'handled-without-answer';
   /** What the browser saw the page do outside the call while it ran (docs/extension.md, "Effects outside the call"). */
   effects?: InvocationEffects;
 }

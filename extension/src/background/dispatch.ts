@@ -25,6 +25,19 @@ import type { ExecuteValue } from '../lib/messages';
 /** The `dispatch` ConsoleRequest (src/shared/protocol.ts). */
 export type DispatchRequest = Extract<ConsoleRequest, { op: 'dispatch' }>;
 
+/**
+ * Content-side codes of a form that waited for the person and was never submitted (content/webmcp.ts):
+ * `form-wait-timeout` (the wait ended before the person pressed the page's button), `form-cancelled`
+ * (the page reset the form). Answered as `cancelled` with that code: nothing was submitted.
+ */
+export const FORM_NOT_SUBMITTED: ReadonlySet<string> = new Set(['form-wait-timeout', 'form-cancelled']);
+
+/** `{formRestored}` from a content module's error detail, when it says (a form put back, or not, after a fill that was not submitted). */
+function restoredOf(detail: unknown): { formRestored?: boolean } {
+  const r = (detail as { formRestored?: unknown } | undefined)?.formRestored;
+  return typeof r === 'boolean' ? { formRestored: r } : {};
+}
+
 /** The longest a dispatch may be told to wait (ms); longer requested timeouts are cut to this. */
 export const MAX_DISPATCH_TIMEOUT_MS = 10 * 60_000;
 
@@ -134,7 +147,7 @@ export class Dispatcher {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
     const sent = Promise.resolve()
-      .then(() => faculty.execute(target, { requestId, operation: req.operation, prepared: checked.prepared, urls: checked.urls, args: req.arguments }))
+      .then(() => faculty.execute(target, { requestId, operation: req.operation, prepared: checked.prepared, urls: checked.urls, args: req.arguments, timeoutMs }))
       .then((r) => ({ kind: 'answer' as const, r }), (e: unknown) => ({ kind: 'error' as const, e }));
     const watch = this.checks.watch?.(target);
     const leaving = this.checks.documentLeaves?.(target);
@@ -199,7 +212,7 @@ export class Dispatcher {
     }
     switch (r.error.code) {
       case 'aborted':
-        return { outcome: 'cancelled', elapsedMs, error: { code: 'cancelled', message: 'the dispatch was cancelled' } };
+        return { outcome: 'cancelled', elapsedMs, error: { code: 'cancelled', message: 'the dispatch was cancelled' }, ...restoredOf(r.error.detail) };
       case 'tool-failed': {
         const m = boundResult(r.error.message, false);
         return { outcome: 'failed', elapsedMs, error: { code: 'tool-failed', message: truncateUtf8(m.result ?? '', 2048).text }, ...(m.redacted ? { redacted: true } : {}) };
@@ -211,6 +224,20 @@ export class Dispatcher {
         const own = faculty.refusalFor(String(r.error.code));
         // form-changed: the content script's own fixed words for what differs (content/webmcp.ts formDiffers).
         if (own === 'form-changed') return refused(own, truncateUtf8(String(r.error.message), 256).text);
+        // A form that waited for the person and was not submitted: the wait ended (timeout) or the page
+        // cancelled it (form.reset()). The content module saw no submit event, so nothing was submitted.
+        if (FORM_NOT_SUBMITTED.has(String(r.error.code))) {
+          return { outcome: 'cancelled', elapsedMs, error: { code: String(r.error.code), message: truncateUtf8(String(r.error.message), 512).text }, ...restoredOf(r.error.detail) };
+        }
+        if (r.error.code === 'submitted-no-answer') {
+          return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'submitted-no-answer', message: 'the form was submitted, but the page did not answer in time' } };
+        }
+        if (r.error.code === 'handled-without-answer') {
+          // The page's submit handler ran and prevented the default without respondWith: it took the
+          // submission itself and gave no answer. Neither a failure of ours nor a silent null.
+          const left = await this.checks.leftFor?.(target, started).catch(() => null);
+          return { outcome: 'succeeded', elapsedMs, result: null, truncated: false, redacted: false, resultBytes: 0, note: 'handled-without-answer', ...(left ? { navigatedTo: stripUrl(left) } : {}) };
+        }
         if (own !== null) return refused(own, `refused in the page (${own})`);
         return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'content-error', message: truncateUtf8(String(r.error.message), 1024).text } };
       }

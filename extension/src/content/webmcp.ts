@@ -23,7 +23,7 @@ import { executeInput } from '../lib/execute-input';
 import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToWebMcp } from '../lib/messages';
 import { readPageUrls, sameUrls } from '../lib/page-urls';
 import { ChangeThrottle } from '../lib/change-throttle';
-import { readFormNow } from '../lib/form-read';
+import { readFormNow, restoreControls, saveControls } from '../lib/form-read';
 import { formBinding, formSubject, type FormBinding } from '../../../src/shared/form';
 
 /** The slice of a tool object `getTools()` returns (WebMCP draft; docs/browser-facts.md, "WebMCP: listing tools"). Read property by property. */
@@ -259,6 +259,30 @@ async function checkAndRun(mc: ModelContextLike, msg: Extract<ToWebMcp, { type: 
     const why = formDiffers(msg.toolName, msg.form, msg.formAction, msg.args);
     if (why) return fail('form-changed', why);
   }
+  const form = raw.kind === 'declarative' ? ((formsByToolName().get(msg.toolName) ?? [])[0] ?? null) : null;
+  return run(mc, tool, msg, controller, form);
+}
+
+/** The Chromium 156 message of a submit handler that prevented the default without respondWith (docs/browser-facts.md, "WebMCP: declarative forms"). */
+const HANDLED_WITHOUT_ANSWER = /preventDefault\(\) on the 'submit' event, without also calling respondWith\(\)/;
+/** Chromium 156's rejection when the page resets a form that waits for the person. */
+const FORM_RESET = /cancelled by a form reset/;
+
+/**
+ * `executeTool`, and for a form tool what the browser does not do: a waiting form (no
+ * toolautosubmit, `msg.waitMs`) is aborted when the person did not submit in time; a form the agent
+ * filled but that was not submitted gets its controls back as they were (read back); whether a
+ * submit event came is watched, so a timeout after a submit is never called "not submitted".
+ */
+async function run(mc: ModelContextLike, tool: PageTool, msg: Extract<ToWebMcp, { type: 'echo:webmcp:execute' }>, controller: AbortController, form: HTMLFormElement | null): Promise<Result<ExecuteValue>> {
+  const fail = (code: ExecuteErrorCode, message: string, detail?: unknown) => err(code, message, detail);
+  const saved = form ? saveControls(form) : [];
+  let submitted = false;
+  const onSubmit = () => (submitted = true);
+  form?.addEventListener('submit', onSubmit, true);
+  let timedOut = false;
+  const timer = form && typeof msg.waitMs === 'number' ? setTimeout(() => ((timedOut = true), controller.abort()), msg.waitMs) : undefined;
+  const putBack = () => ({ formRestored: restoreControls(saved) });
   const started = performance.now();
   try {
     const out = await mc.executeTool(tool, executeInput(tool.inputSchema, msg.args), { signal: controller.signal });
@@ -271,8 +295,18 @@ async function checkAndRun(mc: ModelContextLike, msg: Extract<ToWebMcp, { type: 
     if (text !== null) ({ text, truncated } = truncateUtf8(text, LIMITS.maxRedactInputBytes));
     return ok({ result: text, truncated, elapsedMs: Math.round(performance.now() - started), resultBytes });
   } catch (e) {
-    if (controller.signal.aborted || (e instanceof Error && e.name === 'AbortError')) return fail('aborted', 'the invocation was cancelled');
-    return fail('tool-failed', boundedMessage(e));
+    const message = boundedMessage(e);
+    const aborted = controller.signal.aborted || (e instanceof Error && e.name === 'AbortError');
+    if (form && submitted && HANDLED_WITHOUT_ANSWER.test(message)) return fail('handled-without-answer', 'the page handled the submission itself and gave no answer');
+    if (form && submitted && aborted) return fail('submitted-no-answer', 'the form was submitted, but the page did not answer in time');
+    if (form && timedOut) return fail('form-wait-timeout', `the person did not submit the form within ${msg.waitMs} ms`, putBack());
+    // The page reset the form itself: what it holds now is the page's choice, not put back.
+    if (form && FORM_RESET.test(message)) return fail('form-cancelled', 'the page cancelled the form (form.reset())', { formRestored: false });
+    if (aborted) return fail('aborted', 'the invocation was cancelled', form ? putBack() : undefined);
+    return fail('tool-failed', message);
+  } finally {
+    clearTimeout(timer);
+    form?.removeEventListener('submit', onSubmit, true);
   }
 }
 

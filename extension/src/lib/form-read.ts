@@ -39,3 +39,42 @@ export function readFormNow(form: HTMLFormElement): FormNow | string {
   // Object.fromEntries defines own properties, so a field named "__proto__" stays a field.
   return { action: form.action, method: form.method, autosubmit: form.hasAttribute('toolautosubmit'), fields: Object.fromEntries(byName) };
 }
+
+/** What one control held before a fill: its value, or its checkedness, or its options' selectedness. */
+type Saved = { el: HTMLInputElement; checked: boolean; value: string } | { el: HTMLSelectElement; selected: boolean[] } | { el: HTMLTextAreaElement; value: string };
+
+/**
+ * The controls' state before a fill, so a form the agent filled but that was never submitted can be
+ * put back (issue 8 item 4: a later press of the page's button must not submit what the agent left).
+ * File inputs are skipped: executeTool cannot fill them.
+ */
+export function saveControls(form: HTMLFormElement): Saved[] {
+  const out: Saved[] = [];
+  for (const el of Array.from(form.elements)) {
+    if (el instanceof HTMLInputElement && el.type !== 'file') out.push({ el, checked: el.checked, value: el.value });
+    else if (el instanceof HTMLSelectElement) out.push({ el, selected: Array.from(el.options, (o) => o.selected) });
+    else if (el instanceof HTMLTextAreaElement) out.push({ el, value: el.value });
+  }
+  return out;
+}
+
+function matches(s: Saved): boolean {
+  if ('selected' in s) return Array.from(s.el.options, (o) => o.selected).every((v, i) => v === s.selected[i]);
+  if (s.el instanceof HTMLInputElement && 'checked' in s) return s.el.checked === s.checked && s.el.value === s.value;
+  return s.el.value === s.value;
+}
+
+/**
+ * Put the saved state back and read it back: `true` when every control holds what it held before.
+ * Sets values as a script does (no input/change events: the page is not told the person typed).
+ */
+export function restoreControls(saved: Saved[]): boolean {
+  for (const s of saved) {
+    if ('selected' in s) Array.from(s.el.options).forEach((o, i) => (o.selected = s.selected[i] ?? false));
+    else if (s.el instanceof HTMLInputElement && 'checked' in s) {
+      s.el.value = s.value;
+      s.el.checked = s.checked;
+    } else s.el.value = s.value;
+  }
+  return saved.every(matches);
+}

@@ -42,6 +42,8 @@ export type ToWebMcp =
       form?: FormBinding;
       /** With `form`: the exact action URL whose hash `form.actionHash` is (the worker's preimage). */
       formAction?: string;
+      /** A form without toolautosubmit: wait this long for the person's submit (ms), then abort, put the fields back, and answer `form-wait-timeout`. */
+      waitMs?: number;
     }
   /** Read the form of declarative tool `toolName` now (answers lib/form-read.ts FormNow, the exact action; `tool-missing`, `tool-ambiguous`, `form-too-large`). */
   | { type: 'echo:webmcp:form'; toolName: string }
@@ -88,7 +90,24 @@ export interface ExecuteValue {
  * the dispatch), `no-webmcp`, `form-changed` (a form tool's form is not the approved one:
  * another action, method, `toolautosubmit`, or other values to submit).
  */
-export type ExecuteErrorCode = 'aborted' | 'tool-failed' | 'tool-missing' | 'tool-ambiguous' | 'descriptor-changed' | 'tool-blocked' | 'navigated' | 'no-webmcp' | 'form-changed';
+export type ExecuteErrorCode =
+  | 'aborted'
+  | 'tool-failed'
+  | 'tool-missing'
+  | 'tool-ambiguous'
+  | 'descriptor-changed'
+  | 'tool-blocked'
+  | 'navigated'
+  | 'no-webmcp'
+  | 'form-changed'
+  /** A waiting form the person did not submit within `waitMs` (no submit event came); its fields were put back when possible. */
+  | 'form-wait-timeout'
+  /** A waiting form the page cancelled (form.reset(), docs/browser-facts.md); no submit event came. */
+  | 'form-cancelled'
+  /** A submit event came but executeTool did not settle (the wait ended, or it was aborted): whether it took effect is unknown. */
+  | 'submitted-no-answer'
+  /** The page's submit handler called preventDefault() without respondWith(): the handler ran; the page gave no answer. */
+  | 'handled-without-answer';
 
 /** Messages of the `page-info` content module (content/page-info.ts). */
 export type ToPageInfo = { type: 'echo:page-info:read' };

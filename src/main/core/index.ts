@@ -51,6 +51,10 @@ export interface ConsoleCoreOptions {
   /** Approval timeout for this run (ms), overriding settings.json (tests). */
   approvalTimeoutMs?: number;
   /** Sent with each invoke: after dispatch began, this long without a settle is outcome-unknown (ms). */
+  /** How long a form without toolautosubmit waits for the person's submit after approval (ms; default 5 min, broker/pipeline.ts FORM_WAIT_TIMEOUT_MS). */
+  formWaitTimeoutMs?: number;
+  /** How often an agent waiting on such a form gets a progress notification (ms, default 10 s). */
+  progressIntervalMs?: number;
   dispatchTimeoutMs?: number;
   /** Extra local policy rules, checked before the settings file's rules. */
   policyRules?: PolicyRule[];
@@ -178,6 +182,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     consoleOrigins: consoleOrigins(),
     approvalTimeoutMs: effectiveTimeout,
     ...(opts.dispatchTimeoutMs !== undefined ? { dispatchTimeoutMs: opts.dispatchTimeoutMs } : {}),
+    ...(opts.formWaitTimeoutMs !== undefined ? { formWaitTimeoutMs: opts.formWaitTimeoutMs } : {}),
+    ...(opts.progressIntervalMs !== undefined ? { progressIntervalMs: opts.progressIntervalMs } : {}),
   });
   const agentEndpoint = new AgentEndpoint({
     broker,

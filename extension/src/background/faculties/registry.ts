@@ -57,6 +57,8 @@ export interface RunMessage<P> {
   /** The exact URLs whose hash matched the grant: the content module requires them again in the task that acts. */
   urls: PageUrls;
   args: Record<string, unknown>;
+  /** The dispatch's timeout (ms): a runner that waits for the person (a form without toolautosubmit) ends its own wait before it. */
+  timeoutMs?: number;
 }
 
 /** A faculty that acts under a one-use grant: answers the `dispatch` op. */

@@ -61,6 +61,11 @@ export async function formActionOf(target: { tabId: number; frameId: number; doc
   return seenActions.get(actionHash) ?? null;
 }
 
+/** How long a waiting form's runner waits for the person within a dispatch of `timeoutMs`: the dispatch's timeout less a margin (1/5, at most 5 s) for the answer to come back. */
+export function formWaitMs(timeoutMs: number): number {
+  return Math.max(1, timeoutMs - Math.min(5_000, Math.floor(timeoutMs / 5)));
+}
+
 /** The rediscovery the check uses (injectable for tests): the tools named `name` in exactly `target`, `null` when it is gone. */
 export type ToolsNamed = (target: { tabId: number; frameId: number; documentId: string }, name: string, origin: string) => Promise<FoundTool[] | null>;
 
@@ -79,7 +84,7 @@ const REFUSALS: Readonly<Record<string, RefusalCode>> = {
 };
 
 /** The page's answers that come after its fresh getTools() in the acting task: the rediscovery ran (content/webmcp.ts `execute`). */
-const AFTER_REDISCOVERY = new Set(['tool-missing', 'tool-ambiguous', 'descriptor-changed', 'tool-blocked', 'navigated', 'tool-failed', 'aborted', 'form-changed']);
+const AFTER_REDISCOVERY = new Set(['tool-missing', 'tool-ambiguous', 'descriptor-changed', 'tool-blocked', 'navigated', 'tool-failed', 'aborted', 'form-changed', 'form-wait-timeout', 'form-cancelled', 'submitted-no-answer']);
 
 /** What the faculty knows from this worker's discoveries (background/preimages.ts); injectable for tests. */
 export interface SeenPreimages {
@@ -149,7 +154,10 @@ export function webmcpInvoke(
     // The generic checks hash what this answers and compare it with the grant's urlHash.
     pageUrls: async (target, boundUrlHash) => seen.urls.get(boundUrlHash) ?? askPageUrls(target),
     async execute(target, m) {
-      const msg: ToWebMcp = { type: 'echo:webmcp:execute', requestId: m.requestId, toolName: m.prepared.toolName, expected: m.prepared.canonical, urls: m.urls, args: m.args, ...(m.prepared.form ? { form: m.prepared.form, formAction: m.prepared.formAction } : {}) };
+      // A form without toolautosubmit waits for the person: its runner ends the wait itself, before the
+      // dispatch's timeout, so the answer says the form was not submitted rather than "unknown".
+      const waitMs = m.prepared.form && !m.prepared.form.autosubmit && m.timeoutMs !== undefined ? formWaitMs(m.timeoutMs) : undefined;
+      const msg: ToWebMcp = { type: 'echo:webmcp:execute', requestId: m.requestId, toolName: m.prepared.toolName, expected: m.prepared.canonical, urls: m.urls, args: m.args, ...(m.prepared.form ? { form: m.prepared.form, formAction: m.prepared.formAction } : {}), ...(waitMs !== undefined ? { waitMs } : {}) };
       const answer = (await chrome.tabs.sendMessage(target.tabId, msg, { frameId: target.frameId, documentId: target.documentId })) as Result<ExecuteValue> | undefined;
       // The bench's proof that no dispatch skipped the fresh rediscovery (stats.ts): the page's answer says it ran.
       if (answer && (answer.ok || AFTER_REDISCOVERY.has(String(answer.error?.code)))) count('rediscoveries');

@@ -30,7 +30,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../../../shared/receipt';
-import type { Broker } from '../broker';
+import type { AgentContext, Broker } from '../broker';
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '../net-guard';
 import { errorResult } from './answers';
 import { AgentToolRegistry } from './registry';
@@ -343,7 +343,15 @@ export class AgentEndpoint {
       const actor = actorOf(server);
       session.inFlight++;
       try {
-        return await this.callTool(request.params.name, request.params.arguments ?? {}, actor, extra.signal);
+        // MCP progress (spec, "Progress"): only when the client asked, with its progressToken.
+        const token = request.params._meta?.progressToken;
+        const progress =
+          token === undefined
+            ? undefined
+            : (p: { progress: number; total?: number; message: string }) => {
+                extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined);
+              };
+        return await this.callTool(request.params.name, request.params.arguments ?? {}, actor, extra.signal, progress);
       } catch {
         // Nothing throws raw across the boundary; the broker already records its own failures.
         return { isError: true, content: [{ type: 'text', text: 'Error (internal): the console hit an internal error.' }] };
@@ -354,7 +362,7 @@ export class AgentEndpoint {
     return server;
   }
 
-  private async callTool(name: string, args: Record<string, unknown>, actor: Actor, signal: AbortSignal): Promise<CallToolResult> {
+  private async callTool(name: string, args: Record<string, unknown>, actor: Actor, signal: AbortSignal, progress?: AgentContext['progress']): Promise<CallToolResult> {
     const broker = this.opts.broker;
     const tool = this.tools.get(name);
     if (!tool) {
@@ -367,7 +375,7 @@ export class AgentEndpoint {
       });
       return errorResult(a, 'console');
     }
-    const r = await tool.call(args, { broker, agent: { actor, kind: tool.kind, signal } });
+    const r = await tool.call(args, { broker, agent: { actor, kind: tool.kind, signal, ...(progress ? { progress } : {}) } });
     if (r.ok) return r.result;
     const listed = r.issues.map((i) => `${i.instancePath || '(root)'}: ${i.message}`).join('; ');
     const a = broker.rejectCall({ faculty: tool.faculty, agentTool: tool.name, actor, code: 'invalid-params', message: `Invalid arguments for ${tool.name}: ${listed}.`, issues: r.issues });

@@ -21,6 +21,11 @@ export interface AgentContext {
   kind: ToolKind;
   /** The MCP request's cancellation (`extra.signal` in the SDK; MCP spec, "Cancellation"). */
   signal?: AbortSignal;
+  /**
+   * Sends an MCP progress notification for this call (`notifications/progress`; only when the
+   * client gave a `progressToken`, MCP spec, "Progress"). `progress` and `total` in ms here.
+   */
+  progress?(p: { progress: number; total?: number; message: string }): void;
 }
 
 /** What every reviewed action's request carries, whatever its faculty. */
@@ -131,5 +136,7 @@ export interface ActionValue {
   navigatedTo?: string;
   /** What the browser saw the page do outside the call while it ran (new tabs; URLs stripped, UNTRUSTED). */
   effects?: InvocationEffects;
+  /** `handled-without-answer`: a form's submit handler ran and prevented the default without respondWith: the page took the submission itself and gave no answer. */
+  note?: 'handled-without-answer';
 }
 

@@ -13,6 +13,7 @@
 import type { Faculty, ReceiptPage, ReceiptQuery } from '../../../shared/receipt';
 import type { Result } from '../../../shared/result';
 import type { DiscoveryResult, SharedTab } from '../../../shared/types';
+import { MAX_STATUS_RECEIPTS, statusOf, type RequestStatus } from './request-status';
 import { invokeValueOf, webmcpInvoke, type InvokeRequest, type InvokeValue } from '../faculties/webmcp-invoke';
 import type { ExtensionLink } from '../ports';
 import { ToolRouter } from '../policy';
@@ -48,6 +49,10 @@ export interface BrokerOptions {
   approvalTimeoutMs?: () => number;
   /** Sent to the extension: after dispatch began, this long without a settle is outcome-unknown (ms). */
   dispatchTimeoutMs?: number;
+  /** How long a form without toolautosubmit waits for the person's submit (ms; default FORM_WAIT_TIMEOUT_MS, pipeline.ts). */
+  formWaitTimeoutMs?: number;
+  /** How often the agent hears that such a form still waits (ms, default 10 s). */
+  progressIntervalMs?: number;
   /** How much longer than `dispatchTimeoutMs` the console waits for the extension's own answer (ms). */
   linkGraceMs?: number;
   /** Timeout for reads (list-tabs, discover, read faculties) (ms). */
@@ -67,6 +72,8 @@ export class Broker {
   private readonly link: ExtensionLink;
   private readonly pipeline: Pipeline;
   private readonly readTimeoutMs: number;
+  /** The ledger's query (none: every request is unknown). */
+  private readonly receiptQuery: (q: ReceiptQuery) => ReceiptPage;
   private readonly validator: ArgumentValidator;
   private readonly unsubscribe: Array<() => void> = [];
 
@@ -76,6 +83,7 @@ export class Broker {
     this.readTimeoutMs = opts.readTimeoutMs ?? 15_000;
     this.validator = opts.validator ?? new ArgumentValidator();
     const receipts = opts.receipts;
+    this.receiptQuery = (q) => (receipts.query ? receipts.query(q) : { receipts: [], nextCursor: null });
     this.sharing =
       opts.sharing ??
       new Sharing({
@@ -97,6 +105,8 @@ export class Broker {
       linkGraceMs: opts.linkGraceMs ?? 5_000,
       maxPendingApprovals: opts.maxPendingApprovals ?? 16,
       readTimeoutMs: this.readTimeoutMs,
+      ...(opts.formWaitTimeoutMs !== undefined ? { formWaitTimeoutMs: opts.formWaitTimeoutMs } : {}),
+      ...(opts.progressIntervalMs !== undefined ? { progressIntervalMs: opts.progressIntervalMs } : {}),
     });
     this.unsubscribe.push(this.link.onEvent((e) => this.onLinkEvent(e)));
     this.unsubscribe.push(this.sharing.onTabsGone((gone) => this.tabsGone(gone)));
@@ -223,6 +233,22 @@ export class Broker {
         return { ok: true, value: this.sharing.list() };
       },
       (tabs) => ({ detail: { count: tabs.length } }),
+    );
+  }
+
+  /**
+   * `request_status`: one request's state and outcome from its receipts (./request-status.ts).
+   * Errors: `unknown-request` (no receipt has that id), `ledger-unavailable`.
+   */
+  requestStatus(requestId: string, ctx: AgentContext): Promise<BrokerAnswer<RequestStatus>> {
+    return this.pipeline.read(
+      { faculty: 'console', operation: 'request-status', agentTool: 'request_status', ctx },
+      async () => {
+        const page = this.receiptQuery({ requestId, limit: MAX_STATUS_RECEIPTS });
+        const status = statusOf(requestId, page.receipts);
+        return status ? { ok: true, value: status } : { ok: false, error: { code: 'unknown-request', message: `No request ${requestId} is in the receipts.` } };
+      },
+      (s) => ({ detail: { ofRequest: s.requestId, state: s.state, ...(s.outcome ? { outcome: s.outcome } : {}) } }),
     );
   }
 

@@ -138,6 +138,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         ...(typeof x.elapsedMs === 'number' ? { elapsedMs: x.elapsedMs } : {}),
         ...(typeof x.navigatedTo === 'string' ? { navigatedTo: stripUrl(x.navigatedTo) } : {}),
         ...(Object.keys(effects).length > 0 ? { effects } : {}),
+        ...(x.note === 'handled-without-answer' ? { note: x.note } : {}),
       };
       trail.tryWrite('succeeded', actor, {
         elapsedMs: x.elapsedMs ?? null,
@@ -148,6 +149,7 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         redacted: value.redacted,
         ...(value.navigatedTo !== undefined ? { navigatedTo: value.navigatedTo } : {}),
         ...effects,
+        ...(value.note ? { note: value.note } : {}),
       });
       return trail.answer({ ok: true, value });
     }
@@ -166,13 +168,17 @@ const { f, trail, actor, ctx, r, argsHash } = o;
     }
     case 'refused':
       return extensionRefused(o, x.refusal ?? x.error?.code ?? 'refused', x.error?.message ?? '');
-    case 'cancelled':
+    case 'cancelled': {
+      const code = x.error?.code ?? 'cancelled';
+      if (FORM_NOT_SUBMITTED[code]) return formNotSubmitted(o, code, x);
       // The extension answers 'cancelled' when the action's signal was aborted, which can
       // happen after the page started: nothing proves it did not act.
       return unknown('The extension reports the request was cancelled while it was dispatched.', {
         reason: 'extension-cancelled-during-dispatch',
         elapsedMs: x.elapsedMs ?? null,
+        ...(typeof x.formRestored === 'boolean' ? { formRestored: x.formRestored } : {}),
       }, effects);
+    }
     case 'outcome-unknown':
       if (typeof x.navigatedTo === 'string') {
         const to = stripUrl(x.navigatedTo);
@@ -196,6 +202,40 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         elapsedMs: x.elapsedMs ?? null,
       }, effects);
   }
+}
+
+/**
+ * A form that waited for the person and was not submitted (the extension saw no submit event):
+ * `form-wait-timeout` (the bounded wait ended; the console's `formWaitTimeoutMs`) or
+ * `form-cancelled` (the page reset the form, which Chromium reports as a cancellation). A definite
+ * outcome, recorded as `cancelled` with that code, whether the fields were put back, and no block:
+ * nothing was submitted.
+ */
+const FORM_NOT_SUBMITTED: Readonly<Record<string, string>> = {
+  'form-wait-timeout': 'The person did not press the page’s button before the wait ended',
+  'form-cancelled': 'The page cancelled the form (it reset it)',
+};
+
+function formNotSubmitted(o: OutcomeContext, code: string, x: InvocationResult): BrokerAnswer<ActionValue> {
+  const restored = typeof x.formRestored === 'boolean' ? x.formRestored : null;
+  // The extension saw the page reset the form; the console's own timer ended the wait.
+  o.trail.tryWrite('cancelled', { kind: code === 'form-cancelled' ? 'extension' : 'console' }, {
+    code,
+    reason: code,
+    submitted: false,
+    formRestored: restored,
+    elapsedMs: x.elapsedMs ?? null,
+  });
+  const put =
+    restored === true
+      ? ' The fields the agent filled were put back as they were, so a later press of the button does not send them.'
+      : code === 'form-cancelled'
+        ? ' The page cleared the form itself.'
+        : ' The fields could not all be put back: the form may still hold the filled values.';
+  return o.trail.answer({
+    ok: false,
+    error: { code, message: `${FORM_NOT_SUBMITTED[code] ?? 'The form was not submitted'}; nothing was submitted.${put}`, detail: { submitted: false, formRestored: restored } },
+  });
 }
 
 /** A refusal by the extension before it acted: nothing was done; a stale subject is forgotten. */

@@ -52,7 +52,18 @@ export interface PipelineOptions {
   validator: ArgumentValidator;
   /** Timeout of the link reads a faculty makes while resolving (`locate`) (ms, default 15 s). */
   readTimeoutMs?: number;
+  /** How long a form without toolautosubmit waits for the person to press the page's button after approval (ms, default FORM_WAIT_TIMEOUT_MS). */
+  formWaitTimeoutMs?: number;
+  /** How often the agent is told, while such a form waits, that it still waits (ms, default 10 s; the first notice goes at once). */
+  progressIntervalMs?: number;
 }
+
+/**
+ * The bounded wait for the person's submit of a form that only fills (no toolautosubmit): 5 minutes.
+ * Long enough to read the form and press the button; the agent's call stays open meanwhile, with
+ * progress notifications, and `request_status` tells how it ended if the agent stopped waiting.
+ */
+export const FORM_WAIT_TIMEOUT_MS = 5 * 60_000;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -248,12 +259,21 @@ export class Pipeline {
       }
 
       // 7. dispatch. From here on, not knowing the outcome means outcome-unknown.
-      trail.write('dispatched', actor, { grantExpiresAt: signed.value.expiresAt, timeoutMs: this.o.dispatchTimeoutMs });
-      const res = await this.dispatch(f, ctx, r, args, signed.value);
+      // A form that only fills waits for the person's press of the page's button, within a bounded wait.
+      const waitsForPerson = r.subject.form !== undefined && !r.subject.form.autosubmit;
+      const timeoutMs = waitsForPerson ? (this.o.formWaitTimeoutMs ?? FORM_WAIT_TIMEOUT_MS) : this.o.dispatchTimeoutMs;
+      trail.write('dispatched', actor, { grantExpiresAt: signed.value.expiresAt, timeoutMs, ...(waitsForPerson ? { awaitingPerson: true } : {}) });
+      const stopProgress = waitsForPerson ? this.progressWhileWaiting(ctx, timeoutMs) : () => undefined;
+      let res: Result<InvocationResult>;
+      try {
+        res = await this.dispatch(f, ctx, r, args, signed.value, timeoutMs);
+      } finally {
+        stopProgress();
+      }
 
       // 8. mapOutcome.
       return mapOutcome(
-        { f, trail, actor, ctx, r, argsHash, discoveries: this.o.discoveries, env: this.env, waitedMs: this.o.dispatchTimeoutMs + this.o.linkGraceMs },
+        { f, trail, actor, ctx, r, argsHash, discoveries: this.o.discoveries, env: this.env, waitedMs: timeoutMs + this.o.linkGraceMs },
         res,
       );
     } catch (e) {
@@ -332,8 +352,29 @@ export class Pipeline {
     }
   }
 
+  /**
+   * While a form waits for the person: MCP progress notifications to the agent (through
+   * `ctx.progress`, when its client asked for them), one at once and then every
+   * `progressIntervalMs`; `progress` is the ms waited, `total` the bounded wait. Returns the stop.
+   */
+  private progressWhileWaiting(ctx: AgentContext, timeoutMs: number): () => void {
+    if (!ctx.progress) return () => undefined;
+    const started = Date.now();
+    const tell = () => {
+      try {
+        ctx.progress?.({ progress: Date.now() - started, total: timeoutMs, message: "The form is filled; waiting for the person to press the page's button to submit it." });
+      } catch {
+        /* a notice that cannot be sent changes nothing */
+      }
+    };
+    tell();
+    const timer = setInterval(tell, this.o.progressIntervalMs ?? 10_000);
+    timer.unref?.();
+    return () => clearInterval(timer);
+  }
+
   /** Step 7: the one `dispatch` link request; never throws (a throw is an unknown outcome). */
-  private async dispatch(f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction, args: Record<string, unknown>, grant: Grant): Promise<Result<InvocationResult>> {
+  private async dispatch(f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction, args: Record<string, unknown>, grant: Grant, timeoutMs: number): Promise<Result<InvocationResult>> {
     // Our own controller: the agent's signal aborts it, and nothing else shares it.
     const ctl = new AbortController();
     const onAbort = () => ctl.abort();
@@ -348,9 +389,9 @@ export class Pipeline {
           subject: r.linkSubject,
           arguments: args,
           grant,
-          timeoutMs: this.o.dispatchTimeoutMs,
+          timeoutMs,
         },
-        { signal: ctl.signal, timeoutMs: this.o.dispatchTimeoutMs + this.o.linkGraceMs },
+        { signal: ctl.signal, timeoutMs: timeoutMs + this.o.linkGraceMs },
       );
     } catch (e) {
       // ExtensionLink promises never to throw; if it does, the outcome is unknown.

@@ -189,6 +189,8 @@ export interface InvokeValue {
   /** New tabs the page opened while the tool ran (not shared; URLs stripped, UNTRUSTED), and how many more were not listed. */
   openedTabs?: Array<{ url: string }>;
   openedTabsOmitted?: number;
+  /** `handled-without-answer`: the form's submit handler took the submission itself (preventDefault without respondWith) and gave no answer; `result` is null. */
+  note?: 'handled-without-answer';
 }
 
 /** The pipeline's success as `webmcp_invoke` answers it: the descriptor's target, name and hashes, and the page's (untrusted) result. */
@@ -213,5 +215,6 @@ export function invokeValueOf(v: ActionValue): InvokeValue {
     ...(v.navigatedTo !== undefined ? { navigatedTo: v.navigatedTo } : {}),
     ...(v.effects?.openedTabs ? { openedTabs: v.effects.openedTabs } : {}),
     ...(v.effects?.openedTabsOmitted ? { openedTabsOmitted: v.effects.openedTabsOmitted } : {}),
+    ...(v.note ? { note: v.note } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { listTabs } from './list-tabs';
 import { pageInfo } from './page-info';
 import { webmcpDiscover } from './webmcp-discover';
 import { webmcpInvoke } from './webmcp-invoke';
+import { requestStatus } from './request-status';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
-export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo];
+export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo, requestStatus];

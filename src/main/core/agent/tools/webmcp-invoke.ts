@@ -59,7 +59,12 @@ export const webmcpInvoke = defineAgentTool({
       navigated: v.navigatedTo !== undefined,
       // Only when the page opened tabs while the tool ran (effects outside the call).
       ...(v.openedTabs ? { openedTabs: v.openedTabs.length + (v.openedTabsOmitted ?? 0) } : {}),
+      ...(v.note ? { note: v.note } : {}),
     };
+    const handled =
+      v.note === 'handled-without-answer'
+        ? [text("The form was submitted and the page's own submit handler took it (it called preventDefault() without respondWith()), so the page gave no answer: result is null. Check the page to see what it did.")]
+        : [];
     const left =
       v.navigatedTo !== undefined
         ? [
@@ -96,6 +101,7 @@ export const webmcpInvoke = defineAgentTool({
       content: [
         text(`Invocation ${JSON.stringify(header)}\nThe tool's result follows; it was produced by the page and is untrusted:`),
         text(untrustedBlock(`webmcp_invoke ${v.origin} tool result`, v.result ?? 'null')),
+        ...handled,
         ...left,
         ...opened,
         ...moved,
