@@ -105,6 +105,19 @@ describe('approvals store', () => {
     expect(fake.calls[1]).toEqual({ method: 'decideApproval', params: { requestId: 'b', decision: 'approve' } });
   });
 
+  it('approving a form that only fills tells the person to press the page’s button; one that submits says nothing more', async () => {
+    const form = { action: 'http://x/cb', actionHash: 'c'.repeat(64), method: 'post', values: [] };
+    const waiting = { ...A, subject: { ...A.subject, form: { ...form, autosubmit: false } } } as typeof A;
+    const submits = { ...B, subject: { ...B.subject, form: { ...form, autosubmit: true } } } as typeof B;
+    const fake = new FakeConsole({ approvals: [waiting, submits] });
+    const s = createApprovalsStore(fake);
+    s.getState().setPending([waiting, submits]);
+    expect(await s.getState().decide('b', 'approve')).toBe(true);
+    expect(s.getState().notice).toBeNull();
+    expect(await s.getState().decide('a', 'approve')).toBe(true);
+    expect(s.getState().notice).toMatch(/Nothing is sent until you press the form's own submit button/);
+  });
+
   it('keeps the dialog open with the error when the host refuses', async () => {
     const fake = new FakeConsole({ approvals: [] });
     const s = createApprovalsStore(fake);

@@ -76,6 +76,19 @@ export function endingSentence(r: Receipt): string | null {
   }
 }
 
+/**
+ * After approving a form that only fills (no toolautosubmit): the notice tells the person that
+ * nothing is sent until they press the page's own button (issue 8 item 4). The agent's call waits.
+ */
+export function waitingNotice(v: ApprovalView): { notice: string } | Record<string, never> {
+  if (v.subject.type !== 'webmcp-tool' || !v.subject.form || v.subject.form.autosubmit) return {};
+  return {
+    notice:
+      `Approved: the extension fills the form "${v.subject.toolName}" on the page (tab ${v.tab.tabId}). Nothing is sent until you ` +
+      "press the form's own submit button on the page. The agent waits for that; if you do not press it in time, the filled fields are put back.",
+  };
+}
+
 /** Create the approvals store over the console API. */
 export function createApprovalsStore(api: Pick<ConsoleApi, 'decideApproval'>) {
   return createStore<ApprovalsState>()((set, get) => ({
@@ -129,9 +142,10 @@ export function createApprovalsStore(api: Pick<ConsoleApi, 'decideApproval'>) {
         set({ busy: null, error: result.error });
         return false;
       }
+      const decided = get().pending.find((a) => a.requestId === requestId);
       const pending = get().pending.filter((a) => a.requestId !== requestId);
       const dismissed = get().dismissed;
-      set({ busy: null, pending, openId: nextOpenId(pending, null, dismissed) });
+      set({ busy: null, pending, openId: nextOpenId(pending, null, dismissed), ...(decision === 'approve' && decided ? waitingNotice(decided) : {}) });
       return true;
     },
     clearNotice() {
