@@ -134,3 +134,28 @@ test('a submit handler that prevents the default without respondWith: succeeded 
   expect(world.receipts({ requestId: a.requestId }).find((r) => r.event === 'succeeded')?.detail).toMatchObject({ note: 'handled-without-answer' });
   await expect(page.getByTestId('handled-result')).toHaveAttribute('data-count', '1');
 });
+
+test('a waiting form that navigates when the person presses its button: the outcome says where the page went, as the browser saw it', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.url('appointment'));
+  const agent = { actor: { kind: 'agent' as const, name: 'forms-e2e' }, kind: 'mutation' as const };
+  const d = await world.core.broker.discover({ tabId }, { ...agent, kind: 'read' });
+  if (!d.ok) throw new Error(d.error.message);
+  const tool = d.value.tools.find((t) => t.name === 'leave_feedback')!;
+  const pending = world.core.broker.invoke({ tabId, name: tool.name, descriptorHash: tool.descriptorHash, arguments: { visited: '2026-12-14', comment: 'fine' } }, agent);
+  const view = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === tool.name), 'the approval');
+  expect(view.subject.form).toMatchObject({ autosubmit: false, method: 'get', action: `${world.demo.demoOrigin}/appointment/` });
+  expect(view.subject.form!.values.find((v) => v.name === 'thanks')).toEqual({ name: 'thanks', value: '1', from: 'form' });
+  await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' });
+  await expect(page.locator('#feedback [name=comment]')).toHaveValue('fine');
+  await page.getByTestId('feedback-submit').click();
+  const a = await pending;
+  const to = `${world.demo.demoOrigin}/appointment/?visited=2026-12-14&comment=fine&thanks=1`;
+  // Which comes first, the browser's answer or the new document, is the browser's race: either way
+  // the outcome names where the page went, and never claims an answer it did not get.
+  if (a.ok) expect(a.value).toMatchObject({ outcome: 'succeeded', result: null, navigatedTo: to });
+  else {
+    expect(a.error.code).toBe('outcome-unknown');
+    expect(world.receipts({ requestId: a.requestId }).find((r) => r.event === 'outcome-unknown')?.detail).toMatchObject({ reason: 'document-left', navigatedTo: to });
+  }
+  await page.waitForURL(/thanks=1/);
+});

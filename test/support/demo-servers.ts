@@ -82,8 +82,8 @@ export const DEMO_PAGES: readonly DemoPage[] = [
   },
   {
     id: 'appointment', origin: 'demo', path: '/appointment/', title: 'Forms with date and time inputs and optional fields',
-    purpose: 'book_appointment (toolautosubmit) and request_callback (no toolautosubmit: the person presses the button): date and time inputs, optional fields that keep their value between calls, a hidden field; each handler answers with respondWith({ok, received}).',
-    tools: sorted(['book_appointment', 'request_callback']),
+    purpose: 'book_appointment (toolautosubmit) and request_callback (no toolautosubmit: the person presses the button): date and time inputs, optional fields that keep their value between calls, a hidden field; each handler answers with respondWith({ok, received}); leave_feedback (no toolautosubmit, no handler) navigates to ?thanks=1 when the person submits it.',
+    tools: sorted(['book_appointment', 'leave_feedback', 'request_callback']),
     triggers: ['[data-testid=book-result] / [data-testid=callback-result] data-count, data-received (JSON of the submitted fields)', 'click [data-testid=callback-submit] (the person submits)', 'click [data-testid=callback-reset]'],
   },
   {

@@ -18,5 +18,5 @@
   }
   handle('book', 'book-result', (r) => `Booked on ${r.day} at ${r.at}${r.reminder ? `, reminder at ${r.reminder}` : ''}.`);
   handle('callback', 'callback-result', (r) => `We will call on ${r.day} at ${r.at}.`);
-  void EchoDemo.readyWhenListed(['book_appointment', 'request_callback']);
+  void EchoDemo.readyWhenListed(['book_appointment', 'leave_feedback', 'request_callback']);
 })();
