@@ -94,6 +94,16 @@ describe('Dispatcher outcomes', () => {
     expect(r.ok && (r.value.error?.message.length ?? 0)).toBeLessThanOrEqual(2048);
   });
 
+  it('a form that waited and was not submitted is cancelled with its own code and whether it was put back; a submit without an answer is unknown; a handler without respondWith is succeeded with a note', async () => {
+    expect(await run(async () => err('form-wait-timeout', 'no press', { formRestored: true }))).toMatchObject({
+      ok: true,
+      value: { outcome: 'cancelled', error: { code: 'form-wait-timeout' }, formRestored: true },
+    });
+    expect(await run(async () => err('form-cancelled', 'reset', { formRestored: false }))).toMatchObject({ ok: true, value: { outcome: 'cancelled', error: { code: 'form-cancelled' }, formRestored: false } });
+    expect(await run(async () => err('submitted-no-answer', 'x'))).toMatchObject({ ok: true, value: { outcome: 'outcome-unknown', error: { code: 'submitted-no-answer' } } });
+    expect(await run(async () => err('handled-without-answer', 'x'))).toMatchObject({ ok: true, value: { outcome: 'succeeded', result: null, note: 'handled-without-answer' } });
+  });
+
   it('cancelled through the link signal (the console cancelled, or the link dropped)', async () => {
     const aborted: string[] = [];
     const ac = new AbortController();
