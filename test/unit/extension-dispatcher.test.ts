@@ -88,6 +88,26 @@ describe('Dispatcher outcomes', () => {
     expect(await p).toMatchObject({ ok: true, value: { outcome: 'outcome-unknown', navigatedTo: 'https://a.example/elsewhere', error: { code: 'document-left' } } });
   });
 
+  it('a page link lost under the run, with the navigation event a moment later: outcome-unknown, document-left, where it went (not a bare lost link)', async () => {
+    let resolveLeft: ((u: string) => void) | null = null;
+    const d = dispatcher({ documentLeaves: () => ({ left: new Promise<string>((r) => (resolveLeft = r)), cancel: () => undefined }) });
+    // The content script's port closes first (the document is being replaced) ...
+    const p = d.dispatch(await req(60_000), faculty(async () => {
+      throw new Error('A listener indicated an asynchronous response by returning true, but the message channel closed before a response was received');
+    }) as DispatchFaculty<unknown>);
+    while (resolveLeft === null) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 20));
+    // ... and webNavigation reports the new document after it.
+    (resolveLeft as (u: string) => void)('https://a.example/elsewhere?token=SECRET');
+    expect(await p).toMatchObject({ ok: true, value: { outcome: 'outcome-unknown', navigatedTo: 'https://a.example/elsewhere', error: { code: 'document-left' } } });
+    // With no navigation at all, the lost link is said as it is, after the bounded wait.
+    const still = dispatcher({ documentLeaves: () => ({ left: new Promise<string>(() => {}), cancel: () => undefined }) });
+    const r = await still.dispatch(await req(60_000), faculty(async () => {
+      throw new Error('message channel closed');
+    }) as DispatchFaculty<unknown>);
+    expect(r).toMatchObject({ ok: true, value: { outcome: 'outcome-unknown', error: { code: 'link-to-page-lost' } } });
+  });
+
   it('failed: the page tool threw; message bounded', async () => {
     const r = await run(async () => err('tool-failed', 'x'.repeat(10_000)));
     expect(r.ok && r.value.outcome).toBe('failed');

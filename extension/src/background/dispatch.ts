@@ -75,6 +75,11 @@ function isDispatchShaped(r: DispatchRequest): boolean {
 }
 
 /** Chrome's error when a message reaches no listener: nothing was delivered, so nothing ran. */
+/** How long a run whose page link was lost waits for the browser to report its document left (ms). */
+export const LEAVE_GRACE_MS = 1_000;
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
 const NOT_DELIVERED = /Receiving end does not exist|Could not establish connection|No tab with id|No frame with id|No document with id/i;
 
 /** Invocations in progress by grant requestId. */
@@ -152,8 +157,20 @@ export class Dispatcher {
     const watch = this.checks.watch?.(target);
     const leaving = this.checks.documentLeaves?.(target);
     const gone = leaving ? leaving.left.then((url) => ({ kind: 'left' as const, url })) : new Promise<never>(() => {});
-    const settled = await Promise.race([sent, timeout, gone]);
+    let settled = await Promise.race([sent, timeout, gone]);
     clearTimeout(timer);
+    const linkLost =
+      typeof settled === 'object' &&
+      ((settled.kind === 'error' && !NOT_DELIVERED.test(errorText(settled.e))) || (settled.kind === 'answer' && (!settled.r || typeof settled.r !== 'object')));
+    if (linkLost && leaving) {
+      // The page's end of the message closed under the run: its document is going away, and the
+      // browser's navigation event may come a moment after (seen in e2e/honest-results). Wait for
+      // it, bounded, so the outcome says the document left and where, as the browser saw it.
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      const late = await Promise.race([gone, new Promise<null>((resolve) => (grace = setTimeout(() => resolve(null), LEAVE_GRACE_MS)))]);
+      clearTimeout(grace);
+      if (late) settled = late;
+    }
     leaving?.cancel();
     const result = await this.outcomeOf(settled, { target, requestId, faculty, timeoutMs, started });
     const effects = watch ? await watch.finish(settled === 'timeout').catch(() => undefined) : undefined;
@@ -189,7 +206,7 @@ export class Dispatcher {
       };
     }
     if (settled.kind === 'error') {
-      const message = settled.e instanceof Error ? settled.e.message : String(settled.e);
+      const message = errorText(settled.e);
       if (NOT_DELIVERED.test(message)) return refused('navigated', 'the document went away before dispatch');
       return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'link-to-page-lost', message: 'the page went away while the tool ran' } };
     }
