@@ -16,20 +16,13 @@
  *    lists nothing; the browser did download).
  */
 import type { Dialog } from '@playwright/test';
-import { test, expect, until, type LinkWorld } from './support/link-fixture';
+import { test, expect, until, approveView, askInvoke, type LinkWorld } from './support/link-fixture';
 import { badgeOf, signOf } from './support/sign';
-
-const agent = { actor: { kind: 'agent' as const, name: 'effects-e2e' }, kind: 'mutation' as const };
 
 /** One webmcp_invoke through the broker, approved by the person through the console API; the answer and its last receipt. */
 async function run(world: LinkWorld, tabId: number, name: string) {
-  const d = await world.core.broker.discover({ tabId }, { ...agent, kind: 'read' });
-  if (!d.ok) throw new Error(d.error.message);
-  const tool = d.value.tools.find((t) => t.name === name);
-  if (!tool) throw new Error(`${name} not discovered: ${d.value.tools.map((t) => t.name).join(', ')}`);
-  const pending = world.core.broker.invoke({ tabId, name, descriptorHash: tool.descriptorHash, arguments: {} }, agent);
-  const view = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === name), `the approval of ${name}`);
-  expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
+  const { pending, view } = await askInvoke(world, tabId, name, {}, 'effects-e2e');
+  await approveView(world, view);
   const a = await pending;
   const last = world.receipts({ requestId: a.requestId })[0];
   return { a, last };

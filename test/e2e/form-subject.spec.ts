@@ -10,25 +10,12 @@
  *    before dispatch (`form-changed`), and its handler never runs.
  */
 import type { Page } from '@playwright/test';
-import { test, expect, until, type LinkWorld } from './support/link-fixture';
+import { test, expect, approveView, askInvoke, type LinkWorld } from './support/link-fixture';
 import type { ApprovalView } from '../../src/shared/ipc';
 
-const agent = { actor: { kind: 'agent' as const, name: 'forms-e2e' }, kind: 'mutation' as const };
-
-/** Discover, invoke, wait for the approval the console builds; `decide` approves unless told otherwise. */
-async function ask(world: LinkWorld, tabId: number, name: string, args: Record<string, unknown>) {
-  const d = await world.core.broker.discover({ tabId }, { ...agent, kind: 'read' });
-  if (!d.ok) throw new Error(d.error.message);
-  const tool = d.value.tools.find((t) => t.name === name);
-  if (!tool) throw new Error(`${name} not discovered: ${d.value.tools.map((t) => t.name).join(', ')}`);
-  const pending = world.core.broker.invoke({ tabId, name, descriptorHash: tool.descriptorHash, arguments: args }, agent);
-  const view: ApprovalView = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === name), `the approval of ${name}`);
-  return { pending, view, descriptorHash: tool.descriptorHash };
-}
-
-async function approve(world: LinkWorld, view: ApprovalView) {
-  expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
-}
+/** Discover, invoke, wait for the approval the console builds (the person then approves with `approve`). */
+const ask = (world: LinkWorld, tabId: number, name: string, args: Record<string, unknown>) => askInvoke(world, tabId, name, args, 'forms-e2e');
+const approve = approveView;
 
 const received = async (page: Page, id: string) => {
   const el = page.locator(`[data-testid="${id}"]`);

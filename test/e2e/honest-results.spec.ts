@@ -10,18 +10,12 @@
  *    navigates: succeeded, result null, navigatedTo (or outcome-unknown at once, as above);
  *  - a tool that answers and stays: no navigatedTo.
  */
-import { test, expect, until, type LinkWorld } from './support/link-fixture';
+import { test, expect, approveView, askInvoke, type LinkWorld } from './support/link-fixture';
 
-const agent = { actor: { kind: 'agent' as const, name: 'honest-e2e' }, kind: 'mutation' as const };
-
+/** One approved webmcp_invoke: the answer and its succeeded receipt. */
 async function run(world: LinkWorld, tabId: number, name: string, args: Record<string, unknown>) {
-  const d = await world.core.broker.discover({ tabId }, { ...agent, kind: 'read' });
-  if (!d.ok) throw new Error(d.error.message);
-  const tool = d.value.tools.find((t) => t.name === name);
-  if (!tool) throw new Error(`${name} not discovered: ${d.value.tools.map((t) => t.name).join(', ')}`);
-  const pending = world.core.broker.invoke({ tabId, name, descriptorHash: tool.descriptorHash, arguments: args }, agent);
-  const view = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === name), `the approval of ${name}`);
-  expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
+  const { pending, view } = await askInvoke(world, tabId, name, args, 'honest-e2e');
+  await approveView(world, view);
   const a = await pending;
   const receipt = world.receipts({ requestId: a.requestId }).find((r) => r.event === 'succeeded');
   return { a, receipt };

@@ -6,9 +6,8 @@
  * only the plain-text rules). The agent receives none of the secrets and every ordinary value:
  * order numbers, UUIDs, SHA-256 digests, share links, the data: thumbnail.
  */
-import { test, expect, until } from './support/link-fixture';
+import { test, expect, approveView, askInvoke } from './support/link-fixture';
 
-const agent = { actor: { kind: 'agent' as const, name: 'redaction-e2e' }, kind: 'mutation' as const };
 
 interface PageRecord {
   secrets: Record<string, string>;
@@ -25,13 +24,8 @@ test('a result over 512 KiB with secrets nested deep: the agent receives none of
   expect(rec.text.indexOf(rec.secrets.githubToken as string)).toBeGreaterThan(512 * 1024);
   expect(rec.text.indexOf(rec.secrets.sessionId as string)).toBeLessThan(1024);
 
-  const d = await world.core.broker.discover({ tabId }, { ...agent, kind: 'read' });
-  if (!d.ok) throw new Error(d.error.message);
-  const tool = d.value.tools.find((t) => t.name === 'export_account');
-  if (!tool) throw new Error('export_account not discovered');
-  const pending = world.core.broker.invoke({ tabId, name: 'export_account', descriptorHash: tool.descriptorHash, arguments: {} }, agent);
-  const view = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === 'export_account'), 'the approval of export_account');
-  expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
+  const { pending, view } = await askInvoke(world, tabId, 'export_account', {}, 'redaction-e2e');
+  await approveView(world, view);
   const a = await pending;
   if (!a.ok) throw new Error(`${a.error.code}: ${a.error.message}`);
   expect(a.value).toMatchObject({ outcome: 'succeeded', redacted: true, truncated: false });

@@ -19,7 +19,7 @@
  * - While the console is unreachable (`offline`) neither button decides: the
  *   decision could not be delivered, and the dialog says so.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { ApprovalView } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
 import { formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../text';
@@ -60,10 +60,15 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
     const b = bodyRef.current;
     if (b && b.scrollTop + b.clientHeight >= b.scrollHeight - 4) setSeenEndFor(a.requestId);
   };
-  const argumentsText = prettyJson(a.arguments);
-  const rawArguments = safeJson(a.arguments);
-  const hidden = hiddenCount(rawArguments) + hiddenCount(a.tab.title) + hiddenCount(a.tab.url);
-  const mixed = mixedScriptWords(`${rawArguments} ${a.tab.title}`);
+  // Once per request, not at every tick of the dialog's one-second clock: the script check is per letter.
+  const { argumentsText, hidden, mixed } = useMemo(() => {
+    const raw = safeJson(a.arguments);
+    return {
+      argumentsText: prettyJson(a.arguments),
+      hidden: hiddenCount(raw) + hiddenCount(a.tab.title) + hiddenCount(a.tab.url),
+      mixed: mixedScriptWords(`${raw} ${a.tab.title}`),
+    };
+  }, [a.arguments, a.tab.title, a.tab.url]);
   const left = timeLeftMs(a, now);
   const expired = left <= 0;
 

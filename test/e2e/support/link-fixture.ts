@@ -156,6 +156,27 @@ export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs
 }
 
 
+/**
+ * An agent's `webmcp_invoke` through the broker, up to the approval the console builds: discover
+ * the tab, invoke `name` with `args` as `actorName`, and wait for the request's ApprovalView.
+ * `pending` settles once the person decides (`approveView`).
+ */
+export async function askInvoke(world: LinkWorld, tabId: number, name: string, args: Record<string, unknown>, actorName: string) {
+  const agent = { actor: { kind: 'agent' as const, name: actorName }, kind: 'mutation' as const };
+  const d = await world.core.broker.discover({ tabId }, { ...agent, kind: 'read' });
+  if (!d.ok) throw new Error(d.error.message);
+  const tool = d.value.tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`${name} not discovered: ${d.value.tools.map((t) => t.name).join(', ')}`);
+  const pending = world.core.broker.invoke({ tabId, name, descriptorHash: tool.descriptorHash, arguments: args }, agent);
+  const view = await until(() => world.core.broker.approvals.list().find((v) => v.subject.toolName === name), `the approval of ${name}`);
+  return { pending, view, descriptorHash: tool.descriptorHash };
+}
+
+/** The person approves `view` through the console API (asserted to be accepted). */
+export async function approveView(world: LinkWorld, view: { requestId: string }): Promise<void> {
+  expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
+}
+
 /** Pids whose command line mentions `needle` (Linux /proc). */
 function pidsWith(needle: string): number[] {
   const out: number[] = [];
