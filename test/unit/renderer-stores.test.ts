@@ -14,7 +14,7 @@ import { createConnectionStore, linkLabel } from '../../src/renderer/stores/conn
 import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer/stores';
 import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
 import { createSettingsStore } from '../../src/renderer/stores/settings';
-import { formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
+import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
 import { takeToken } from '../../src/renderer/transport/token';
 import { createWsClient } from '../../src/renderer/transport/ws-client';
 import { LIMITS } from '../../src/shared/limits';
@@ -261,6 +261,23 @@ describe('untrusted text', () => {
     expect(mixedScriptWords('漢字とカタカナとABC 한국어漢字 Москва café naïve')).toEqual([]);
   });
 
+
+  it('flags whole-script and compatibility look-alikes of Latin words with the UTS #39 confusables table (issue 9 item 5)', () => {
+    // All Cyrillic "раураl" mixes no scripts, so only the confusables table catches it.
+    expect(mixedScriptWords('send it to \u0440\u0430\u0443\u0440\u0430l')).toEqual([{ word: '\u0440\u0430\u0443\u0440\u0430l', scripts: ['Cyrillic', 'Latin'] }]);
+    expect(mixedScriptWords('grant \u0455\u0441\u043e\u0440\u0435 admin')).toEqual([]);
+    expect(confusableWords('grant \u0455\u0441\u043e\u0440\u0435 admin')).toEqual([{ word: '\u0455\u0441\u043e\u0440\u0435', looksLike: 'scope' }]);
+    // Full-width and mathematical letters (compatibility forms), a Cherokee capital, a ligature.
+    expect(confusableWords('to \uff4d\uff41\uff4c\uff4c\uff4f\uff52\uff59@evil, \u{1d41a}\u{1d41d}\u{1d426}\u{1d422}\u{1d427} \u13aapple \ufb01le')).toEqual([
+      { word: '\uff4d\uff41\uff4c\uff4c\uff4f\uff52\uff59', looksLike: 'mallory' },
+      { word: '\u{1d41a}\u{1d41d}\u{1d426}\u{1d422}\u{1d427}', looksLike: 'admin' },
+      { word: '\u13aapple', looksLike: 'Apple' },
+      { word: '\ufb01le', looksLike: 'file' },
+    ]);
+    // Plain ASCII, accented Latin, ordinary Cyrillic, Greek and CJK words, and one-letter words in their own script are not flagged.
+    expect(confusableWords('mI01 rn hello café naïve señor Straße Zürich İstanbul Москва сказал хорошо а Καλημέρα Ο 東京都 서울 カタカナ العربية')).toEqual([]);
+    expect(confusableWords('x'.repeat(5) + ' \u0430\u0430'.repeat(20), 3)).toHaveLength(3);
+  });
 
   it('reveals bidi overrides, zero-width and control characters, keeps newlines', () => {
     expect(revealInvisible('abc\u202Egnp.exe')).toBe('abc⟨U+202E⟩gnp.exe');

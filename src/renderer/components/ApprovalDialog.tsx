@@ -22,7 +22,7 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { ApprovalView } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
-import { formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../text';
+import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../text';
 import { Field, HashField } from './fields';
 import { SubjectHeading, SubjectView } from './subjects';
 
@@ -61,12 +61,13 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
     if (b && b.scrollTop + b.clientHeight >= b.scrollHeight - 4) setSeenEndFor(a.requestId);
   };
   // Once per request, not at every tick of the dialog's one-second clock: the script check is per letter.
-  const { argumentsText, hidden, mixed } = useMemo(() => {
+  const { argumentsText, hidden, mixed, confusable } = useMemo(() => {
     const raw = safeJson(a.arguments);
     return {
       argumentsText: prettyJson(a.arguments),
       hidden: hiddenCount(raw) + hiddenCount(a.tab.title) + hiddenCount(a.tab.url),
       mixed: mixedScriptWords(`${raw} ${a.tab.title}`),
+      confusable: confusableWords(`${raw} ${a.tab.title}`),
     };
   }, [a.arguments, a.tab.title, a.tab.url]);
   const left = timeLeftMs(a, now);
@@ -135,7 +136,7 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
         </header>
 
         <div className="dialog-body" ref={bodyRef} onScroll={checkEnd} data-testid="approval-body">
-          {hidden > 0 || mixed.length > 0 ? (
+          {hidden > 0 || mixed.length > 0 || confusable.length > 0 ? (
             <div className="warning" role="alert" data-testid="hidden-text-warning">
               {hidden > 0 ? (
                 <p>
@@ -150,6 +151,17 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
                     <span key={i}>
                       {i > 0 ? ', ' : ''}
                       <code>{revealInvisible(m.word)}</code> ({m.scripts.join(' + ')})
+                    </span>
+                  ))}
+                </p>
+              ) : null}
+              {confusable.length > 0 ? (
+                <p data-testid="confusable-warning">
+                  Words that read as plain Latin letters but are not (Unicode look-alikes):{' '}
+                  {confusable.map((c, i) => (
+                    <span key={i}>
+                      {i > 0 ? ', ' : ''}
+                      <code>{revealInvisible(c.word)}</code> reads as <code>{c.looksLike}</code>
                     </span>
                   ))}
                 </p>
