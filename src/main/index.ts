@@ -9,7 +9,8 @@ import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } fr
 import type { ConsoleEvent } from '../shared/ipc';
 import { createConsoleCore } from './core';
 import { resolveDataDir } from './data-dir.mjs';
-import { pushEvent, registerIpcHandlers } from './ipc';
+import { createInputGate } from './core/trusted-input';
+import { pushEvent, registerIpcHandlers, watchTrustedInput } from './ipc';
 import { SafeStorageSecretStore } from './secret-store';
 import { APP_SCHEME_PRIVILEGES, hardenSession, hardenWebContents, registerAppProtocol } from './security';
 import { ApprovalNotifier, createTray } from './tray';
@@ -44,7 +45,10 @@ async function main(): Promise<void> {
   const dataDir = app.getPath('userData');
   const secrets = new SafeStorageSecretStore(safeStorage, dataDir, (m) => console.warn(`echo-console: ${m}`));
   // The launcher runs the bundled native host with `node` from PATH, else this Electron binary as Node (docs/link.md).
-  const core = createConsoleCore({ dataDir, secretStore: secrets, nativeHost: { hostScript: HOST_SCRIPT, appExecutable: process.execPath } });
+  // Trust rule 19: a decision or "developer mode on" counts only right after a real press
+  // in the console window, seen here in the main process (watchTrustedInput below).
+  const inputGate = createInputGate();
+  const core = createConsoleCore({ dataDir, secretStore: secrets, inputGate, nativeHost: { hostScript: HOST_SCRIPT, appExecutable: process.execPath } });
   await core.start();
 
   const notifier = new ApprovalNotifier(() => revealWindow(win));
@@ -57,6 +61,7 @@ async function main(): Promise<void> {
   const openWindow = () => {
     if (win && !win.isDestroyed()) return revealWindow(win);
     win = createMainWindow(PRELOAD);
+    watchTrustedInput(win.webContents, inputGate);
     win.on('closed', () => (win = null));
   };
   openWindow();

@@ -7,12 +7,13 @@
  * Result. Nothing throws raw across the boundary. Core events are pushed to the
  * main window's top frame on `CHANNELS.events`.
  */
-import type { BrowserWindow, IpcMain, IpcMainInvokeEvent, WebFrameMain } from 'electron';
+import type { BrowserWindow, IpcMain, IpcMainInvokeEvent, WebContents, WebFrameMain } from 'electron';
 import { CHANNELS, type ConsoleApi, type ConsoleEvent } from '../shared/ipc';
 import { err, type Result } from '../shared/result';
 import { API_METHODS } from '../shared/api-schemas';
 import { dispatchCall } from './api-dispatch';
 import { isAppUrl } from './url-policy';
+import type { InputGate } from './core/trusted-input';
 
 /**
  * Whether an IPC message came from our console: the main window's own
@@ -65,4 +66,24 @@ export function pushEvent(win: BrowserWindow | null, event: ConsoleEvent): void 
   const frame = win.webContents.mainFrame;
   if (!isAppUrl(frame.url)) return;
   frame.send(CHANNELS.events, event);
+}
+
+/**
+ * Feed the trusted-input gate (src/main/core/trusted-input.ts, trust rule 19) with the
+ * person's real input on the console window, as the main process sees it:
+ * `before-input-event` (keyDown/keyUp, before the page gets them) and `input-event`
+ * (mouse, touch and keys). Neither fires for a script's synthetic DOM event, so a
+ * decision or "developer mode on" from the page passes only right after a real press.
+ * @param contents the console window's webContents (only that window's input counts).
+ * @returns a function that stops listening.
+ */
+export function watchTrustedInput(contents: Pick<WebContents, 'on' | 'off'>, gate: Pick<InputGate, 'noteInput'>): () => void {
+  const onKey = (_e: unknown, input: { type?: unknown }) => void gate.noteInput(input?.type);
+  const onInput = (_e: unknown, input: { type?: unknown }) => void gate.noteInput(input?.type);
+  contents.on('before-input-event', onKey);
+  contents.on('input-event', onInput);
+  return () => {
+    contents.off('before-input-event', onKey);
+    contents.off('input-event', onInput);
+  };
 }

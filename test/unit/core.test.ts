@@ -91,13 +91,16 @@ describe('ConsoleApi: work', () => {
     expect(list.ok).toBe(true);
   });
 
-  it('updateSettings persists, emits, records developer mode, and applies the timeout to the next approval', async () => {
-    const r = await core.api.updateSettings({ developerMode: true, approvalTimeoutMs: 15_000 });
-    expect(r).toEqual({ ok: true, value: { developerMode: true, approvalTimeoutMs: 15_000 } });
-    expect(events.some((e) => e.kind === 'settings' && e.settings.developerMode)).toBe(true);
-    expect(core.ledger.query({ event: 'developer-mode-on' }).receipts).toHaveLength(1);
+  it('updateSettings persists, emits, and applies the timeout to the next approval; developer mode ON is refused without a host that sees input', async () => {
+    // The core's default gate is the web host's (src/main/core/trusted-input.ts, trust rule 19).
+    const refused = await core.api.updateSettings({ developerMode: true, approvalTimeoutMs: 15_000 });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'trusted-input-unavailable' } });
+    expect(core.ledger.query({ event: 'developer-mode-on' }).receipts).toHaveLength(0);
+    const r = await core.api.updateSettings({ developerMode: false, approvalTimeoutMs: 15_000 });
+    expect(r).toEqual({ ok: true, value: { developerMode: false, approvalTimeoutMs: 15_000 } });
+    expect(events.some((e) => e.kind === 'settings' && e.settings.approvalTimeoutMs === 15_000)).toBe(true);
     const onDisk = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
-    expect(onDisk).toMatchObject({ developerMode: true, approvalTimeoutMs: 15_000 });
+    expect(onDisk).toMatchObject({ developerMode: false, approvalTimeoutMs: 15_000 });
   });
 
   it('receipts flow to the UI as events, and the ledger verifies', async () => {

@@ -15,6 +15,7 @@ const h = vi.hoisted(() => {
     ready: null as null | Promise<void>,
     sent: [] as unknown[],
     notifications: 0,
+    inputListeners: new Map<string, (...a: unknown[]) => void>(),
   };
   return state;
 });
@@ -22,7 +23,7 @@ const h = vi.hoisted(() => {
 vi.mock('electron', () => {
   const mainFrame = { url: 'app://echo/index.html', processId: 1, routingId: 1, parent: null, send: (...a: unknown[]) => h.sent.push(a) };
   class BrowserWindow {
-    webContents = { mainFrame };
+    webContents = { mainFrame, on: (ev: string, f: (...a: unknown[]) => void) => h.inputListeners.set(ev, f), off: () => undefined };
     constructor() {
       h.calls.push('window');
     }
@@ -105,6 +106,7 @@ beforeEach(() => {
   h.ready = null;
   h.sent = [];
   h.notifications = 0;
+  h.inputListeners.clear();
 });
 
 async function settle() {
@@ -134,6 +136,13 @@ describe('Electron entry', () => {
     }
     expect(h.calls.indexOf('csp')).toBeLessThan(h.calls.indexOf('window'));
     expect((h.coreOpts as { secretStore: unknown }).secretStore).toBeInstanceOf(SafeStorageSecretStore);
+    // Trust rule 19: the core's gate is fed by the console window's real input, seen in the main process.
+    const gate = (h.coreOpts as { inputGate: { admit(a: string): { ok: boolean } } }).inputGate;
+    expect(gate.admit('decision').ok).toBe(false);
+    h.inputListeners.get('input-event')!({}, { type: 'mouseDown' });
+    expect(gate.admit('decision').ok).toBe(true);
+    h.inputListeners.get('before-input-event')!({}, { type: 'keyDown' });
+    expect(gate.admit('developer-mode-on').ok).toBe(true);
     // One handler per ConsoleApi method, however many there are.
     expect(h.ipc.size).toBe((await import('../../src/shared/api-schemas')).API_METHODS.length);
 

@@ -31,6 +31,7 @@ import { Ledger } from './ledger';
 import { ToolRouter, type PolicyRule } from './policy';
 import type { ExtensionLink } from './ports';
 import { SETTINGS_FILE, SettingsStore } from './settings';
+import type { TrustedInputGate } from './trusted-input';
 
 export type { ExtensionLink } from './ports';
 
@@ -76,6 +77,12 @@ export interface ConsoleCoreOptions {
    * calls `setConsoleOrigins` instead. The MCP endpoint's own origin is added at start.
    */
   consoleOrigins?: readonly string[];
+  /**
+   * The host's trusted-input gate (./trusted-input.ts, trust rule 19): the Electron host
+   * passes one fed by the console window's real input events. Default
+   * RENDERER_ATTESTED_GATE: decisions on the renderer's word, developer mode on refused.
+   */
+  inputGate?: TrustedInputGate;
   /** UNIT TESTS ONLY: use this link instead of the real Bridge. */
   link?: ExtensionLink;
   /** Reported to the extension and to MCP clients. */
@@ -242,6 +249,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     endpoint,
     consoleSettings,
     emit,
+    ...(opts.inputGate ? { inputGate: opts.inputGate } : {}),
   });
 
   let started = false;

@@ -17,6 +17,7 @@ import type { Ledger } from '../ledger';
 import type { ExtensionLink } from '../ports';
 import type { SettingsStore } from '../settings';
 import { validateApiPayload } from './payloads';
+import { gatedActionOf, RENDERER_ATTESTED_GATE, type TrustedInputGate } from '../trusted-input';
 
 const PERSON: Actor = { kind: 'person' };
 
@@ -34,11 +35,17 @@ export interface ConsoleApiParts {
   emit(e: ConsoleEvent): void;
   /** The policy methods' work (src/main/core/api/policy.ts). */
   policy: PolicyApi;
+  /**
+   * The host's trusted-input gate (../trusted-input.ts, trust rule 19): a decision and
+   * developer mode on pass only through it. Default RENDERER_ATTESTED_GATE.
+   */
+  inputGate?: TrustedInputGate;
 }
 
 /** Build the ConsoleApi over the core's parts. Never throws; every method answers a Result. */
 export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
   const { broker, link, ledger, settings, agentEndpoint, receipt } = p;
+  const inputGate = p.inputGate ?? RENDERER_ATTESTED_GATE;
 
   /**
    * Validate (validateApiPayload: API_PAYLOAD_SCHEMAS of src/shared/api-schemas.ts, the
@@ -53,6 +60,17 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
       if (!checked.ok) {
         refusedReceipt(checked.error.code, checked.error.message);
         return checked;
+      }
+      // Trust rule 19: only the person's own input decides or switches developer mode on.
+      // The receipt's actor is the console, never the person: nobody knows who sent it.
+      const action = gatedActionOf(method, checked.value);
+      if (action) {
+        const admitted = inputGate.admit(action);
+        if (!admitted.ok) {
+          const target = method === 'decideApproval' ? { requestId: (checked.value as { requestId: string }).requestId } : {};
+          receipt({ requestId: null, event: 'refused', faculty: 'console', actor: { kind: 'console' }, detail: { method, action, ...target, code: admitted.error.code, message: admitted.error.message } });
+          return admitted;
+        }
       }
       try {
         const r = await work(checked.value as Parameters<ConsoleApi[K]>[0]);
