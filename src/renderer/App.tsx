@@ -180,7 +180,25 @@ function Pairing() {
 function Banner(props: { transportKind: 'ipc' | 'ws' }) {
   const { connection } = useStores();
   const transport = useStore(connection, (s) => s.transport);
-  return props.transportKind === 'ws' ? <ConsoleBanner transport={transport} /> : null;
+  return props.transportKind === 'ws' ? (
+    <>
+      <ConsoleBanner transport={transport} />
+      <WebHostNotice />
+    </>
+  ) : null;
+}
+
+/**
+ * The loopback web host cannot tell the person from a script running in the console's own
+ * tab (another extension's content script, for example): said plainly (issue 9 item 4).
+ */
+function WebHostNotice() {
+  return (
+    <p className="notice web-host-notice" data-testid="web-host-notice">
+      This console runs in a browser tab. A script running in this tab (another extension, for example) cannot be told apart
+      from you, and could approve requests for you. For approvals only you can make, use the desktop app (<code>npm start</code>).
+    </p>
+  );
 }
 
 /** The whole console. */

@@ -14,12 +14,18 @@ import type { Result } from './result';
 /** The WebSocket endpoint of the loopback web host, on its own origin. */
 export const WS_PATH = '/api';
 
-/** The key of the URL fragment that carries the web host's session token (`#token=...`). */
+/** The key of the URL fragment that carries the web host's one-time link token (`#token=...`). */
 export const TOKEN_FRAGMENT_KEY = 'token';
 
-/** Renderer → web host. The first message must be `hello` with the token; calls come after `welcome`. */
+/** Where the renderer exchanges the one-time link token for the session cookie: `POST {"token": "..."}`. */
+export const SESSION_PATH = '/session';
+
+/** The session cookie's name is this plus the port (HttpOnly, SameSite=Strict; cookies ignore ports). */
+export const SESSION_COOKIE_PREFIX = 'echo-session-';
+
+/** Renderer → web host. The first message must be `hello` (the session cookie authenticates the socket); calls come after `welcome`. */
 export type WsClientMessage =
-  | { type: 'hello'; token: string }
+  | { type: 'hello' }
   | { id: number; method: string; params?: unknown };
 
 /** Web host → renderer. */
@@ -30,7 +36,7 @@ export type WsServerMessage =
 
 /** WebSocket close codes the web host uses (4000–4999 are for applications, RFC 6455 §7.4.2). */
 export const WS_CLOSE = {
-  /** No `hello`, or a wrong token. */
+  /** No session cookie, or no `hello`. */
   unauthorized: 4401,
   /** A message that is not JSON, or not one of `WsClientMessage`. */
   badMessage: 4400,

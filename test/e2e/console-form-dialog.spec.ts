@@ -48,7 +48,7 @@ for (const autosubmit of [false, true]) {
     const host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
     const page = await browser.newPage();
     try {
-      await page.goto(host.consoleUrl);
+      await page.goto(host.newConsoleUrl());
       const form = page.getByTestId('field-form');
       await expect(form).toBeVisible();
       await expect(page.getByTestId('field-form-autosubmit')).toHaveText(

@@ -37,7 +37,7 @@ test('add a rule in the editor, see it decide and receipted; a malformed one is 
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
   });
-  await page.goto(host.consoleUrl);
+  await page.goto(host.newConsoleUrl());
   await expect(page.getByTestId('approvals-empty')).toBeVisible();
   await page.getByTestId('nav-policy').click();
   await expect(page.getByTestId('policy-empty')).toBeVisible();

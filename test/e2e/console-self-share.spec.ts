@@ -48,7 +48,7 @@ test("the console's own page shared from the popup is unshared at once and never
   try {
     core.setConsoleOrigins(host.origins);
     const consolePage = await world.context.newPage();
-    await consolePage.goto(host.consoleUrl);
+    await consolePage.goto(host.newConsoleUrl());
     const tabId = await tabIdOf(world, host.origin);
 
     const other = await world.context.newPage();

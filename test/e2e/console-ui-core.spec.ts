@@ -30,7 +30,7 @@ test('the console shows the real core: endpoint, link, token rotation, settings,
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
   });
-  await page.goto(host.consoleUrl);
+  await page.goto(host.newConsoleUrl());
   await expect(page.getByTestId('approvals-empty')).toBeVisible();
 
   await page.getByTestId('nav-connection').click();
@@ -65,11 +65,11 @@ test('the web host stops and comes back: the banner, the link unknown, verify di
     // (the socket's reconnect attempts; under load Chromium also logs them as a failed resource load).
     if ((m.type() === 'error' || m.type() === 'warning') && !/WebSocket connection to .* failed|Failed to load resource: net::ERR_CONNECTION_REFUSED/.test(m.text())) problems.push(m.text());
   });
-  await page.goto(host.consoleUrl);
+  await page.goto(host.newConsoleUrl());
   await page.getByTestId('nav-receipts').click();
   await expect(page.getByTestId('receipt-row').first()).toBeVisible();
   await expect(page.getByTestId('console-banner')).toHaveCount(0);
-  const { port, token } = host;
+  const { port, token, sessionKey } = host;
 
   await host.close(); // what Ctrl+C does (src/main/web/index.ts)
   await expect(page.getByTestId('console-banner')).toContainText('The console is not running or this page lost its connection to it. Reconnecting…');
@@ -79,7 +79,8 @@ test('the web host stops and comes back: the banner, the link unknown, verify di
   // While the page cannot see it, the core moves on; then the host serves again on the same address.
   const rotated = await core.api.rotateToken();
   expect(rotated.ok).toBe(true);
-  host = world.host = await world.startHost({ port, token });
+  // The same session key: the tab's cookie still opens it (a real restart ends every session; unit/host-web).
+  host = world.host = await world.startHost({ port, token, sessionKey });
   await expect(page.getByTestId('console-banner')).toHaveCount(0, { timeout: 15_000 });
   await expect(page.getByTestId('receipt-row').first()).toContainText('token-rotated');
   await expect(page.getByTestId('receipt-row').first().getByTestId('receipt-actor')).toHaveText('person');

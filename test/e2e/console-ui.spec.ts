@@ -49,7 +49,7 @@ test.beforeEach(async () => {
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning' || /Content Security Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
   });
-  await page.goto(host.consoleUrl);
+  await page.goto(host.newConsoleUrl());
 });
 
 test.afterEach(async () => {
@@ -368,7 +368,7 @@ test('while the extension awaits pairing, every page shows the code with Confirm
 });
 
 test('the console host going away: a banner, the link unknown, actions disabled, plain words; back: refreshed and the banner gone', async () => {
-  const { port, token } = host;
+  const { port, token, sessionKey } = host;
   await page.getByTestId('close-button').click();
   await page.getByTestId('nav-receipts').click();
   await expect(page.getByTestId('link-pill')).toHaveText('Connected');
@@ -397,7 +397,8 @@ test('the console host going away: a banner, the link unknown, actions disabled,
 
   // Meanwhile the first request was decided elsewhere; the console comes back on the same address.
   fake.approvals = fake.approvals.filter((a) => a.requestId !== 'req-1');
-  host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port, token });
+  // The same session key: the tab's cookie still opens it (a real restart ends every session; unit/host-web).
+  host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port, token, sessionKey });
   await expect(page.getByTestId('console-banner')).toHaveCount(0, { timeout: 15_000 });
   await expect(page.getByTestId('link-pill')).toHaveText('Connected');
   await expect(page.getByTestId('field-tool-name')).toHaveText('remove_item'); // the snapshot was reloaded

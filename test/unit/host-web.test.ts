@@ -10,6 +10,7 @@ import { WebSocket } from 'ws';
 import { resolveStatic } from '../../src/main/static-files';
 import { portFrom, startWebHost, type WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
+import { exchangeLink, sessionCookie, tokenOf } from '../support/web-session';
 
 let dir: string;
 let host: WebHost;
@@ -70,8 +71,8 @@ function closed(ws: WebSocket): Promise<Closed> {
   return new Promise((resolve) => ws.once('close', (code) => resolve({ code })));
 }
 async function authed(): Promise<WebSocket> {
-  const ws = await connect();
-  ws.send(JSON.stringify({ type: 'hello', token: host.token }));
+  const ws = await connect(host.origin, { cookie: await sessionCookie(host) });
+  ws.send(JSON.stringify({ type: 'hello' }));
   expect(await nextMessage(ws)).toEqual({ type: 'welcome' });
   return ws;
 }
@@ -122,6 +123,50 @@ describe('web host: HTTP', () => {
   });
 });
 
+describe('web host: the one-time link and the session cookie (issue 9 item 4)', () => {
+  it('spends a link once: the first exchange sets an HttpOnly, SameSite=Strict cookie; a second use of the same link is refused and sets nothing', async () => {
+    const token = tokenOf(host.newConsoleUrl());
+    const first = await exchangeLink(host, JSON.stringify({ token }));
+    expect(first.status).toBe(204);
+    expect(first.setCookie).toHaveLength(1);
+    const attrs = first.setCookie[0]!.split(';').map((a) => a.trim());
+    expect(attrs[0]).toMatch(new RegExp(`^${host.sessionCookieName}=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`));
+    expect(attrs.slice(1).sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Strict']);
+    expect(attrs[0]).not.toContain(token);
+
+    const again = await exchangeLink(host, JSON.stringify({ token }));
+    expect(again.status).toBe(403);
+    expect(again.setCookie).toEqual([]);
+    expect(again.body).toContain('already used');
+  });
+
+  it('refuses an exchange from another origin (another port of 127.0.0.1 too), without Origin, with a foreign Host, by GET, or oversized; the link stays unspent', async () => {
+    const token = tokenOf(host.newConsoleUrl());
+    const body = JSON.stringify({ token });
+    expect((await exchangeLink(host, body, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await exchangeLink(host, body, { origin: `http://127.0.0.1:${host.port + 1}` })).status).toBe(403);
+    expect((await exchangeLink(host, body, { origin: `http://localhost:${host.port}` })).status).toBe(403);
+    expect((await exchangeLink(host, body, { origin: undefined })).status).toBe(403);
+    expect((await exchangeLink(host, body, { host: `evil.example:${host.port}` })).status).toBe(421);
+    expect((await get('/session')).status).toBe(405);
+    expect((await exchangeLink(host, JSON.stringify({ token, pad: 'x'.repeat(2048) }))).status).toBe(413);
+    for (const bad of ['', 'null', '[]', '{"token":42}', '{"token":"' + 'x'.repeat(300) + '"}', 'not json']) {
+      expect((await exchangeLink(host, bad)).status).toBe(403);
+    }
+    expect((await exchangeLink(host, body)).status).toBe(204); // still good for our own page
+  });
+
+  it('a session cookie signed by another run (another key) opens nothing', async () => {
+    const other = await startWebHost({ api: fake, subscribe: () => undefined, rendererDir: dir, port: 0 });
+    const foreign = (await sessionCookie(other)).split('=')[1];
+    await other.close();
+    const ws = await connect(host.origin, { cookie: `${host.sessionCookieName}=${foreign}` });
+    const c = closed(ws);
+    ws.send(JSON.stringify({ type: 'hello' }));
+    expect((await c).code).toBe(4401);
+  });
+});
+
 describe('web host: WebSocket', () => {
   it('refuses an upgrade from another Origin, from no Origin, or with a foreign Host', async () => {
     await expect(connect('https://evil.example')).rejects.toThrow('HTTP 403');
@@ -131,22 +176,28 @@ describe('web host: WebSocket', () => {
     await expect(connect(host.origin, { host: `evil.example:${host.port}` })).rejects.toThrow('HTTP 421');
   });
 
-  it('closes a socket that sends a wrong token, or a call before the token', async () => {
+  it('closes a socket without a session cookie at once, whatever it sends (an old-style hello with the link token too)', async () => {
     const a = await connect();
     const ca = closed(a);
-    a.send(JSON.stringify({ type: 'hello', token: 'wrong' }));
+    a.send(JSON.stringify({ type: 'hello', token: host.token }));
     expect((await ca).code).toBe(4401);
 
-    const b = await connect();
+    const b = await connect(host.origin, { cookie: `${host.sessionCookieName}=forged.forged` });
     const cb = closed(b);
     b.send(JSON.stringify({ id: 1, method: 'getSnapshot' }));
     expect((await cb).code).toBe(4401);
     expect(fake.calls).toHaveLength(0);
   });
 
-  it('closes a socket that never sends its token', async () => {
-    const ws = await connect();
+  it('closes a session socket that sends a call before its hello, or never says hello', async () => {
+    const cookie = await sessionCookie(host);
+    const b = await connect(host.origin, { cookie });
+    const cb = closed(b);
+    b.send(JSON.stringify({ id: 1, method: 'getSnapshot' }));
+    expect((await cb).code).toBe(4401);
+    const ws = await connect(host.origin, { cookie });
     expect((await closed(ws)).code).toBe(4401);
+    expect(fake.calls).toHaveLength(0);
   });
 
   it('answers calls after the token, validating payloads like IPC', async () => {

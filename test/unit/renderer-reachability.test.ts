@@ -28,7 +28,8 @@ describe('the link badge and the banner while the console is unreachable', () =>
     expect(`${lost.title} ${lost.body}`).toContain(
       'The console is not running or this page lost its connection to it. Reconnecting… If you restarted the console, open the new link it printed.',
     );
-    expect(bannerText('unauthorized')!.body).toMatch(/Open the new link it printed/);
+    expect(bannerText('unauthorized')!.body).toMatch(/open the new link it printed/);
+    expect(bannerText('unauthorized')!.body).toMatch(/works once/);
   });
 });
 

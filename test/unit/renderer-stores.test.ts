@@ -15,7 +15,8 @@ import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer
 import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
 import { createSettingsStore } from '../../src/renderer/stores/settings';
 import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
-import { takeToken } from '../../src/renderer/transport/token';
+import { exchangeToken, takeToken } from '../../src/renderer/transport/token';
+import { sessionCookie } from '../support/web-session';
 import { createWsClient } from '../../src/renderer/transport/ws-client';
 import { LIMITS } from '../../src/shared/limits';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
@@ -221,20 +222,26 @@ describe('event routing', () => {
 
 describe('token hand-off', () => {
   const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde';
-  it('takes the token from the fragment, removes it from the URL, keeps it for this tab', () => {
+  it('takes the token from the fragment and removes it from the URL; it is never stored (issue 9 item 4)', () => {
     const replaceState = vi.fn();
-    const store = new Map<string, string>();
-    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
-    expect(takeToken({ hash: `#token=${token}`, pathname: '/', search: '' }, { replaceState }, storage)).toBe(token);
+    expect(takeToken({ hash: `#token=${token}`, pathname: '/', search: '' }, { replaceState })).toBe(token);
     expect(replaceState).toHaveBeenCalledWith(null, '', '/');
-    expect(takeToken({ hash: '', pathname: '/', search: '' }, { replaceState }, storage)).toBe(token);
+    expect(takeToken({ hash: '', pathname: '/', search: '' }, { replaceState })).toBeNull();
   });
 
-  it('refuses a malformed token, and has none without a fragment or storage', () => {
+  it('refuses a malformed token, and has none without a fragment', () => {
     const replaceState = vi.fn();
-    expect(takeToken({ hash: '#token=<script>', pathname: '/', search: '' }, { replaceState }, null)).toBeNull();
+    expect(takeToken({ hash: '#token=<script>', pathname: '/', search: '' }, { replaceState })).toBeNull();
     expect(replaceState).toHaveBeenCalled();
-    expect(takeToken({ hash: '', pathname: '/', search: '' }, { replaceState }, null)).toBeNull();
+    expect(takeToken({ hash: '', pathname: '/', search: '' }, { replaceState })).toBeNull();
+  });
+
+  it('spends the token once at POST /session on its own origin, and never throws', async () => {
+    const seen: unknown[] = [];
+    expect(await exchangeToken('http://127.0.0.1:5', token, async (u, init) => (seen.push([u, init]), { ok: true }))).toBe(true);
+    expect(seen).toEqual([['http://127.0.0.1:5/session', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token }) }]]);
+    expect(await exchangeToken('http://127.0.0.1:5', token, async () => ({ ok: false }))).toBe(false);
+    expect(await exchangeToken('http://127.0.0.1:5', token, async () => Promise.reject(new Error('offline')))).toBe(false);
   });
 });
 
@@ -318,10 +325,11 @@ describe('WebSocket client against the web host', () => {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const socketFor = (url: string) => new WebSocket(url, { headers: { origin: host.origin } }) as never;
+  const socketWith = (cookie: string | null) => (url: string) => new WebSocket(url, { headers: { origin: host.origin, ...(cookie ? { cookie } : {}) } }) as never;
 
-  it('authenticates, calls, and receives events', async () => {
-    const client = createWsClient({ origin: host.origin, token: host.token, createSocket: socketFor });
+  it('authenticates (session cookie), calls, and receives events', async () => {
+    const cookie = await sessionCookie(host);
+    const client = createWsClient({ origin: host.origin, ready: Promise.resolve(), createSocket: socketWith(cookie) });
     const snap = await client.api.getSnapshot();
     expect(client.state()).toBe('open');
     expect(snap).toMatchObject({ ok: true, value: { approvals: [{ requestId: 'a' }] } });
@@ -333,8 +341,8 @@ describe('WebSocket client against the web host', () => {
     client.close();
   });
 
-  it('stops at a wrong token and answers calls with unauthorized', async () => {
-    const client = createWsClient({ origin: host.origin, token: 'wrong-token-wrong-token', createSocket: socketFor });
+  it('stops without a session and answers calls with unauthorized', async () => {
+    const client = createWsClient({ origin: host.origin, createSocket: socketWith(null) });
     const states: string[] = [];
     client.onState((s) => states.push(s));
     expect(await client.api.getSnapshot()).toMatchObject({ ok: false, error: { code: 'unauthorized' } });

@@ -13,6 +13,7 @@ import { createWsClient, type TransportState } from '../../src/renderer/transpor
 import type { EchoApi } from '../../src/shared/ipc';
 import { CHANNELS } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
+import { sessionCookie } from '../support/web-session';
 
 const METHOD_OR_CHANNEL = new RegExp(`${[...API_METHOD_NAMES, ...Object.values(CHANNELS)].join('|')}`);
 
@@ -35,8 +36,9 @@ describe('WebSocket client when the console host goes away', () => {
   it('answers calls at once with a plain "disconnected" while reconnecting, and is open again when the host is back', async () => {
     const origin = host.origin;
     const port = host.port;
-    const socketFor = (url: string) => new WebSocket(url, { headers: { origin } }) as never;
-    const client = createWsClient({ origin, token, callTimeoutMs: 20_000, createSocket: socketFor });
+    const cookie = await sessionCookie(host);
+    const socketFor = (url: string) => new WebSocket(url, { headers: { origin, cookie } }) as never;
+    const client = createWsClient({ origin, callTimeoutMs: 20_000, createSocket: socketFor });
     const states: TransportState[] = [];
     client.onState((s) => states.push(s));
     expect((await client.api.getSnapshot()).ok).toBe(true);
@@ -49,7 +51,8 @@ describe('WebSocket client when the console host goes away', () => {
     expect(r).toMatchObject({ ok: false, error: { code: 'disconnected' } });
     if (!r.ok) expect(r.error.message).not.toMatch(METHOD_OR_CHANNEL);
 
-    host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: dir, token, port });
+    // The same port and session key: the tab's cookie is still good (a real restart ends every session).
+    host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: dir, token, port, sessionKey: host.sessionKey });
     await vi.waitFor(() => expect(client.state()).toBe('open'), { timeout: 15_000 });
     expect((await client.api.verifyLedger()).ok).toBe(true);
     expect(states).toEqual(['open', 'reconnecting', 'open']);
@@ -62,7 +65,6 @@ describe('WebSocket client when the console host goes away', () => {
     await spare.close(); // nothing listens there now
     const client = createWsClient({
       origin,
-      token,
       callTimeoutMs: 20_000,
       createSocket: (url) => new WebSocket(url, { headers: { origin } }) as never,
     });
@@ -77,7 +79,6 @@ describe('WebSocket client when the console host goes away', () => {
     const sockets: { onopen: ((e: unknown) => void) | null }[] = [];
     const client = createWsClient({
       origin: 'http://127.0.0.1:1',
-      token,
       callTimeoutMs: 50,
       createSocket: () => {
         const s = { send: () => undefined, close: () => undefined, onopen: null, onmessage: null, onclose: null, onerror: null };

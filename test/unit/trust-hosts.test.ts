@@ -16,6 +16,7 @@ import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { startWebHost, type WebHost } from '../../src/main/web/server';
 import { LIMITS } from '../../src/shared/limits';
 import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
+import { sessionCookie } from '../support/web-session';
 
 let dir: string;
 let core: ConsoleCore;
@@ -25,8 +26,8 @@ const sockets: WebSocket[] = [];
 
 type Msg = Record<string, unknown>;
 
-function open(): Promise<{ ws: WebSocket; next: () => Promise<Msg>; closed: Promise<number> }> {
-  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api`, { headers: { origin: host.origin } });
+function open(cookie?: string): Promise<{ ws: WebSocket; next: () => Promise<Msg>; closed: Promise<number> }> {
+  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api`, { headers: { origin: host.origin, ...(cookie ? { cookie } : {}) } });
   sockets.push(ws);
   const queue: Msg[] = [];
   const waiters: ((m: Msg) => void)[] = [];
@@ -45,8 +46,8 @@ function open(): Promise<{ ws: WebSocket; next: () => Promise<Msg>; closed: Prom
 }
 
 async function authed() {
-  const s = await open();
-  s.ws.send(JSON.stringify({ type: 'hello', token: host.token }));
+  const s = await open(await sessionCookie(host));
+  s.ws.send(JSON.stringify({ type: 'hello' }));
   expect(await s.next()).toEqual({ type: 'welcome' });
   return s;
 }
@@ -125,11 +126,11 @@ describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing a
     const e = await authed();
     e.ws.send(JSON.stringify({ id: '12', method: 'decideApproval', params: { requestId, decision: 'approve' } }));
     expect(await e.closed).toBe(4400);
-    const f = await open(); // no token yet: the first message is read as the hello and fails
+    const f = await open(await sessionCookie(host)); // no hello yet: the first message is read as the hello and fails
     f.ws.send(JSON.stringify({ id: 13, method: 'decideApproval', params: { requestId, decision: 'approve' } }));
     expect(await f.closed).toBe(4401);
-    const g = await open();
-    g.ws.send(JSON.stringify({ type: 'hello', token: `${host.token}x` }));
+    const g = await open(); // no session cookie: closed whatever it says
+    g.ws.send(JSON.stringify({ type: 'hello', token: host.token }));
     expect(await g.closed).toBe(4401);
     expect(core.broker.approvals.list().map((v) => v.requestId)).toEqual([requestId]);
     expect(core.ledger.query({ limit: 500 }).receipts.length).toBe(receiptsBefore);

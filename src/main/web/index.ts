@@ -2,7 +2,7 @@
  * `npm run start:web`: the console without Electron. Runs the real console core
  * (data in `$ECHO_CONSOLE_DATA_DIR` or ~/.config/echo-console, the same folder
  * as the desktop app) and the loopback web host, and prints what the person
- * needs: the console URL (with its session token in the fragment), the agent's
+ * needs: the console URL (with its one-time link token in the fragment), the agent's
  * MCP endpoint and token, and the extension folder to load in Chrome.
  *
  * Port: `--port N` or `$ECHO_CONSOLE_WEB_PORT` (default 0: a free port). The
@@ -57,6 +57,9 @@ async function main(): Promise<void> {
     `  Native host:   ${nativeHostLine(core.nativeHostReport)}`,
     `  Data:          ${dataDir}`,
     'Open the console URL in Chrome or Chromium. Press Ctrl+C to stop.',
+    'The console URL works once: the first tab that opens it gets the session (kept in a cookie no script can read).',
+    'Note: in a browser tab, a script running in the console’s own tab (another extension, for example) cannot be',
+    'told apart from you and could approve for you. For approvals only you can make, use the desktop app (npm start).',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 

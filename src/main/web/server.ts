@@ -8,11 +8,15 @@
  *   `Host: 127.0.0.1:PORT` exactly (a DNS-rebinding page names its own host).
  * - The WebSocket upgrade must come from `Origin: http://127.0.0.1:PORT` (our own
  *   page; any other site, extension or `null` origin is refused with 403).
- * - The session token (32 random bytes) travels only in the console URL's
- *   fragment, which browsers never send to a server; the renderer removes it from
- *   the address bar and sends it as its first WebSocket message. No call is
- *   answered and no event is pushed before a correct token; a wrong or missing
- *   one closes the socket (4401).
+ * - The console URL's token (32 random bytes, in the fragment, which browsers never
+ *   send to a server) is a ONE-TIME link (issue 9 item 4): the renderer removes it
+ *   from the address bar and exchanges it once (`POST /session`, same Origin) for
+ *   an HttpOnly, SameSite=Strict session cookie; a second use of the same link is
+ *   refused (403). No script can read the cookie, and nothing secret is kept in
+ *   the page's storage. The WebSocket upgrade must carry a valid session cookie:
+ *   without one the socket is closed at once (4401), before any call or event.
+ *   A script running in the console's OWN tab still rides that cookie: the web
+ *   host cannot tell it from the person (docs/hosts.md; the desktop app can).
  * - Each call is `{id, method, params}` → `{id, result}`; events are pushed as
  *   `{event}`. Calls are routed by the same module as Electron's IPC
  *   (src/main/api-dispatch.ts); the core validates the payload (once, against
@@ -20,7 +24,7 @@
  * - Responses carry the renderer CSP (plus `connect-src ws://127.0.0.1:PORT`) and
  *   the same security headers as the Electron host.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +34,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { ConsoleApi, ConsoleEvent } from '../../shared/ipc';
 import { LIMITS } from '../../shared/limits';
 import { err } from '../../shared/result';
-import { TOKEN_FRAGMENT_KEY, WS_CLOSE, WS_PATH, type WsServerMessage } from '../../shared/web-wire';
+import { SESSION_COOKIE_PREFIX, SESSION_PATH, TOKEN_FRAGMENT_KEY, WS_CLOSE, WS_PATH, type WsServerMessage } from '../../shared/web-wire';
 import { dispatchCall } from '../api-dispatch';
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '../core/net-guard';
 import { buildCsp, SECURITY_HEADERS } from '../csp';
@@ -46,9 +50,15 @@ export interface WebHostOptions {
   rendererDir: string;
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
-  /** The session token; random (32 bytes, base64url) unless given. Tests only should pass one. */
+  /** The first one-time link token; random (32 bytes, base64url) unless given. Tests only should pass one. */
   token?: string;
-  /** How long a new socket may take to send its token (ms). */
+  /**
+   * The key that signs session cookies; random (32 bytes) per run unless given. TESTS ONLY:
+   * a test that restarts the host on the same port passes the old host's `sessionKey` so the
+   * open tab's cookie still works (a real restart ends every session).
+   */
+  sessionKey?: Buffer;
+  /** How long a new socket may take to send its `hello` (ms). */
   helloTimeoutMs?: number;
   /** Connection limits (default CONNECTION_LIMITS, ../core/net-guard.ts); tests pass small ones. */
   connectionLimits?: Partial<ConnectionLimits>;
@@ -65,9 +75,16 @@ export interface WebHost {
    */
   origins: string[];
   port: number;
+  /** The first link's one-time token (spent once a page exchanged it for a session cookie). */
   token: string;
-  /** The URL to open: origin + `/#token=...`. */
+  /** The URL to open: origin + `/#token=...`, usable ONCE (the start line prints it). */
   consoleUrl: string;
+  /** Mint another one-time console URL (a fresh token, same rules); for tests and tools. */
+  newConsoleUrl(): string;
+  /** The name of this host's session cookie (`echo-session-PORT`). */
+  sessionCookieName: string;
+  /** The key that signs this run's session cookies (pass it to a restarted host in tests). */
+  sessionKey: Buffer;
   /** The connection limits' counters. */
   connections: ConnectionGuard;
   /** Stop listening and close every socket. */
@@ -77,11 +94,6 @@ export interface WebHost {
 const HOST = '127.0.0.1';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
-
-/** Constant-time token comparison (both sides hashed first, so lengths do not leak). */
-export function tokenMatches(given: unknown, expected: string): boolean {
-  return typeof given === 'string' && given.length <= 256 && timingSafeEqual(sha256(given), sha256(expected));
-}
 
 /**
  * Start the loopback web host.
@@ -96,13 +108,18 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const token = opts.token ?? randomBytes(32).toString('base64url');
   const helloTimeoutMs = opts.helloTimeoutMs ?? 5_000;
   const authed = new Set<WebSocket>();
+  // One-time link tokens not yet exchanged, by SHA-256 (hex): a token is deleted at its first use.
+  const unspent = new Set<string>([sha256(token).toString('hex')]);
+  const sessionKey = opts.sessionKey ?? randomBytes(32);
 
   let origin = '';
   let hostHeader = '';
+  let cookieName = '';
   let csp = '';
 
   const server: Server = createServer((req, res) => {
-    void serveFile(req, res).catch(() => {
+    const pathname = (req.url ?? '').split('?')[0];
+    void (pathname === SESSION_PATH ? exchangeLink(req, res) : serveFile(req, res)).catch(() => {
       if (!res.headersSent) send(res, 500, 'Internal error');
       else res.destroy();
     });
@@ -123,6 +140,55 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     });
     if (req.method === 'HEAD') return void res.end();
     createReadStream(file).pipe(res);
+  }
+
+  /**
+   * `POST /session` with `{"token": "<one-time link token>"}` from our own page: the
+   * token is spent and answered with the session cookie (204); a spent, unknown or
+   * malformed one is 403 and sets nothing. Host and Origin must be ours (a page of
+   * another port on 127.0.0.1 is same-SITE for cookies, but not same-origin).
+   */
+  async function exchangeLink(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hostMatches(req)) return send(res, 421, 'Misdirected request');
+    if (req.method !== 'POST') return send(res, 405, 'Method not allowed', { Allow: 'POST' });
+    if (req.headers.origin !== origin) return send(res, 403, 'Forbidden');
+    const body = await readSmallBody(req, 1024);
+    if (body === null) return send(res, 413, 'Too large', { Connection: 'close' });
+    let given: unknown;
+    try {
+      given = (JSON.parse(body) as { token?: unknown } | null)?.token;
+    } catch {
+      given = undefined;
+    }
+    const key = typeof given === 'string' && given.length <= 256 ? sha256(given).toString('hex') : null;
+    if (key === null || !unspent.delete(key)) {
+      return send(res, 403, 'This console link was already used, or is not this run’s. A console link works once.');
+    }
+    res.writeHead(204, {
+      ...baseHeaders(),
+      // No `Secure`: the page is http on loopback. No Max-Age: it ends with the browser, and with this run (the key).
+      'Set-Cookie': `${cookieName}=${mintSession()}; Path=/; HttpOnly; SameSite=Strict`,
+    });
+    res.end();
+  }
+
+  function mintSession(): string {
+    const id = randomBytes(24).toString('base64url');
+    return `${id}.${createHmac('sha256', sessionKey).update(id).digest('base64url')}`;
+  }
+
+  /** Whether any of the request's cookies named `cookieName` is a session this run signed. */
+  function hasSession(req: IncomingMessage): boolean {
+    for (const part of (req.headers.cookie ?? '').split(';')) {
+      const eq = part.indexOf('=');
+      if (eq < 0 || part.slice(0, eq).trim() !== cookieName) continue;
+      const [id, mac] = part.slice(eq + 1).trim().split('.');
+      if (!id || !mac || id.length > 64 || mac.length > 64) continue;
+      const want = createHmac('sha256', sessionKey).update(id).digest();
+      const got = Buffer.from(mac, 'base64url');
+      if (got.length === want.length && timingSafeEqual(got, want)) return true;
+    }
+    return false;
   }
 
   function baseHeaders(): Record<string, string> {
@@ -153,11 +219,14 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     if (pathname !== WS_PATH) return refuse(404, 'Not Found');
     if (!hostMatches(req)) return refuse(421, 'Misdirected Request');
     if (req.headers.origin !== origin) return refuse(403, 'Forbidden');
-    wss.handleUpgrade(req, socket, head, (ws) => onSocket(ws));
+    const session = hasSession(req);
+    wss.handleUpgrade(req, socket, head, (ws) => onSocket(ws, session));
   });
 
-  function onSocket(ws: WebSocket): void {
-    const helloTimer = setTimeout(() => ws.close(WS_CLOSE.unauthorized, 'no token'), helloTimeoutMs);
+  function onSocket(ws: WebSocket, session: boolean): void {
+    // Without a session cookie the page learns why (4401) and stops reconnecting; it is told nothing else.
+    if (!session) return ws.close(WS_CLOSE.unauthorized, 'no session');
+    const helloTimer = setTimeout(() => ws.close(WS_CLOSE.unauthorized, 'no hello'), helloTimeoutMs);
     ws.on('close', () => {
       clearTimeout(helloTimer);
       authed.delete(ws);
@@ -173,8 +242,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       if (!msg || typeof msg !== 'object' || Array.isArray(msg)) return ws.close(WS_CLOSE.badMessage, 'bad message');
       const m = msg as Record<string, unknown>;
       if (!authed.has(ws)) {
-        // Fail closed: the first message must be the token, and nothing else is read before it.
-        if (m.type !== 'hello' || !tokenMatches(m.token, token)) return ws.close(WS_CLOSE.unauthorized, 'unauthorized');
+        // Fail closed: the first message must be `hello`, and nothing else is read before it.
+        if (m.type !== 'hello') return ws.close(WS_CLOSE.unauthorized, 'unauthorized');
         clearTimeout(helloTimer);
         authed.add(ws);
         return post(ws, { type: 'welcome' });
@@ -211,6 +280,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const port = (server.address() as AddressInfo).port;
   origin = `http://${HOST}:${port}`;
   hostHeader = `${HOST}:${port}`;
+  // Cookies are shared by every port of 127.0.0.1: the port in the name keeps two consoles apart.
+  cookieName = `${SESSION_COOKIE_PREFIX}${port}`;
   csp = buildCsp([`ws://${HOST}:${port}`]);
 
   let closed: Promise<void> | null = null;
@@ -220,6 +291,13 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     port,
     token,
     consoleUrl: `${origin}/#${TOKEN_FRAGMENT_KEY}=${token}`,
+    newConsoleUrl() {
+      const t = randomBytes(32).toString('base64url');
+      unspent.add(sha256(t).toString('hex'));
+      return `${origin}/#${TOKEN_FRAGMENT_KEY}=${t}`;
+    },
+    sessionCookieName: cookieName,
+    sessionKey,
     connections,
     close() {
       closed ??= new Promise<void>((resolve) => {
@@ -235,6 +313,22 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       return closed;
     },
   };
+}
+
+/** The request body as text, or null when it is longer than `max` bytes (the rest is not read). */
+function readSmallBody(req: IncomingMessage, max: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      // Past the cap nothing more is kept; the answer (413) closes the connection.
+      if (size > max) return resolve(null);
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(size > max ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
 }
 
 /** The port from `--port N` / `--port=N` or the environment; 0 when unset. */

@@ -18,8 +18,12 @@
  * - Escape closes the dialog without deciding; the request stays pending.
  * - While the console is unreachable (`offline`) neither button decides: the
  *   decision could not be delivered, and the dialog says so.
+ * - Approve and Deny act only on the person's own input (`event.isTrusted`,
+ *   trust rule 19): a script's `click()` decides nothing and the dialog says a
+ *   click that was not the person's was ignored. This alone does not stop a script
+ *   that calls the API directly: the hosts gate that (src/main/core/trusted-input.ts).
  */
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { ApprovalView } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
 import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../text';
@@ -45,6 +49,13 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
   const titleId = useId();
   const dialogRef = useRef<HTMLDivElement>(null);
   const [reason, setReason] = useState('');
+  // A click that was not the person's (a script's `click()`, a synthetic event) was ignored, for this request.
+  const [ignoredFor, setIgnoredFor] = useState<string | null>(null);
+  /** Run a decision only for the person's own input (trust rule 19). */
+  const byPerson = (act: () => void) => (e: MouseEvent<HTMLButtonElement>) => {
+    if (e.nativeEvent.isTrusted !== true) return setIgnoredFor(a.requestId);
+    act();
+  };
   // Armed FOR a request id, not a flag: when the dialog switches to another request, the first
   // render of the new one is already unarmed (a flag reset in an effect would leave "Approve once"
   // live for one painted frame, where a double click meant for the previous request lands).
@@ -247,6 +258,11 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
               autoComplete="off"
             />
           </label>
+          {ignoredFor === a.requestId ? (
+            <p className="error" role="alert" data-testid="untrusted-click">
+              A click that did not come from your mouse or keyboard was ignored: something running in this page tried to decide for you.
+            </p>
+          ) : null}
           {!seenEnd ? (
             <p className="muted" data-testid="scroll-to-arm">
               Scroll to the end of the request to approve it: every argument is shown whole.
@@ -256,14 +272,14 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
             <button type="button" className="btn" onClick={onClose} data-testid="close-button">
               Later
             </button>
-            <button type="button" className="btn btn-danger" disabled={busy || offline} onClick={() => onDeny(reason)} data-testid="deny-button">
+            <button type="button" className="btn btn-danger" disabled={busy || offline} onClick={byPerson(() => onDeny(reason))} data-testid="deny-button">
               Deny
             </button>
             <button
               type="button"
               className="btn btn-primary"
               disabled={busy || offline || expired || !armed}
-              onClick={onApprove}
+              onClick={byPerson(onApprove)}
               data-testid="approve-button"
             >
               Approve once

@@ -106,8 +106,8 @@ export function bannerText(transport: TransportState): { title: string; body: st
   }
   if (transport === 'unauthorized') {
     return {
-      title: 'The console refused this page’s session link.',
-      body: 'The console was probably restarted: each run prints a new link. Open the new link it printed. Until then nothing can be approved, denied, verified or shared.',
+      title: 'The console refused this page’s session.',
+      body: 'Each console link works once, in the browser that opened it first, and each run prints a new one. If the console was restarted, open the new link it printed; if this link was opened elsewhere first, that is where the session is (restart the console if that was not you). Until then nothing can be approved, denied, verified or shared.',
     };
   }
   return null;

@@ -1,16 +1,17 @@
 /**
  * Which transport the renderer uses: `window.echo` (the Electron preload) when
- * present, else the loopback web host's WebSocket with the session token taken
- * from the URL fragment (`#token=...`). The token is removed from the address
- * bar at once (history.replaceState) and kept in sessionStorage for reloads of
- * this tab only.
+ * present, else the loopback web host's WebSocket. A one-time link token in the
+ * URL fragment (`#token=...`) is removed from the address bar at once and
+ * exchanged for the HttpOnly session cookie before the socket opens; without
+ * one (a reload) the socket relies on the cookie this browser already holds.
+ * Nothing secret is kept in sessionStorage (issue 9 item 4).
  */
 import type { EchoApi } from '../../shared/ipc';
-import { takeToken } from './token';
+import { exchangeToken, LEGACY_STORAGE_KEY, takeToken } from './token';
 import { createWsClient, type TransportState } from './ws-client';
 
 export type { TransportState } from './ws-client';
-export { takeToken } from './token';
+export { exchangeToken, takeToken } from './token';
 
 export type Transport =
   | { kind: 'ipc'; api: EchoApi; state: () => TransportState; onState: (l: (s: TransportState) => void) => () => void }
@@ -23,14 +24,14 @@ export function openTransport(win: Window = window): Transport {
     const api = win.echo;
     return { kind: 'ipc', api, state: () => 'open', onState: () => () => undefined };
   }
-  let storage: Storage | null = null;
   try {
-    storage = win.sessionStorage;
+    win.sessionStorage.removeItem(LEGACY_STORAGE_KEY);
   } catch {
-    storage = null;
+    /* storage may be off */
   }
-  const token = takeToken(win.location, win.history, storage);
-  if (!token) return { kind: 'none' };
-  const client = createWsClient({ origin: win.location.origin, token });
+  const origin = win.location.origin;
+  const token = takeToken(win.location, win.history);
+  const ready = token ? exchangeToken(origin, token, (u, init) => win.fetch(u, init)) : Promise.resolve(false);
+  const client = createWsClient({ origin, ready });
   return { kind: 'ws', api: client.api, state: client.state, onState: client.onState };
 }

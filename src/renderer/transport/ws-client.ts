@@ -3,7 +3,9 @@
  * (src/main/web/server.ts): the same `EchoApi` as the preload's `window.echo`,
  * carried as `{id, method, params}` → `{id, result}` plus pushed `{event}`.
  *
- * The first message is `{type:'hello', token}`; calls made before the first
+ * The session cookie (HttpOnly; set when the page spent its one-time link,
+ * ./token.ts) authenticates the socket; the first message is `{type:'hello'}`
+ * (the connection waits for `ready`, the link's exchange); calls made before the first
  * `welcome` wait for it. A dropped socket reconnects by itself (1 s, 2 s, 4 s
  * ... up to 10 s) and never replays a call: calls in flight, and calls made
  * while it is reconnecting, answer `disconnected` at once (the console is gone;
@@ -42,7 +44,8 @@ export interface WsLike {
 export interface WsClientOptions {
   /** The page's own origin, e.g. `http://127.0.0.1:43117` (the socket goes to `ws://` + host + `/api`). */
   origin: string;
-  token: string;
+  /** Connect only once this settles (the one-time link's exchange for the session cookie). */
+  ready?: Promise<unknown>;
   /** Answer a call with `timeout` after this long (ms). */
   callTimeoutMs?: number;
   createSocket?: (url: string) => WsLike;
@@ -53,7 +56,7 @@ export const MESSAGES = {
   dropped: 'The connection to the console was lost before it answered, so it is not known whether this was done. Check again once it reconnects.',
   disconnected: 'The console is not reachable, so this was not done. Try again once the page has reconnected.',
   timeout: 'The console did not answer in time, so it is not known whether this was done. Check again in a moment.',
-  unauthorized: 'The console refused this page’s session link. Open the link the console printed when it started.',
+  unauthorized: 'The console refused this page’s session. A console link works once, in the browser that opened it first: open the console there, or restart it for a new link.',
 } as const;
 
 /** Open the WebSocket transport. */
@@ -82,9 +85,10 @@ export function createWsClient(opts: WsClientOptions): WsClient {
   };
 
   function connect(): void {
+    if (closedByUs) return;
     const ws = createSocket(url);
     socket = ws;
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', token: opts.token } satisfies WsClientMessage));
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello' } satisfies WsClientMessage));
     ws.onmessage = (ev) => {
       let msg: WsServerMessage;
       try {
@@ -171,7 +175,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     },
   };
 
-  connect();
+  if (opts.ready) void opts.ready.then(connect, connect);
+  else connect();
   return {
     api,
     state: () => state,

@@ -194,7 +194,7 @@ export async function startMainJob(opts: MainJobOptions = {}): Promise<MainJob> 
       consolePage.on('console', (m) => {
         if (m.type() === 'error' || m.type() === 'warning') consoleProblems.push(m.text());
       });
-      await consolePage.goto(host.consoleUrl);
+      await consolePage.goto(host.newConsoleUrl());
       await consolePage.getByTestId('nav-approvals').waitFor();
     }
 

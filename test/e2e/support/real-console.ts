@@ -17,13 +17,13 @@ export const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?
 
 export interface RealConsole {
   core: ConsoleCore;
-  /** The web host; a test that stops it may start another on the same port and token (`startHost`). */
+  /** The web host; a test that stops it may start another on the same port, token and session key (`startHost`). */
   host: WebHost;
   browser: Browser;
   /** The temporary folder: `data/` is the console's data folder. */
   dir: string;
   /** A web host for this core (port 0: any free one). */
-  startHost(opts?: { port?: number; token?: string }): Promise<WebHost>;
+  startHost(opts?: { port?: number; token?: string; sessionKey?: Buffer }): Promise<WebHost>;
   /** Close the browser, the current host and the core; remove the folder. */
   close(): Promise<void>;
 }
@@ -38,8 +38,15 @@ export async function startRealConsole(prefix: string): Promise<RealConsole> {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   const core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} } });
   await core.start();
-  const startHost = (opts: { port?: number; token?: string } = {}) =>
-    startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: RENDERER_DIR, port: opts.port ?? 0, ...(opts.token ? { token: opts.token } : {}) });
+  const startHost = (opts: { port?: number; token?: string; sessionKey?: Buffer } = {}) =>
+    startWebHost({
+      api: core.api,
+      subscribe: (l) => core.onEvent(l),
+      rendererDir: RENDERER_DIR,
+      port: opts.port ?? 0,
+      ...(opts.token ? { token: opts.token } : {}),
+      ...(opts.sessionKey ? { sessionKey: opts.sessionKey } : {}),
+    });
   const world: RealConsole = {
     core,
     host: await startHost(),

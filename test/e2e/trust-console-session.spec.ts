@@ -1,0 +1,192 @@
+// Trust rule 19 and issue 9 item 4 in the loopback web host, attacked in real
+// Chromium: the console URL's token is one-time (a second load with it, in
+// another browser context, is refused, and so is a script that replays it), the
+// session lives in an HttpOnly, SameSite=Strict cookie (no secret in
+// sessionStorage, localStorage or document.cookie), a page of another port on
+// 127.0.0.1 (same SITE, so the cookie travels) cannot open the API socket, and a
+// script's synthetic click() on "Approve once" or "Deny" decides nothing. What the
+// web host cannot stop is asserted too, so the docs stay honest: a script in the
+// console's OWN tab holds the session (docs/hosts.md).
+// Run `npx electron-vite build` first (`npm test` does).
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
+import { startWebHost, type WebHost } from '../../src/main/web/server';
+import { FakeConsole, sampleApproval } from '../support/fake-console';
+import { exchangeLink, tokenOf } from '../support/web-session';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+
+const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
+
+let browser: Browser;
+let host: WebHost;
+let fake: FakeConsole;
+
+test.beforeAll(async () => {
+  if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+});
+
+test.afterAll(async () => {
+  await browser?.close();
+});
+
+test.beforeEach(async () => {
+  const now = Date.now();
+  fake = new FakeConsole({ approvals: [sampleApproval(now, { expiresAt: now + 300_000 })] });
+  host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
+});
+
+test.afterEach(async () => {
+  await host?.close();
+});
+
+/** A script in `page` opens the console's API socket and says what happened: `welcome`, or `closed:<code>`. */
+function scriptOpensSocket(page: Page, port: number): Promise<string> {
+  return page.evaluate(`new Promise((resolve) => {
+    const ws = new WebSocket('ws://127.0.0.1:${port}/api');
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello' }));
+    ws.onmessage = (e) => { resolve(JSON.parse(e.data).type || 'message'); ws.close(); };
+    ws.onclose = (e) => resolve('closed:' + e.code);
+  })`) as Promise<string>;
+}
+
+/** Wait for the console page to show its one pending approval (the session works). */
+async function consoleReady(page: Page): Promise<void> {
+  await expect(page.getByRole('dialog')).toBeVisible();
+}
+
+test('a console link is one-time: opened again in another browser context it is refused, and replaying its token from a script is refused too', async () => {
+  const url = host.newConsoleUrl();
+  const token = tokenOf(url);
+  const person = await browser.newContext();
+  const leaked = await browser.newContext();
+  try {
+    const mine = await person.newPage();
+    await mine.goto(url);
+    await consoleReady(mine);
+    expect(mine.url()).toBe(`${host.origin}/`); // the token left the address bar at once
+
+    // The same link a second time (a leaked history entry, a shoulder-surfed URL): refused.
+    const other = await leaked.newPage();
+    await other.goto(url);
+    await expect(other.getByTestId('console-banner')).toContainText('The console refused this page’s session.');
+    await expect(other.getByRole('dialog')).toHaveCount(0);
+    // A script on that page replays the token and tries the API socket: nothing opens.
+    const replay = await other.evaluate(`fetch('/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: ${JSON.stringify(token)} }) }).then((r) => r.status)`);
+    expect(replay).toBe(403);
+    expect(await scriptOpensSocket(other, host.port)).toBe('closed:4401');
+    expect(await leaked.cookies()).toEqual([]);
+
+    // The person's tab is untouched, and a reload keeps its session (the cookie, not storage).
+    await mine.reload();
+    await consoleReady(mine);
+    expect(fake.calls.filter((c) => c.method === 'decideApproval')).toEqual([]);
+  } finally {
+    await person.close();
+    await leaked.close();
+  }
+});
+
+test('the session is an HttpOnly, SameSite=Strict cookie; sessionStorage, localStorage and document.cookie hold no session secret', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const url = host.newConsoleUrl();
+    await page.goto(url);
+    await consoleReady(page);
+    const cookies = await context.cookies(host.origin);
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ name: host.sessionCookieName, httpOnly: true, sameSite: 'Strict', path: '/', domain: '127.0.0.1' });
+    const session = cookies[0]!.value;
+    // Everything a script in the page can read.
+    const readable = (await page.evaluate(`JSON.stringify({
+      session: Object.fromEntries(Object.keys(sessionStorage).map((k) => [k, sessionStorage.getItem(k)])),
+      local: Object.fromEntries(Object.keys(localStorage).map((k) => [k, localStorage.getItem(k)])),
+      cookie: document.cookie,
+      href: location.href,
+    })`)) as string;
+    expect(JSON.parse(readable)).toEqual({ session: {}, local: {}, cookie: '', href: `${host.origin}/` });
+    expect(readable).not.toContain(session.split('.')[0]);
+    expect(readable).not.toContain(tokenOf(url));
+  } finally {
+    await context.close();
+  }
+});
+
+test('a page on another port of 127.0.0.1 (same site: the cookie travels) cannot open the API socket or spend a link, even beside the open console', async () => {
+  const context = await browser.newContext();
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end('<!doctype html><title>elsewhere</title>');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    const mine = await context.newPage();
+    await mine.goto(host.newConsoleUrl());
+    await consoleReady(mine);
+    const evil = await context.newPage();
+    await evil.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    // Refused at the upgrade (403, Origin): the browser reports a close without a code of ours.
+    expect(await scriptOpensSocket(evil, host.port)).toBe('closed:1006');
+    // It POSTs a fresh link's token cross-origin (as no-cors, so the browser sends it with the cookie):
+    // refused by Origin (403; the response is also blocked by CORP), and the link stays unspent.
+    const token = tokenOf(host.newConsoleUrl());
+    await evil.evaluate(
+      `fetch('http://127.0.0.1:${host.port}/session', { method: 'POST', mode: 'no-cors', credentials: 'include', body: JSON.stringify({ token: ${JSON.stringify(token)} }) }).then((r) => r.type, () => 'blocked')`,
+    );
+    expect((await exchangeLink(host, JSON.stringify({ token }))).status).toBe(204);
+    expect(fake.calls.filter((c) => c.method !== 'getSnapshot' && c.method !== 'queryReceipts' && c.method !== 'listPolicyRules')).toEqual([]);
+  } finally {
+    await context.close();
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test('a synthetic click() on "Approve once" or "Deny" in the console page decides nothing and is flagged; the person\'s real click decides', async () => {
+  const page = await browser.newPage();
+  try {
+    await page.goto(host.newConsoleUrl());
+    await consoleReady(page);
+    await page.getByTestId('end-of-request').scrollIntoViewIfNeeded();
+    await expect(page.getByTestId('approve-button')).toBeEnabled(); // armed: only isTrusted stands in the way
+    // What another extension's content script did (issue 9 item 4): click() and a dispatched MouseEvent.
+    await page.evaluate(`document.querySelector('[data-testid="approve-button"]').click()`);
+    await page.evaluate(`document.querySelector('[data-testid="approve-button"]').dispatchEvent(new MouseEvent('click', { bubbles: true }))`);
+    await page.evaluate(`document.querySelector('[data-testid="deny-button"]').click()`);
+    await expect(page.getByTestId('untrusted-click')).toContainText('did not come from your mouse or keyboard was ignored');
+    await expect(page.getByRole('dialog')).toBeVisible();
+    // Round trip on the same socket, so a decision sent before it would have arrived by now.
+    await page.getByTestId('close-button').click();
+    await page.getByTestId('nav-receipts').click();
+    await page.getByTestId('verify-ledger').click();
+    await expect(page.getByTestId('verify-report')).toContainText('Chain intact');
+    expect(fake.calls.filter((c) => c.method === 'decideApproval')).toEqual([]);
+    expect(fake.receipts.filter((r) => r.event === 'approved' || r.event === 'denied')).toEqual([]);
+
+    // The person (Playwright's click is real input: isTrusted) still decides.
+    await page.getByTestId('nav-approvals').click();
+    await page.getByTestId(`review-${fake.approvals[0]!.requestId}`).click();
+    await page.getByTestId('end-of-request').scrollIntoViewIfNeeded();
+    await page.getByTestId('approve-button').click();
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    expect(fake.calls.filter((c) => c.method === 'decideApproval')).toHaveLength(1);
+  } finally {
+    await page.close();
+  }
+});
+
+test('what the web host cannot tell apart (documented, docs/hosts.md): a script in the console’s OWN tab rides its session cookie; the console says so', async () => {
+  const page = await browser.newPage();
+  try {
+    await page.goto(host.newConsoleUrl());
+    await consoleReady(page);
+    await expect(page.getByTestId('web-host-notice')).toContainText('cannot be told apart from you');
+    await expect(page.getByTestId('web-host-notice')).toContainText('desktop app');
+    expect(await scriptOpensSocket(page, host.port)).toBe('welcome');
+  } finally {
+    await page.close();
+  }
+});
