@@ -146,4 +146,18 @@ describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing a
     // And the attacker's socket, after all that, still gets plain answers.
     expect((await call(a, 22, '{"id":22,"method":"verifyLedger"}')).result).toMatchObject({ ok: true, value: { ok: true } });
   });
+
+  it('rule 19 in the web host: a script holding the session calls updateSettings{developerMode:true} over the WebSocket: refused (trusted-input-unavailable) with a refused receipt, developer mode stays off; off is allowed', async () => {
+    const s = await authed();
+    const on = await call(s, 1, '{"id":1,"method":"updateSettings","params":{"developerMode":true}}');
+    expect(on.result).toMatchObject({ ok: false, error: { code: 'trusted-input-unavailable', message: expect.stringContaining('desktop app') } });
+    const bundled = await call(s, 2, '{"id":2,"method":"updateSettings","params":{"developerMode":true,"approvalTimeoutMs":30000}}');
+    expect(bundled.result).toMatchObject({ ok: false, error: { code: 'trusted-input-unavailable' } });
+    expect(core.settings.get().developerMode).toBe(false);
+    expect(core.ledger.query({ event: 'developer-mode-on' }).receipts).toEqual([]);
+    const refused = core.ledger.query({ event: 'refused', limit: 10 }).receipts;
+    expect(refused).toHaveLength(2);
+    expect(refused[0]).toMatchObject({ faculty: 'console', actor: { kind: 'console' }, detail: { method: 'updateSettings', action: 'developer-mode-on', code: 'trusted-input-unavailable' } });
+    expect((await call(s, 3, '{"id":3,"method":"updateSettings","params":{"developerMode":false}}')).result).toMatchObject({ ok: true, value: { developerMode: false } });
+  });
 });
