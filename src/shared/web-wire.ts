@@ -11,16 +11,19 @@
 import type { ConsoleEvent } from './ipc';
 import type { Result } from './result';
 
-/** The WebSocket endpoint of the loopback web host, on its own origin. */
+/** The WebSocket endpoint of the loopback web host, on its own origin: the socket opens `/api/<session id>`. */
 export const WS_PATH = '/api';
 
 /** The key of the URL fragment that carries the web host's one-time link token (`#token=...`). */
 export const TOKEN_FRAGMENT_KEY = 'token';
 
-/** Where the renderer exchanges the one-time link token for the session cookie: `POST {"token": "..."}`. */
+/** Where the renderer exchanges the one-time link token for a session: `POST {"token": "..."}` → `{"session": "<id>"}` + the cookie. */
 export const SESSION_PATH = '/session';
 
-/** The session cookie's name is this plus the port (HttpOnly, SameSite=Strict; cookies ignore ports). */
+/** The key of the URL fragment that keeps the session id across reloads (`#session=...`; useless without the cookie). */
+export const SESSION_FRAGMENT_KEY = 'session';
+
+/** The session cookie's name is this plus the port (HttpOnly, SameSite=Strict, Path `/api/<session id>`). */
 export const SESSION_COOKIE_PREFIX = 'echo-session-';
 
 /** Renderer → web host. The first message must be `hello` (the session cookie authenticates the socket); calls come after `welcome`. */

@@ -2,8 +2,9 @@
 // Chromium: the console URL's token is one-time (a second load with it, in
 // another browser context, is refused, and so is a script that replays it), the
 // session lives in an HttpOnly, SameSite=Strict cookie (no secret in
-// sessionStorage, localStorage or document.cookie), a page of another port on
-// 127.0.0.1 (same SITE, so the cookie travels) cannot open the API socket, and a
+// sessionStorage, localStorage or document.cookie) that the browser sends to no
+// other server on 127.0.0.1 (cookies ignore ports: its Path is the session's own
+// socket), a page of another port on 127.0.0.1 cannot open the API socket, and a
 // script's synthetic click() on "Approve once" or "Deny" decides nothing. What the
 // web host cannot stop is asserted too, so the docs stay honest: a script in the
 // console's OWN tab holds the session (docs/hosts.md).
@@ -43,10 +44,13 @@ test.afterEach(async () => {
   await host?.close();
 });
 
-/** A script in `page` opens the console's API socket and says what happened: `welcome`, or `closed:<code>`. */
-function scriptOpensSocket(page: Page, port: number): Promise<string> {
+/**
+ * A script in `page` opens the console's API socket (at `/api/<sid>`, the session id in
+ * the page's own fragment when there is one) and says what happened: `welcome`, or `closed:<code>`.
+ */
+function scriptOpensSocket(page: Page, port: number, sid = "new URLSearchParams(location.hash.slice(1)).get('session') || ''"): Promise<string> {
   return page.evaluate(`new Promise((resolve) => {
-    const ws = new WebSocket('ws://127.0.0.1:${port}/api');
+    const ws = new WebSocket('ws://127.0.0.1:${port}/api/' + (${sid}));
     ws.onopen = () => ws.send(JSON.stringify({ type: 'hello' }));
     ws.onmessage = (e) => { resolve(JSON.parse(e.data).type || 'message'); ws.close(); };
     ws.onclose = (e) => resolve('closed:' + e.code);
@@ -67,7 +71,8 @@ test('a console link is one-time: opened again in another browser context it is 
     const mine = await person.newPage();
     await mine.goto(url);
     await consoleReady(mine);
-    expect(mine.url()).toBe(`${host.origin}/`); // the token left the address bar at once
+    expect(mine.url()).not.toContain(token); // the token left the address bar at once
+    expect(mine.url()).toMatch(/#session=[A-Za-z0-9_-]{32}$/);
 
     // The same link a second time (a leaked history entry, a shoulder-surfed URL): refused.
     const other = await leaked.newPage();
@@ -80,7 +85,10 @@ test('a console link is one-time: opened again in another browser context it is 
     expect(await scriptOpensSocket(other, host.port)).toBe('closed:4401');
     expect(await leaked.cookies()).toEqual([]);
 
-    // The person's tab is untouched, and a reload keeps its session (the cookie, not storage).
+    // Even with the person's session id (say, read off their screen), the other context has no cookie.
+    const sid = new URL(mine.url()).hash.slice('#session='.length);
+    expect(await scriptOpensSocket(other, host.port, JSON.stringify(sid))).toBe('closed:4401');
+    // The person's tab is untouched, and a reload keeps its session (the id in the fragment, the cookie in the browser).
     await mine.reload();
     await consoleReady(mine);
     expect(fake.calls.filter((c) => c.method === 'decideApproval')).toEqual([]);
@@ -97,9 +105,10 @@ test('the session is an HttpOnly, SameSite=Strict cookie; sessionStorage, localS
     const url = host.newConsoleUrl();
     await page.goto(url);
     await consoleReady(page);
-    const cookies = await context.cookies(host.origin);
+    const cookies = await context.cookies(); // all of them: the page's own URL (path /) is not where the cookie goes
     expect(cookies).toHaveLength(1);
-    expect(cookies[0]).toMatchObject({ name: host.sessionCookieName, httpOnly: true, sameSite: 'Strict', path: '/', domain: '127.0.0.1' });
+    const sid = new URL(page.url()).hash.slice('#session='.length);
+    expect(cookies[0]).toMatchObject({ name: host.sessionCookieName, httpOnly: true, sameSite: 'Strict', path: `/api/${sid}`, domain: '127.0.0.1' });
     const session = cookies[0]!.value;
     // Everything a script in the page can read.
     const readable = (await page.evaluate(`JSON.stringify({
@@ -108,36 +117,44 @@ test('the session is an HttpOnly, SameSite=Strict cookie; sessionStorage, localS
       cookie: document.cookie,
       href: location.href,
     })`)) as string;
-    expect(JSON.parse(readable)).toEqual({ session: {}, local: {}, cookie: '', href: `${host.origin}/` });
-    expect(readable).not.toContain(session.split('.')[0]);
+    expect(JSON.parse(readable)).toEqual({ session: {}, local: {}, cookie: '', href: `${host.origin}/#session=${sid}` });
+    expect(readable).not.toContain(session);
     expect(readable).not.toContain(tokenOf(url));
   } finally {
     await context.close();
   }
 });
 
-test('a page on another port of 127.0.0.1 (same site: the cookie travels) cannot open the API socket or spend a link, even beside the open console', async () => {
+test('another server on 127.0.0.1 (same site: cookies ignore ports) never receives the session cookie, and its page cannot open the API socket or spend a link, even beside the open console', async () => {
   const context = await browser.newContext();
-  const server: Server = createServer((_req, res) => {
+  // Another local user's server: it records every Cookie header the browser sends it.
+  const cookiesSeen: string[] = [];
+  const server: Server = createServer((req, res) => {
+    cookiesSeen.push(`${req.url} ${req.headers.cookie ?? ''}`);
     res.writeHead(200, { 'Content-Type': 'text/html' });
     res.end('<!doctype html><title>elsewhere</title>');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const evilOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     const mine = await context.newPage();
     await mine.goto(host.newConsoleUrl());
     await consoleReady(mine);
+    const sid = new URL(mine.url()).hash.slice('#session='.length);
     const evil = await context.newPage();
-    await evil.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    // Refused at the upgrade (403, Origin): the browser reports a close without a code of ours.
-    expect(await scriptOpensSocket(evil, host.port)).toBe('closed:1006');
-    // It POSTs a fresh link's token cross-origin (as no-cors, so the browser sends it with the cookie):
-    // refused by Origin (403; the response is also blocked by CORP), and the link stays unspent.
+    // The person visits it; it sends the browser to the paths a cookie might be scoped to, on its own port.
+    for (const p of ['/', '/api', '/api/', '/session']) await evil.goto(`${evilOrigin}${p}`);
+    await evil.evaluate(`Promise.all(['/api', '/api/x', '/'].map((p) => fetch(p, { credentials: 'include' })))`);
+    expect(cookiesSeen.length).toBeGreaterThanOrEqual(7);
+    expect(cookiesSeen.filter((c) => c.includes('echo-session'))).toEqual([]);
+    // Even told the session id, its page's socket is refused at the upgrade (403, Origin): a close without a code of ours.
+    expect(await scriptOpensSocket(evil, host.port, JSON.stringify(sid))).toBe('closed:1006');
+    // It POSTs a fresh link's token cross-origin (no-cors): refused by Origin (403; CORP blocks the answer), the link stays unspent.
     const token = tokenOf(host.newConsoleUrl());
     await evil.evaluate(
       `fetch('http://127.0.0.1:${host.port}/session', { method: 'POST', mode: 'no-cors', credentials: 'include', body: JSON.stringify({ token: ${JSON.stringify(token)} }) }).then((r) => r.type, () => 'blocked')`,
     );
-    expect((await exchangeLink(host, JSON.stringify({ token }))).status).toBe(204);
+    expect((await exchangeLink(host, JSON.stringify({ token }))).status).toBe(200);
     expect(fake.calls.filter((c) => c.method !== 'getSnapshot' && c.method !== 'queryReceipts' && c.method !== 'listPolicyRules')).toEqual([]);
   } finally {
     await context.close();

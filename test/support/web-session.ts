@@ -1,17 +1,27 @@
 /**
  * Tests' side of the loopback web host's session (src/main/web/server.ts, issue 9
  * item 4): spend a one-time link token at `POST /session` the way the renderer
- * does (same Origin), and hand back the session cookie for a WebSocket upgrade.
+ * does (same Origin), and hand back the session id, its cookie and the socket URL.
  */
 import { request } from 'node:http';
-import { SESSION_PATH, TOKEN_FRAGMENT_KEY } from '../../src/shared/web-wire';
+import { SESSION_PATH, TOKEN_FRAGMENT_KEY, WS_PATH } from '../../src/shared/web-wire';
 
 /** What a `POST /session` answered. */
 export interface ExchangeAnswer {
   status: number;
-  /** The raw Set-Cookie headers (none unless 204). */
+  /** The raw Set-Cookie headers (none unless 200). */
   setCookie: string[];
   body: string;
+}
+
+/** A session as a test client needs it. */
+export interface WebSession {
+  /** The session id. */
+  sid: string;
+  /** The `Cookie` header value (`echo-session-PORT=…`). */
+  cookie: string;
+  /** `ws://127.0.0.1:PORT/api/<sid>`. */
+  wsUrl: string;
 }
 
 /** The token of a console URL (`…/#token=…`). */
@@ -21,7 +31,7 @@ export function tokenOf(consoleUrl: string): string {
 
 /**
  * POST a link token to the host's session endpoint.
- * @param headers extra or replacing headers (Origin defaults to the host's own).
+ * @param headers extra or replacing headers (Origin defaults to the host's own; undefined removes one).
  */
 export function exchangeLink(host: { port: number; origin: string }, body: string, headers: Record<string, string | undefined> = {}): Promise<ExchangeAnswer> {
   const all: Record<string, string> = { host: `127.0.0.1:${host.port}`, origin: host.origin, 'content-type': 'application/json' };
@@ -41,12 +51,12 @@ export function exchangeLink(host: { port: number; origin: string }, body: strin
 }
 
 /**
- * A fresh session for a test client: mint a one-time link, spend it, return the
- * `Cookie` header value (`echo-session-PORT=…`).
+ * A fresh session for a test client: mint a one-time link and spend it.
  * @throws when the host refuses the exchange.
  */
-export async function sessionCookie(host: { port: number; origin: string; newConsoleUrl(): string }): Promise<string> {
+export async function webSession(host: { port: number; origin: string; newConsoleUrl(): string }): Promise<WebSession> {
   const r = await exchangeLink(host, JSON.stringify({ token: tokenOf(host.newConsoleUrl()) }));
-  if (r.status !== 204 || !r.setCookie[0]) throw new Error(`session exchange refused: HTTP ${r.status} ${r.body}`);
-  return r.setCookie[0].split(';')[0]!;
+  if (r.status !== 200 || !r.setCookie[0]) throw new Error(`session exchange refused: HTTP ${r.status} ${r.body}`);
+  const sid = (JSON.parse(r.body) as { session: string }).session;
+  return { sid, cookie: r.setCookie[0].split(';')[0]!, wsUrl: `ws://127.0.0.1:${host.port}${WS_PATH}/${sid}` };
 }

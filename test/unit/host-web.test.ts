@@ -10,7 +10,7 @@ import { WebSocket } from 'ws';
 import { resolveStatic } from '../../src/main/static-files';
 import { portFrom, startWebHost, type WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
-import { exchangeLink, sessionCookie, tokenOf } from '../support/web-session';
+import { exchangeLink, tokenOf, webSession, type WebSession } from '../support/web-session';
 
 let dir: string;
 let host: WebHost;
@@ -46,8 +46,8 @@ function get(urlPath: string, headers: Record<string, string> = {}): Promise<{ s
 type Closed = { code: number };
 // Messages can arrive several per tick: queue them so that no waiter misses one.
 const inboxes = new WeakMap<WebSocket, { queue: Record<string, unknown>[]; waiters: ((m: Record<string, unknown>) => void)[] }>();
-function connect(origin: string | null = host.origin, extra: Record<string, string> = {}): Promise<WebSocket> {
-  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api`, { headers: { ...(origin ? { origin } : {}), ...extra } });
+function connect(origin: string | null = host.origin, extra: Record<string, string> = {}, wsPath = '/api'): Promise<WebSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${host.port}${wsPath}`, { headers: { ...(origin ? { origin } : {}), ...extra } });
   const box = { queue: [] as Record<string, unknown>[], waiters: [] as ((m: Record<string, unknown>) => void)[] };
   inboxes.set(ws, box);
   ws.on('message', (d) => {
@@ -70,8 +70,11 @@ function nextMessage(ws: WebSocket): Promise<Record<string, unknown>> {
 function closed(ws: WebSocket): Promise<Closed> {
   return new Promise((resolve) => ws.once('close', (code) => resolve({ code })));
 }
+function connectWith(s: WebSession): Promise<WebSocket> {
+  return connect(host.origin, { cookie: s.cookie }, `/api/${s.sid}`);
+}
 async function authed(): Promise<WebSocket> {
-  const ws = await connect(host.origin, { cookie: await sessionCookie(host) });
+  const ws = await connectWith(await webSession(host));
   ws.send(JSON.stringify({ type: 'hello' }));
   expect(await nextMessage(ws)).toEqual({ type: 'welcome' });
   return ws;
@@ -127,11 +130,14 @@ describe('web host: the one-time link and the session cookie (issue 9 item 4)', 
   it('spends a link once: the first exchange sets an HttpOnly, SameSite=Strict cookie; a second use of the same link is refused and sets nothing', async () => {
     const token = tokenOf(host.newConsoleUrl());
     const first = await exchangeLink(host, JSON.stringify({ token }));
-    expect(first.status).toBe(204);
+    expect(first.status).toBe(200);
+    const sid = (JSON.parse(first.body) as { session: string }).session;
+    expect(sid).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(first.setCookie).toHaveLength(1);
     const attrs = first.setCookie[0]!.split(';').map((a) => a.trim());
-    expect(attrs[0]).toMatch(new RegExp(`^${host.sessionCookieName}=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`));
-    expect(attrs.slice(1).sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Strict']);
+    expect(attrs[0]).toMatch(new RegExp(`^${host.sessionCookieName}=[A-Za-z0-9_-]{43}$`));
+    // The Path is the session's own socket: the browser sends the cookie nowhere else, on any port.
+    expect(attrs.slice(1).sort()).toEqual(['HttpOnly', `Path=/api/${sid}`, 'SameSite=Strict']);
     expect(attrs[0]).not.toContain(token);
 
     const again = await exchangeLink(host, JSON.stringify({ token }));
@@ -153,17 +159,32 @@ describe('web host: the one-time link and the session cookie (issue 9 item 4)', 
     for (const bad of ['', 'null', '[]', '{"token":42}', '{"token":"' + 'x'.repeat(300) + '"}', 'not json']) {
       expect((await exchangeLink(host, bad)).status).toBe(403);
     }
-    expect((await exchangeLink(host, body)).status).toBe(204); // still good for our own page
+    expect((await exchangeLink(host, body)).status).toBe(200); // still good for our own page
   });
 
   it('a session cookie signed by another run (another key) opens nothing', async () => {
     const other = await startWebHost({ api: fake, subscribe: () => undefined, rendererDir: dir, port: 0 });
-    const foreign = (await sessionCookie(other)).split('=')[1];
+    const foreign = await webSession(other);
     await other.close();
-    const ws = await connect(host.origin, { cookie: `${host.sessionCookieName}=${foreign}` });
+    const ws = await connect(host.origin, { cookie: `${host.sessionCookieName}=${foreign.cookie.split('=')[1]}` }, `/api/${foreign.sid}`);
     const c = closed(ws);
     ws.send(JSON.stringify({ type: 'hello' }));
     expect((await c).code).toBe(4401);
+  });
+
+  it("a session's cookie opens only its own socket path: presented on another session's path, or on /api, it opens nothing", async () => {
+    const a = await webSession(host);
+    const b = await webSession(host);
+    for (const path of [`/api/${b.sid}`, '/api', '/api/', `/api/${a.sid}x`]) {
+      const ws = await connect(host.origin, { cookie: a.cookie }, path);
+      const c = closed(ws);
+      ws.send(JSON.stringify({ type: 'hello' }));
+      expect((await c).code, path).toBe(4401);
+    }
+    const ok = await connectWith(a);
+    ok.send(JSON.stringify({ type: 'hello' }));
+    expect(await nextMessage(ok)).toEqual({ type: 'welcome' });
+    ok.close();
   });
 });
 
@@ -182,7 +203,8 @@ describe('web host: WebSocket', () => {
     a.send(JSON.stringify({ type: 'hello', token: host.token }));
     expect((await ca).code).toBe(4401);
 
-    const b = await connect(host.origin, { cookie: `${host.sessionCookieName}=forged.forged` });
+    const forged = await webSession(host);
+    const b = await connect(host.origin, { cookie: `${host.sessionCookieName}=${'A'.repeat(43)}` }, `/api/${forged.sid}`);
     const cb = closed(b);
     b.send(JSON.stringify({ id: 1, method: 'getSnapshot' }));
     expect((await cb).code).toBe(4401);
@@ -190,12 +212,12 @@ describe('web host: WebSocket', () => {
   });
 
   it('closes a session socket that sends a call before its hello, or never says hello', async () => {
-    const cookie = await sessionCookie(host);
-    const b = await connect(host.origin, { cookie });
+    const session = await webSession(host);
+    const b = await connectWith(session);
     const cb = closed(b);
     b.send(JSON.stringify({ id: 1, method: 'getSnapshot' }));
     expect((await cb).code).toBe(4401);
-    const ws = await connect(host.origin, { cookie });
+    const ws = await connectWith(session);
     expect((await closed(ws)).code).toBe(4401);
     expect(fake.calls).toHaveLength(0);
   });

@@ -15,8 +15,8 @@ import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer
 import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
 import { createSettingsStore } from '../../src/renderer/stores/settings';
 import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
-import { exchangeToken, takeToken } from '../../src/renderer/transport/token';
-import { sessionCookie } from '../support/web-session';
+import { exchangeToken, sessionFragment, sessionFromFragment, takeToken } from '../../src/renderer/transport/token';
+import { webSession } from '../support/web-session';
 import { createWsClient } from '../../src/renderer/transport/ws-client';
 import { LIMITS } from '../../src/shared/limits';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
@@ -238,10 +238,15 @@ describe('token hand-off', () => {
 
   it('spends the token once at POST /session on its own origin, and never throws', async () => {
     const seen: unknown[] = [];
-    expect(await exchangeToken('http://127.0.0.1:5', token, async (u, init) => (seen.push([u, init]), { ok: true }))).toBe(true);
+    const sid = 'S'.repeat(32);
+    const answer = (ok: boolean, body: unknown) => ({ ok, json: async () => body });
+    expect(await exchangeToken('http://127.0.0.1:5', token, async (u, init) => (seen.push([u, init]), answer(true, { session: sid })))).toBe(sid);
     expect(seen).toEqual([['http://127.0.0.1:5/session', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token }) }]]);
-    expect(await exchangeToken('http://127.0.0.1:5', token, async () => ({ ok: false }))).toBe(false);
-    expect(await exchangeToken('http://127.0.0.1:5', token, async () => Promise.reject(new Error('offline')))).toBe(false);
+    expect(await exchangeToken('http://127.0.0.1:5', token, async () => answer(false, null))).toBeNull();
+    expect(await exchangeToken('http://127.0.0.1:5', token, async () => answer(true, { session: '../x' }))).toBeNull();
+    expect(await exchangeToken('http://127.0.0.1:5', token, async () => Promise.reject(new Error('offline')))).toBeNull();
+    expect(sessionFromFragment(sessionFragment(sid))).toBe(sid);
+    expect(sessionFromFragment('#session=short')).toBeNull();
   });
 });
 
@@ -328,8 +333,8 @@ describe('WebSocket client against the web host', () => {
   const socketWith = (cookie: string | null) => (url: string) => new WebSocket(url, { headers: { origin: host.origin, ...(cookie ? { cookie } : {}) } }) as never;
 
   it('authenticates (session cookie), calls, and receives events', async () => {
-    const cookie = await sessionCookie(host);
-    const client = createWsClient({ origin: host.origin, ready: Promise.resolve(), createSocket: socketWith(cookie) });
+    const session = await webSession(host);
+    const client = createWsClient({ origin: host.origin, ready: Promise.resolve(session.sid), createSocket: socketWith(session.cookie) });
     const snap = await client.api.getSnapshot();
     expect(client.state()).toBe('open');
     expect(snap).toMatchObject({ ok: true, value: { approvals: [{ requestId: 'a' }] } });

@@ -13,7 +13,7 @@ import { createWsClient, type TransportState } from '../../src/renderer/transpor
 import type { EchoApi } from '../../src/shared/ipc';
 import { CHANNELS } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
-import { sessionCookie } from '../support/web-session';
+import { webSession } from '../support/web-session';
 
 const METHOD_OR_CHANNEL = new RegExp(`${[...API_METHOD_NAMES, ...Object.values(CHANNELS)].join('|')}`);
 
@@ -36,9 +36,9 @@ describe('WebSocket client when the console host goes away', () => {
   it('answers calls at once with a plain "disconnected" while reconnecting, and is open again when the host is back', async () => {
     const origin = host.origin;
     const port = host.port;
-    const cookie = await sessionCookie(host);
+    const { sid, cookie } = await webSession(host);
     const socketFor = (url: string) => new WebSocket(url, { headers: { origin, cookie } }) as never;
-    const client = createWsClient({ origin, callTimeoutMs: 20_000, createSocket: socketFor });
+    const client = createWsClient({ origin, ready: Promise.resolve(sid), callTimeoutMs: 20_000, createSocket: socketFor });
     const states: TransportState[] = [];
     client.onState((s) => states.push(s));
     expect((await client.api.getSnapshot()).ok).toBe(true);

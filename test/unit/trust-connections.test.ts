@@ -19,7 +19,7 @@ import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { CONNECTION_LIMITS } from '../../src/main/core/net-guard';
 import { startWebHost, type WebHost } from '../../src/main/web/server';
 import { FakeLink } from './broker.fixtures';
-import { sessionCookie } from '../support/web-session';
+import { webSession } from '../support/web-session';
 import { FakeConsole } from '../support/fake-console';
 
 const FLOOD = 1_100;
@@ -133,7 +133,8 @@ describe('the web host (console UI) under a connection flood', () => {
       rmSync(dir, { recursive: true, force: true });
     });
     const tab = async (): Promise<{ ws: WebSocket; call(id: number, method: string): Promise<Record<string, unknown>> }> => {
-      const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api`, { headers: { origin: host.origin, cookie: await sessionCookie(host) } });
+      const session = await webSession(host);
+      const ws = new WebSocket(session.wsUrl, { headers: { origin: host.origin, cookie: session.cookie } });
       cleanup.push(() => ws.terminate());
       const inbox: Record<string, unknown>[] = [];
       ws.on('message', (d) => inbox.push(JSON.parse(d.toString()) as Record<string, unknown>));

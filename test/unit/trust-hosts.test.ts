@@ -16,7 +16,7 @@ import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { startWebHost, type WebHost } from '../../src/main/web/server';
 import { LIMITS } from '../../src/shared/limits';
 import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
-import { sessionCookie } from '../support/web-session';
+import { webSession, type WebSession } from '../support/web-session';
 
 let dir: string;
 let core: ConsoleCore;
@@ -26,8 +26,8 @@ const sockets: WebSocket[] = [];
 
 type Msg = Record<string, unknown>;
 
-function open(cookie?: string): Promise<{ ws: WebSocket; next: () => Promise<Msg>; closed: Promise<number> }> {
-  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api`, { headers: { origin: host.origin, ...(cookie ? { cookie } : {}) } });
+function open(session?: WebSession): Promise<{ ws: WebSocket; next: () => Promise<Msg>; closed: Promise<number> }> {
+  const ws = new WebSocket(session?.wsUrl ?? `ws://127.0.0.1:${host.port}/api`, { headers: { origin: host.origin, ...(session ? { cookie: session.cookie } : {}) } });
   sockets.push(ws);
   const queue: Msg[] = [];
   const waiters: ((m: Msg) => void)[] = [];
@@ -46,7 +46,7 @@ function open(cookie?: string): Promise<{ ws: WebSocket; next: () => Promise<Msg
 }
 
 async function authed() {
-  const s = await open(await sessionCookie(host));
+  const s = await open(await webSession(host));
   s.ws.send(JSON.stringify({ type: 'hello' }));
   expect(await s.next()).toEqual({ type: 'welcome' });
   return s;
@@ -126,7 +126,7 @@ describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing a
     const e = await authed();
     e.ws.send(JSON.stringify({ id: '12', method: 'decideApproval', params: { requestId, decision: 'approve' } }));
     expect(await e.closed).toBe(4400);
-    const f = await open(await sessionCookie(host)); // no hello yet: the first message is read as the hello and fails
+    const f = await open(await webSession(host)); // no hello yet: the first message is read as the hello and fails
     f.ws.send(JSON.stringify({ id: 13, method: 'decideApproval', params: { requestId, decision: 'approve' } }));
     expect(await f.closed).toBe(4401);
     const g = await open(); // no session cookie: closed whatever it says

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     `  Native host:   ${nativeHostLine(core.nativeHostReport)}`,
     `  Data:          ${dataDir}`,
     'Open the console URL in Chrome or Chromium. Press Ctrl+C to stop.',
-    'The console URL works once: the first tab that opens it gets the session (kept in a cookie no script can read).',
+    'The console URL works once: the first tab that opens it gets the session (in a cookie no script can read).',
     'Note: in a browser tab, a script running in the console’s own tab (another extension, for example) cannot be',
     'told apart from you and could approve for you. For approvals only you can make, use the desktop app (npm start).',
   ];

@@ -11,10 +11,14 @@
  * - The console URL's token (32 random bytes, in the fragment, which browsers never
  *   send to a server) is a ONE-TIME link (issue 9 item 4): the renderer removes it
  *   from the address bar and exchanges it once (`POST /session`, same Origin) for
- *   an HttpOnly, SameSite=Strict session cookie; a second use of the same link is
- *   refused (403). No script can read the cookie, and nothing secret is kept in
- *   the page's storage. The WebSocket upgrade must carry a valid session cookie:
- *   without one the socket is closed at once (4401), before any call or event.
+ *   a session: an id (`sid`, answered in the body, kept in the URL fragment
+ *   `#session=`) and an HttpOnly, SameSite=Strict cookie whose Path is
+ *   `/api/<sid>`. A second use of the same link is refused (403). Cookies ignore
+ *   ports, so the unguessable Path is what keeps the browser from sending the
+ *   cookie to any other server on 127.0.0.1. No script can read the cookie, and
+ *   nothing secret is kept in the page's storage. The WebSocket upgrade to
+ *   `/api/<sid>` must carry the cookie made for that sid: else the socket is
+ *   closed at once (4401), before any call or event.
  *   A script running in the console's OWN tab still rides that cookie: the web
  *   host cannot tell it from the person (docs/hosts.md; the desktop app can).
  * - Each call is `{id, method, params}` → `{id, result}`; events are pushed as
@@ -128,7 +132,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   async function serveFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!hostMatches(req)) return send(res, 421, 'Misdirected request');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'Method not allowed', { Allow: 'GET, HEAD' });
-    if ((req.url ?? '').split('?')[0] === WS_PATH) return send(res, 426, 'Upgrade required');
+    if (isApiPath((req.url ?? '').split('?')[0]!)) return send(res, 426, 'Upgrade required');
     const file = resolveStatic(rendererDir, req.url ?? '/');
     if (!file) return send(res, 404, 'Not found');
     const stat = await fs.stat(file).catch(() => null);
@@ -164,28 +168,32 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     if (key === null || !unspent.delete(key)) {
       return send(res, 403, 'This console link was already used, or is not this run’s. A console link works once.');
     }
-    res.writeHead(204, {
+    const sid = randomBytes(24).toString('base64url');
+    const answer = JSON.stringify({ session: sid });
+    res.writeHead(200, {
       ...baseHeaders(),
-      // No `Secure`: the page is http on loopback. No Max-Age: it ends with the browser, and with this run (the key).
-      'Set-Cookie': `${cookieName}=${mintSession()}; Path=/; HttpOnly; SameSite=Strict`,
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(answer)),
+      // Path: the browser sends it to `/api/<sid>` only, on any port of 127.0.0.1 (cookies ignore
+      // ports): no other local server learns it. No `Secure`: the page is http on loopback. No
+      // Max-Age: it ends with the browser, and with this run (the key).
+      'Set-Cookie': `${cookieName}=${sessionMac(sid).toString('base64url')}; Path=${WS_PATH}/${sid}; HttpOnly; SameSite=Strict`,
     });
-    res.end();
+    res.end(answer);
   }
 
-  function mintSession(): string {
-    const id = randomBytes(24).toString('base64url');
-    return `${id}.${createHmac('sha256', sessionKey).update(id).digest('base64url')}`;
+  function sessionMac(sid: string): Buffer {
+    return createHmac('sha256', sessionKey).update(sid).digest();
   }
 
-  /** Whether any of the request's cookies named `cookieName` is a session this run signed. */
-  function hasSession(req: IncomingMessage): boolean {
+  /** Whether the request carries, as a cookie named `cookieName`, the session cookie made for `sid`. */
+  function hasSession(req: IncomingMessage, sid: string): boolean {
+    if (!SID_RE.test(sid)) return false;
+    const want = sessionMac(sid);
     for (const part of (req.headers.cookie ?? '').split(';')) {
       const eq = part.indexOf('=');
       if (eq < 0 || part.slice(0, eq).trim() !== cookieName) continue;
-      const [id, mac] = part.slice(eq + 1).trim().split('.');
-      if (!id || !mac || id.length > 64 || mac.length > 64) continue;
-      const want = createHmac('sha256', sessionKey).update(id).digest();
-      const got = Buffer.from(mac, 'base64url');
+      const got = Buffer.from(part.slice(eq + 1).trim().slice(0, 64), 'base64url');
       if (got.length === want.length && timingSafeEqual(got, want)) return true;
     }
     return false;
@@ -216,10 +224,10 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     const pathname = (req.url ?? '').split('?')[0];
-    if (pathname !== WS_PATH) return refuse(404, 'Not Found');
+    if (!isApiPath(pathname ?? '')) return refuse(404, 'Not Found');
     if (!hostMatches(req)) return refuse(421, 'Misdirected Request');
     if (req.headers.origin !== origin) return refuse(403, 'Forbidden');
-    const session = hasSession(req);
+    const session = hasSession(req, (pathname ?? '').slice(WS_PATH.length + 1));
     wss.handleUpgrade(req, socket, head, (ws) => onSocket(ws, session));
   });
 
@@ -313,6 +321,14 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       return closed;
     },
   };
+}
+
+/** A session id: 24 random bytes, base64url. */
+const SID_RE = /^[A-Za-z0-9_-]{32}$/;
+
+/** `/api` or `/api/<anything>`: the WebSocket endpoint (the session id follows the slash). */
+function isApiPath(pathname: string): boolean {
+  return pathname === WS_PATH || pathname.startsWith(`${WS_PATH}/`);
 }
 
 /** The request body as text, or null when it is longer than `max` bytes (the rest is not read). */

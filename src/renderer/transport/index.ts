@@ -2,12 +2,12 @@
  * Which transport the renderer uses: `window.echo` (the Electron preload) when
  * present, else the loopback web host's WebSocket. A one-time link token in the
  * URL fragment (`#token=...`) is removed from the address bar at once and
- * exchanged for the HttpOnly session cookie before the socket opens; without
- * one (a reload) the socket relies on the cookie this browser already holds.
- * Nothing secret is kept in sessionStorage (issue 9 item 4).
+ * exchanged for a session before the socket opens: its id goes into the
+ * fragment (`#session=...`, for reloads), its HttpOnly cookie stays with the
+ * browser. Nothing secret is kept in sessionStorage (issue 9 item 4).
  */
 import type { EchoApi } from '../../shared/ipc';
-import { exchangeToken, LEGACY_STORAGE_KEY, takeToken } from './token';
+import { exchangeToken, LEGACY_STORAGE_KEY, sessionFragment, sessionFromFragment, takeToken } from './token';
 import { createWsClient, type TransportState } from './ws-client';
 
 export type { TransportState } from './ws-client';
@@ -30,8 +30,14 @@ export function openTransport(win: Window = window): Transport {
     /* storage may be off */
   }
   const origin = win.location.origin;
+  const kept = sessionFromFragment(win.location.hash);
   const token = takeToken(win.location, win.history);
-  const ready = token ? exchangeToken(origin, token, (u, init) => win.fetch(u, init)) : Promise.resolve(false);
+  const ready: Promise<string | null> = token
+    ? exchangeToken(origin, token, (u, init) => win.fetch(u, init)).then((sid) => {
+        if (sid) win.history.replaceState(null, '', win.location.pathname + win.location.search + sessionFragment(sid));
+        return sid;
+      })
+    : Promise.resolve(kept);
   const client = createWsClient({ origin, ready });
   return { kind: 'ws', api: client.api, state: client.state, onState: client.onState };
 }

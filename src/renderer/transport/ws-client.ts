@@ -3,14 +3,15 @@
  * (src/main/web/server.ts): the same `EchoApi` as the preload's `window.echo`,
  * carried as `{id, method, params}` → `{id, result}` plus pushed `{event}`.
  *
- * The session cookie (HttpOnly; set when the page spent its one-time link,
- * ./token.ts) authenticates the socket; the first message is `{type:'hello'}`
- * (the connection waits for `ready`, the link's exchange); calls made before the first
+ * The socket opens `/api/<session id>`, where the browser sends the session
+ * cookie (HttpOnly; set when the page spent its one-time link, ./token.ts), which
+ * authenticates it; the first message is `{type:'hello'}` (the connection waits
+ * for `ready`, the link's exchange); calls made before the first
  * `welcome` wait for it. A dropped socket reconnects by itself (1 s, 2 s, 4 s
  * ... up to 10 s) and never replays a call: calls in flight, and calls made
  * while it is reconnecting, answer `disconnected` at once (the console is gone;
  * making the person wait for a timeout tells them nothing). A refused token
- * (4401) stops reconnecting. Error messages are sentences for people; they
+ * (4401: no session) stops reconnecting. Error messages are sentences for people; they
  * never name API methods.
  */
 import type { ConsoleEvent, EchoApi } from '../../shared/ipc';
@@ -44,8 +45,12 @@ export interface WsLike {
 export interface WsClientOptions {
   /** The page's own origin, e.g. `http://127.0.0.1:43117` (the socket goes to `ws://` + host + `/api`). */
   origin: string;
-  /** Connect only once this settles (the one-time link's exchange for the session cookie). */
-  ready?: Promise<unknown>;
+  /**
+   * The session id (the socket opens `/api/<id>`, where the browser sends the session
+   * cookie); connect only once it settles (the one-time link's exchange). Null or
+   * absent: no session, the host answers 4401.
+   */
+  ready?: Promise<string | null>;
   /** Answer a call with `timeout` after this long (ms). */
   callTimeoutMs?: number;
   createSocket?: (url: string) => WsLike;
@@ -61,7 +66,8 @@ export const MESSAGES = {
 
 /** Open the WebSocket transport. */
 export function createWsClient(opts: WsClientOptions): WsClient {
-  const url = `${opts.origin.replace(/^http/, 'ws')}${WS_PATH}`;
+  const base = `${opts.origin.replace(/^http/, 'ws')}${WS_PATH}/`;
+  let url = base;
   const callTimeoutMs = opts.callTimeoutMs ?? 30_000;
   const createSocket =
     opts.createSocket ?? ((u: string) => new (globalThis as unknown as { WebSocket: new (url: string) => WsLike }).WebSocket(u));
@@ -175,8 +181,15 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     },
   };
 
-  if (opts.ready) void opts.ready.then(connect, connect);
-  else connect();
+  if (opts.ready) {
+    void opts.ready.then(
+      (sid) => {
+        url = base + (sid ?? '');
+        connect();
+      },
+      () => connect(),
+    );
+  } else connect();
   return {
     api,
     state: () => state,
