@@ -148,8 +148,9 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
 
   /**
    * `POST /session` with `{"token": "<one-time link token>"}` from our own page: the
-   * token is spent and answered with the session cookie (204); a spent, unknown or
-   * malformed one is 403 and sets nothing. Host and Origin must be ours (a page of
+   * token is spent and answered 200 `{"session": "<sid>"}` with the session cookie
+   * (Path `/api/<sid>`); a spent, unknown or malformed one is 403 and sets nothing;
+   * a body over 1 KiB is 413. Host and Origin must be ours (a page of
    * another port on 127.0.0.1 is same-SITE for cookies, but not same-origin).
    */
   async function exchangeLink(req: IncomingMessage, res: ServerResponse): Promise<void> {
