@@ -9,3 +9,9 @@ export declare const DATA_DIR_NAME: 'echo-console';
  * `XDG_CONFIG_HOME` (or `APPDATA`) is ignored (XDG Base Directory Specification).
  */
 export declare function resolveDataDir(env?: Record<string, string | undefined>, platform?: NodeJS.Platform | string, home?: string): string;
+
+/**
+ * The console's private agent socket for a data folder (the stdio command connects here,
+ * the console listens here): `<dataDir>/run/agent.sock` on Unix, a named pipe on Windows.
+ */
+export declare function agentSocketPath(dataDir: string, platform?: NodeJS.Platform | string): string;

@@ -8,6 +8,7 @@
  * Plain ESM JavaScript (typed by data-dir.d.mts) on purpose: the stdio command
  * runs with `node` without a build and imports this file as it is.
  */
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -42,4 +43,19 @@ export function resolveDataDir(env = process.env, platform = process.platform, h
 /** `value` when it is a non-empty absolute path for `flavour`, else `fallback`. */
 function absoluteOr(flavour, value, fallback) {
   return typeof value === 'string' && value !== '' && flavour.isAbsolute(value) ? value : fallback;
+}
+
+/**
+ * The console's private agent socket for a data folder: the ONE rule, used by the
+ * console (to listen, src/main/core/index.ts) and by the stdio command (to connect,
+ * bin/echo-console-mcp.mjs), so the command never needs a URL or a port (issue 9 item 2).
+ * - Unix: `<dataDir>/run/agent.sock` (the folder is made 0700, the socket 0600, both owned by the user);
+ * - Windows: the named pipe `\\.\pipe\echo-console-agent-<first 16 hex of SHA-256(dataDir)>`.
+ * @param {string} dataDir the console's data folder (absolute).
+ * @param {string} [platform] a `process.platform` value; default the running one.
+ * @returns {string}
+ */
+export function agentSocketPath(dataDir, platform = process.platform) {
+  if (platform === 'win32') return `\\\\.\\pipe\\echo-console-agent-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+  return path.posix.join(dataDir, 'run', 'agent.sock');
 }

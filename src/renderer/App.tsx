@@ -106,13 +106,17 @@ function Connection() {
       link={s.link}
       label={linkLabel(s.link, now, s.transport)}
       endpoint={s.endpoint}
+      agentTokens={s.agentTokens}
+      newToken={s.newToken}
       sharedTabs={s.sharedTabs}
       shareable={s.shareable}
       offline={!consoleReachable(s.transport)}
       busy={s.busy}
       error={s.error}
       onUnpair={() => void s.unpair()}
-      onRotateToken={() => void s.rotateToken()}
+      onCreateToken={(name) => void s.createAgentToken(name)}
+      onRevokeToken={(id) => void s.revokeAgentToken(id)}
+      onDismissNewToken={s.dismissNewToken}
       onLoadShareable={() => void s.loadShareable()}
       onShare={(id) => void s.share(id)}
       onUnshare={(id) => void s.unshare(id)}

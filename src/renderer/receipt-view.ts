@@ -38,10 +38,17 @@ export const REASON_EVENTS: ReadonlySet<ReceiptEvent> = new Set<ReceiptEvent>([
 /** Longest reason shown in the table (the expanded receipt has all of it). */
 export const REASON_MAX_CHARS = 240;
 
-/** "agent · my-agent", "person", "console", "extension · <id>". */
+/**
+ * "agent · Claude Desktop (calls itself “my-agent” 1.0 — self-declared)", "person", "console",
+ * "extension · <id>". An agent's name is its token's (the person's word); the client's own name
+ * and version follow, marked self-declared (issue 9 item 2).
+ */
 export function actorLabel(actor: Actor | null | undefined): string {
   if (!actor || typeof actor.kind !== 'string') return 'unknown';
-  return actor.name ? `${actor.kind} · ${revealInvisible(actor.name)}` : actor.kind;
+  const base = actor.name ? `${actor.kind} · ${revealInvisible(actor.name)}` : actor.kind;
+  if (actor.kind !== 'agent' || typeof actor.clientName !== 'string') return base;
+  const version = typeof actor.version === 'string' ? ` ${revealInvisible(actor.version)}` : '';
+  return `${base} (calls itself “${revealInvisible(actor.clientName)}”${version} — self-declared)`;
 }
 
 /** The tool name, or else what the receipt was about. */

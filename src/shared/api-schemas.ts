@@ -27,7 +27,8 @@ export const API_METHODS = [
   'listShareableTabs',
   'shareTab',
   'unshareTab',
-  'rotateToken',
+  'createAgentToken',
+  'revokeAgentToken',
   'updateSettings',
   'listPolicyRules',
   'addPolicyRule',
@@ -97,7 +98,9 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
   listShareableTabs: NO_PAYLOAD,
   shareTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
   unshareTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
-  rotateToken: NO_PAYLOAD,
+  // The name's characters are checked by the store (agentTokenNameProblem, src/main/core/settings).
+  createAgentToken: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 } } },
+  revokeAgentToken: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^(default|tok_[0-9a-f]{16})$' } } },
   updateSettings: {
     type: 'object',
     additionalProperties: false,

@@ -83,7 +83,12 @@ export interface ApprovalView {
   /** ms since the epoch. */
   createdAt: number;
   expiresAt: number;
-  agent: { name: string; version?: string };
+  /**
+   * Who asks: `name` is the name the person gave the agent's token (the identity);
+   * `clientName` and `version` are what the MCP client declares about itself, shown
+   * as self-declared (issue 9 item 2).
+   */
+  agent: { name: string; version?: string; tokenId?: string; clientName?: string };
   /** The faculty that will act (receipt Faculty) and its operation. */
   faculty: Faculty;
   operation: string;
@@ -105,11 +110,32 @@ export interface ApprovalView {
   operationId?: string;
 }
 
-/** The MCP endpoint as the person needs it to connect an agent. */
+/**
+ * The MCP endpoint as the person needs it to connect an agent. It carries no token
+ * secret: secrets reach the page only in the answer to createAgentToken (issue 9 item 4).
+ */
 export interface EndpointInfo {
   url: string;
-  token: string;
   stdioCommand: string;
+}
+
+/** One agent token as the console shows it: never its secret (settings.json keeps only its SHA-256). */
+export interface AgentTokenInfo {
+  /** Stable id: `tok_` + 16 hex, or `default` (migrated from the single token of older versions). */
+  id: string;
+  /** The person's name for the agent; the dialog and the receipts show it as who asks. */
+  name: string;
+  /** ms since the epoch. */
+  createdAt: number;
+  /** MCP sessions open with this token now (HTTP and stdio). */
+  sessions: number;
+}
+
+/** The answer to createAgentToken: the secret, shown once, and kept nowhere by the console. */
+export interface CreatedAgentToken {
+  token: AgentTokenInfo;
+  /** The bearer secret (43 characters, base64url). */
+  secret: string;
 }
 
 /** What the console shows at a glance. */
@@ -118,6 +144,8 @@ export interface ConsoleSnapshot {
   link: LinkStatus;
   sharedTabs: SharedTab[];
   endpoint: EndpointInfo;
+  /** The agents' tokens, without secrets. */
+  agentTokens: AgentTokenInfo[];
   settings: ConsoleSettings;
 }
 
@@ -134,6 +162,8 @@ export type ConsoleEvent =
   | { kind: 'shared-tabs'; tabs: SharedTab[] }
   | { kind: 'receipt'; receipt: Receipt }
   | { kind: 'endpoint'; endpoint: EndpointInfo }
+  /** A token was created or revoked, or its sessions changed (never a secret). */
+  | { kind: 'agent-tokens'; tokens: AgentTokenInfo[] }
   | { kind: 'settings'; settings: ConsoleSettings }
   /** The person's policy rules changed (added, removed, or a tab's rules dropped when it stopped being shared). */
   | { kind: 'policy-rules'; rules: PolicyRule[] };
@@ -149,7 +179,14 @@ export interface ConsoleApi {
   listShareableTabs(): Promise<Result<SharedTab[]>>;
   shareTab(p: { tabId: number }): Promise<Result<SharedTab>>;
   unshareTab(p: { tabId: number }): Promise<Result<null>>;
-  rotateToken(): Promise<Result<EndpointInfo>>;
+  /**
+   * Make a token for one agent, named by the person (trimmed; 1–64 printable characters,
+   * unique case-insensitively). The secret is in this answer only.
+   * Errors: invalid-params, token-name-invalid, token-name-taken, too-many-tokens.
+   */
+  createAgentToken(p: { name: string }): Promise<Result<CreatedAgentToken>>;
+  /** Revoke a token: it stops working at once and its open sessions close. Errors: token-not-found. */
+  revokeAgentToken(p: { id: string }): Promise<Result<AgentTokenInfo[]>>;
   updateSettings(p: Partial<ConsoleSettings>): Promise<Result<ConsoleSettings>>;
   /** The person's policy rules (settings.json `policyRules`), in the order they are checked. */
   listPolicyRules(): Promise<Result<PolicyRule[]>>;
@@ -187,7 +224,8 @@ export const CHANNELS = {
   listShareableTabs: 'tabs:list-shareable',
   shareTab: 'tabs:share',
   unshareTab: 'tabs:unshare',
-  rotateToken: 'endpoint:rotate-token',
+  createAgentToken: 'agent-tokens:create',
+  revokeAgentToken: 'agent-tokens:revoke',
   updateSettings: 'settings:update',
   listPolicyRules: 'policy:list-rules',
   addPolicyRule: 'policy:add-rule',

@@ -28,7 +28,12 @@ export const RECEIPT_EVENTS = [
   'link-disconnected',
   'tab-shared',
   'tab-unshared',
+  /** The single MCP token of versions before per-agent tokens was rotated (kept so older ledgers still read). */
   'token-rotated',
+  /** The person made an agent token (detail: tokenId, name; never the secret). */
+  'token-created',
+  /** The person revoked an agent token (detail: tokenId, name, sessionsClosed). */
+  'token-revoked',
   'developer-mode-on',
   'developer-mode-off',
   /** A policy rule was added or removed by the person, or dropped by the console (detail: change, the rule(s)). */
@@ -72,9 +77,17 @@ export type Faculty = (typeof FACULTIES)[number];
 /** Who caused a receipt: the agent (MCP client name/version), the person, the extension, or the console itself. */
 export interface Actor {
   kind: 'agent' | 'person' | 'extension' | 'console';
-  /** e.g. the MCP client's `clientInfo.name`. */
+  /**
+   * Who acted. For an agent: the NAME OF ITS TOKEN, as the person named it in the
+   * console (issue 9 item 2: the identity, never what the client says it is).
+   */
   name?: string;
+  /** For an agent: the client's self-declared version (MCP `clientInfo.version`). */
   version?: string;
+  /** For an agent: the stable id of the token it authenticated with (`tok_…` or `default`). */
+  tokenId?: string;
+  /** For an agent: the name the MCP client declares (`clientInfo.name`): self-declared, shown as such, never the identity. */
+  clientName?: string;
 }
 
 /** What a caller hands to `Ledger.append`: everything but id, time, seq and hashes. */

@@ -24,24 +24,41 @@ test.afterAll(async () => {
   await world?.close();
 });
 
-test('the console shows the real core: endpoint, link, token rotation, settings, ledger', async () => {
+test('the console shows the real core: endpoint, link, agent tokens (the secret once, never in what the page receives), settings, ledger', async () => {
+  // A token the person made earlier: its secret must never reach this page again (issue 9 items 2 and 4).
+  const earlier = await core.api.createAgentToken({ name: 'Earlier agent' });
+  if (!earlier.ok) throw new Error(earlier.error.message);
   const page = await browser.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text());
   });
+  // Everything the page receives from the host (the snapshot, events, answers).
+  const received: string[] = [];
+  page.on('websocket', (ws) => ws.on('framereceived', (f) => received.push(String(f.payload))));
   await page.goto(host.newConsoleUrl());
   await expect(page.getByTestId('approvals-empty')).toBeVisible();
 
   await page.getByTestId('nav-connection').click();
   await expect(page.getByTestId('endpoint-url')).toHaveText(core.endpoint.url);
   await expect(page.getByTestId('link-status')).toContainText('Not connected');
-  const before = core.endpoint.token;
-  await page.getByTestId('rotate-token').click();
-  await page.getByTestId('rotate-confirm').click();
-  await page.getByTestId('toggle-token').click();
-  await expect(page.getByTestId('endpoint-token')).toHaveText(core.endpoint.token);
-  expect(core.endpoint.token).not.toBe(before);
+  await expect(page.getByTestId(`agent-token-${earlier.value.token.id}`)).toContainText('Earlier agent');
+  expect(received.length).toBeGreaterThan(0);
+  expect(received.filter((f) => f.includes(earlier.value.secret))).toEqual([]);
+  // The person creates a token: its secret is shown once, and works.
+  await page.getByTestId('token-name').fill('Claude Desktop');
+  await page.getByTestId('create-token').click();
+  const secret = (await page.getByTestId('new-token-secret').textContent()) ?? '';
+  expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  const made = core.agentTokens().find((t) => t.name === 'Claude Desktop')!;
+  expect(core.settings.findAgentToken(secret)?.id).toBe(made.id);
+  await page.getByTestId('new-token-done').click();
+  await expect(page.getByTestId('new-token')).toHaveCount(0);
+  // Revoked from the console: gone from the list, and its secret matches nothing.
+  await page.getByTestId(`revoke-${made.id}`).click();
+  await page.getByTestId(`revoke-confirm-${made.id}`).click();
+  await expect(page.getByTestId(`agent-token-${made.id}`)).toHaveCount(0);
+  expect(core.settings.findAgentToken(secret)).toBeNull();
 
   await page.getByTestId('nav-settings').click();
   await page.getByTestId('approval-timeout').fill('45');
@@ -50,9 +67,12 @@ test('the console shows the real core: endpoint, link, token rotation, settings,
   expect(await core.api.getSnapshot()).toMatchObject({ ok: true, value: { settings: { approvalTimeoutMs: 45_000 } } });
 
   await page.getByTestId('nav-receipts').click();
-  await expect(page.getByTestId('receipt-row').first()).toContainText('token-rotated');
+  await expect(page.getByTestId('receipt-row').first()).toContainText('token-revoked');
   await page.getByTestId('verify-ledger').click();
   await expect(page.getByTestId('verify-report')).toHaveText(/^Chain intact: \d+ receipts?/);
+  // Only the answer to the person's own Create carried a secret; no snapshot or event did.
+  expect(received.filter((f) => f.includes(earlier.value.secret))).toEqual([]);
+  expect(received.filter((f) => f.includes(secret)).map((f) => (JSON.parse(f) as { id?: unknown }).id !== undefined)).toEqual([true]);
   expect(problems).toEqual([]);
   await page.close();
 });
@@ -77,20 +97,19 @@ test('the web host stops and comes back: the banner, the link unknown, verify di
   await expect(page.getByTestId('verify-ledger')).toBeDisabled();
 
   // While the page cannot see it, the core moves on; then the host serves again on the same address.
-  const rotated = await core.api.rotateToken();
-  expect(rotated.ok).toBe(true);
+  const created = await core.api.createAgentToken({ name: 'Made while away' });
+  expect(created.ok).toBe(true);
   // The same session key: the tab's cookie still opens it (a real restart ends every session; unit/host-web).
   host = world.host = await world.startHost({ port, token, sessionKey });
   await expect(page.getByTestId('console-banner')).toHaveCount(0, { timeout: 15_000 });
-  await expect(page.getByTestId('receipt-row').first()).toContainText('token-rotated');
+  await expect(page.getByTestId('receipt-row').first()).toContainText('token-created');
   await expect(page.getByTestId('receipt-row').first().getByTestId('receipt-actor')).toHaveText('person');
   await expect(page.getByTestId('receipt-row').first().getByTestId('receipt-subject')).toHaveText('console');
   await page.getByTestId('verify-ledger').click();
   await expect(page.getByTestId('verify-report')).toHaveText(/^Chain intact: \d+ receipts?/);
   await page.getByTestId('nav-connection').click();
   await expect(page.getByTestId('link-status')).toContainText('Not connected');
-  await page.getByTestId('toggle-token').click();
-  await expect(page.getByTestId('endpoint-token')).toHaveText(core.endpoint.token);
+  await expect(page.getByTestId('agent-tokens')).toContainText('Made while away');
   expect(problems).toEqual([]);
   await page.close();
 });

@@ -95,6 +95,8 @@ test('the approval dialog shows every field as text, and Enter approves nothing'
   await expect(text('field-arguments-hash')).toHaveText(a.argumentsHash);
   await expect(text('field-arguments-hash-fingerprint')).toHaveText(fingerprint(a.argumentsHash));
   await expect(text('field-agent')).toHaveText(a.agent.name);
+  // What the client calls itself is beside the token's name, marked as its own claim.
+  await expect(text('field-agent-declared')).toHaveText(` (calls itself “${a.agent.clientName}” ${a.agent.version} — self-declared)`);
   await expect(text('field-annotations')).toContainText('The browser reports: read-only — yes');
   await expect(text('field-arguments')).toHaveText(JSON.stringify(a.arguments, null, 2));
   await expect(text('field-description')).toHaveText(a.subject.description);
@@ -229,14 +231,12 @@ test('receipts are listed newest first and page through queryReceipts; the ledge
   await expect(page.getByTestId('verify-report')).toHaveText(/Chain intact: 12 receipts/);
 });
 
-test('the connection panel shows the endpoint and shares a tab', async () => {
+test('the connection panel shows the endpoint and the agent tokens, and shares a tab', async () => {
   await page.getByTestId('close-button').click();
   await page.getByTestId('nav-connection').click();
   await expect(page.getByTestId('link-status')).toContainText('Connected');
   await expect(page.getByTestId('endpoint-url')).toHaveText(fake.endpoint.url);
-  await expect(page.getByTestId('endpoint-token')).not.toContainText(fake.endpoint.token);
-  await page.getByTestId('toggle-token').click();
-  await expect(page.getByTestId('endpoint-token')).toHaveText(fake.endpoint.token);
+  await expect(page.getByTestId('agent-tokens')).toContainText('Fake agent');
   await page.getByTestId('share-tab-open').click();
   await page.getByTestId('share-7').click();
   await expect(page.getByTestId('unshare-7')).toBeVisible();
@@ -255,7 +255,8 @@ function variedReceipts(): Receipt[] {
     hash: String(seq).repeat(64).slice(0, 64),
     ...over,
   });
-  const agent = { kind: 'agent' as const, name: 'my-agent', version: '0.3.1' };
+  // An agent is named by its token; the client's own name and version are its claim.
+  const agent = { kind: 'agent' as const, name: 'my-agent', tokenId: 'tok_0123456789abcdef', clientName: 'Claude Desktop', version: '0.3.1' };
   return [
     at(1, { event: 'requested', faculty: 'list-tabs', toolName: null, origin: null, actor: agent, detail: { agentTool: 'list_tabs' } }),
     at(2, { event: 'refused', faculty: 'webmcp-invoke', actor: agent, detail: { code: 'policy-denied', message: "Denied by the console's policy: blocked origin." } }),
@@ -277,7 +278,7 @@ test('receipts: actor, tool or faculty, reasons; a row expands into the full rec
   await expect(table.locator('thead th')).toHaveText(['#', 'Time', 'Event', 'Actor', 'Tool', 'Origin', 'Reason']);
   const row = (seq: number) => page.locator(`[data-testid="receipt-row"][data-receipt-id="00000000-0000-4000-8000-${String(seq).padStart(12, '0')}"]`);
   await expect(page.getByTestId('receipt-row')).toHaveCount(8);
-  await expect(row(1).getByTestId('receipt-actor')).toHaveText('agent · my-agent');
+  await expect(row(1).getByTestId('receipt-actor')).toHaveText('agent · my-agent (calls itself “Claude Desktop” 0.3.1 — self-declared)');
   await expect(row(1).getByTestId('receipt-subject')).toHaveText('list tabs');
   await expect(row(6).getByTestId('receipt-subject')).toHaveText('link');
   await expect(row(6).getByTestId('receipt-actor')).toHaveText('extension');

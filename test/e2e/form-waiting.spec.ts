@@ -16,10 +16,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from '@playwright/test';
 import { test, expect, until, type LinkWorld } from './support/link-fixture';
+import { createAgentToken } from '../support/agent-token';
 
 async function connect(world: LinkWorld): Promise<Client> {
   const client = new Client({ name: 'forms-waiting-e2e', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${world.core.endpoint.token}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${await createAgentToken(world.core.api)}` } } }));
   return client;
 }
 

@@ -21,6 +21,7 @@ import type { ConsoleRequest } from '../../src/shared/protocol';
 import type { Receipt } from '../../src/shared/receipt';
 import type { Grant } from '../../src/shared/types';
 import { headerJson, startMainJob, texts, untrustedBody, waitForApproval, waitForLink, type MainJob } from './support/main-job-fixture';
+import { createAgentToken } from '../support/agent-token';
 
 const SHOTS = process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : path.resolve('test-results/main-job-screenshots');
 const AGENT = 'main-job-e2e';
@@ -546,7 +547,7 @@ test('the MCP endpoint: no or a wrong bearer token is 401, any browser Origin he
       req.on('error', reject);
       req.end(body);
     });
-  const token = job.core.endpoint.token;
+  const token = await createAgentToken(job.core.api);
   const none = await post({});
   expect(none.status).toBe(401);
   expect(none.auth).toMatch(/^Bearer/);

@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { test, expect } from './support/link-fixture';
+import { createAgentToken } from '../support/agent-token';
 
 const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ text: string }>).map((c) => c.text).join('\n');
 
@@ -42,7 +43,7 @@ test('page_info on a hostile page: hundreds of odd frames, secrets and a delimit
 
   const client = new Client({ name: 'review-e2e', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${world.core.endpoint.token}` } } }),
+    new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${await createAgentToken(world.core.api)}` } } }),
   );
   try {
     const r = (await client.callTool({ name: 'page_info', arguments: { tabId } })) as CallToolResult;

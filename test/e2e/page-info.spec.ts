@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { test, expect } from './support/link-fixture';
+import { createAgentToken } from '../support/agent-token';
 
 const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ text: string }>).map((c) => c.text).join('\n');
 /** The JSON inside the untrusted block of an answer. */
@@ -24,7 +25,7 @@ test('page_info through MCP, the pipeline and the real extension: the page as it
   await page.locator('[data-testid=frames-state][data-frames-ready="4"]').waitFor({ state: 'attached' });
   const client = new Client({ name: 'page-info-e2e', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${world.core.endpoint.token}` } } }),
+    new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${await createAgentToken(world.core.api)}` } } }),
   );
   try {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('page_info');

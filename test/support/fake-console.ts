@@ -7,7 +7,7 @@
  * tests.
  */
 import type { PolicyRule } from '../../src/shared/policy';
-import type { ApprovalView, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
+import type { AgentTokenInfo, ApprovalView, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
 import type { Receipt, ReceiptEvent, ReceiptPage, ReceiptQuery, VerifyReport } from '../../src/shared/receipt';
 import { validateApiPayload } from '../../src/main/core/api/payloads';
 import { API_METHODS } from '../../src/shared/api-schemas';
@@ -27,7 +27,7 @@ export function sampleApproval(now = Date.now(), over: Partial<ApprovalView> = {
     requestId: 'req-1',
     createdAt: now,
     expiresAt: now + 120_000,
-    agent: { name: 'Claude Code', version: '2.1.0' },
+    agent: { name: 'Claude Code', tokenId: 'tok_0123456789abcdef', clientName: 'claude-code', version: '2.1.0' },
     faculty: 'webmcp-invoke',
     operation: 'invoke',
     kind: 'mutation',
@@ -86,7 +86,8 @@ export class FakeConsole implements ConsoleApi {
   link: LinkStatus = { state: 'connected', paired: true, extensionId: 'abcdefghijklmnopabcdefghijklmnop', lastHeartbeatAt: Date.now() };
   sharedTabs: SharedTab[] = [];
   shareable: SharedTab[] = [];
-  endpoint: EndpointInfo = { url: 'http://127.0.0.1:43999/mcp', token: 'tok_fake_0123456789', stdioCommand: 'echo-console-mcp --stdio' };
+  endpoint: EndpointInfo = { url: 'http://127.0.0.1:43999/mcp', stdioCommand: 'echo-console-mcp --stdio' };
+  agentTokens: AgentTokenInfo[] = [{ id: 'tok_0123456789abcdef', name: 'Fake agent', createdAt: 0, sessions: 1 }];
   settings: ConsoleSettings = { approvalTimeoutMs: 120_000, developerMode: false };
   verifyReport: VerifyReport = { ok: true, count: 0, headHash: HEX('0') };
   private listeners = new Set<(e: ConsoleEvent) => void>();
@@ -136,7 +137,7 @@ export class FakeConsole implements ConsoleApi {
 
   async getSnapshot(): Promise<Result<ConsoleSnapshot>> {
     this.record('getSnapshot', undefined);
-    return ok({ approvals: this.approvals, link: this.link, sharedTabs: this.sharedTabs, endpoint: this.endpoint, settings: this.settings });
+    return ok({ approvals: this.approvals, link: this.link, sharedTabs: this.sharedTabs, endpoint: this.endpoint, agentTokens: this.agentTokens, settings: this.settings });
   }
 
   async decideApproval(p: { requestId: string; decision: 'approve' | 'deny'; reason?: string }): Promise<Result<null>> {
@@ -200,11 +201,20 @@ export class FakeConsole implements ConsoleApi {
     return ok(null);
   }
 
-  async rotateToken(): Promise<Result<EndpointInfo>> {
-    this.record('rotateToken', undefined);
-    this.endpoint = { ...this.endpoint, token: `tok_rotated_${this.calls.length}` };
-    this.emit({ kind: 'endpoint', endpoint: this.endpoint });
-    return ok(this.endpoint);
+  async createAgentToken(p: { name: string }): Promise<Result<CreatedAgentToken>> {
+    this.record('createAgentToken', p);
+    const token: AgentTokenInfo = { id: `tok_${String(this.calls.length).padStart(16, '0')}`, name: p.name.trim(), createdAt: Date.now(), sessions: 0 };
+    this.agentTokens = [...this.agentTokens, token];
+    this.emit({ kind: 'agent-tokens', tokens: this.agentTokens });
+    return ok({ token, secret: `fakesecret${String(this.calls.length).padStart(33, 'x')}` });
+  }
+
+  async revokeAgentToken(p: { id: string }): Promise<Result<AgentTokenInfo[]>> {
+    this.record('revokeAgentToken', p);
+    if (!this.agentTokens.some((t) => t.id === p.id)) return err('token-not-found', 'No such token.');
+    this.agentTokens = this.agentTokens.filter((t) => t.id !== p.id);
+    this.emit({ kind: 'agent-tokens', tokens: this.agentTokens });
+    return ok(this.agentTokens);
   }
 
   async updateSettings(p: Partial<ConsoleSettings>): Promise<Result<ConsoleSettings>> {

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import { createAgentToken } from '../support/agent-token';
 import { AGENT_TOOLS, LOOKALIKE_MARKER, defineAgentTool } from '../../src/main/core/agent';
 import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
 import { ok } from '../../src/shared/result';
@@ -18,9 +19,11 @@ import { ok } from '../../src/shared/result';
 let dir: string;
 let link: FakeLink;
 let core: ConsoleCore;
+/** The secret of the token the tests' agents use (made with createAgentToken, as the person does). */
+let agentSecret = '';
 const clients: Client[] = [];
 
-async function connect(token = core.endpoint.token, name = 'vitest-agent'): Promise<Client> {
+async function connect(token = agentSecret, name = 'vitest-agent'): Promise<Client> {
   const client = new Client({ name, version: '9.9.9' });
   const transport = new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   await client.connect(transport);
@@ -60,6 +63,7 @@ beforeEach(async () => {
   );
   core = createConsoleCore({ dataDir: dir, mcpPort: 0, link, approvalTimeoutMs: 30_000 });
   await core.start();
+  agentSecret = await createAgentToken(core.api, 'vitest token');
 });
 
 afterEach(async () => {
@@ -173,7 +177,7 @@ describe('MCP endpoint: tools', () => {
     const call = client.callTool({ name: 'webmcp_invoke', arguments: { tabId: 7, name: 'add', descriptorHash: hash, arguments: { a: 1, b: 2 }, operationId: 'op-1' } });
     await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
     const snap = await core.api.getSnapshot();
-    expect(snap.ok && snap.value.approvals[0]).toMatchObject({ subject: { toolName: 'add' }, agent: { name: 'vitest-agent', version: '9.9.9' }, operationId: 'op-1' });
+    expect(snap.ok && snap.value.approvals[0]).toMatchObject({ subject: { toolName: 'add' }, agent: { name: 'vitest token', clientName: 'vitest-agent', version: '9.9.9' }, operationId: 'op-1' });
     const id = snap.ok ? snap.value.approvals[0]!.requestId : '';
     expect(await core.api.decideApproval({ requestId: id, decision: 'approve' })).toEqual({ ok: true, value: null });
     const res = (await call) as CallToolResult;
@@ -184,7 +188,9 @@ describe('MCP endpoint: tools', () => {
     const receiptId = /"receiptId":"([^"]+)"/.exec(out)![1];
     const page = core.ledger.query({ requestId: id });
     expect(page.receipts[0]!.id).toBe(receiptId);
-    expect(page.receipts[0]!.actor).toEqual({ kind: 'agent', name: 'vitest-agent', version: '9.9.9' });
+    const tokenId = core.agentTokens()[0]!.id;
+    // The identity is the token's name; the client's own name is kept beside it as self-declared.
+    expect(page.receipts[0]!.actor).toEqual({ kind: 'agent', name: 'vitest token', tokenId, clientName: 'vitest-agent', version: '9.9.9' });
   });
 
   it('effects outside the call reach the agent: new tabs (not shared, URLs untrusted and stripped), and a page that does not respond', async () => {
@@ -290,41 +296,45 @@ describe('MCP endpoint: gates', () => {
     const host = `127.0.0.1:${url.port}`;
     expect((await rawInit({ Host: host })).status).toBe(401);
     expect((await rawInit({ Host: host, Authorization: 'Bearer wrong' })).status).toBe(401);
-    expect((await rawInit({ Host: host, Authorization: `Basic ${core.endpoint.token}` })).status).toBe(401);
-    expect((await rawInit({ Host: host, Authorization: `Bearer ${core.endpoint.token}` })).status).toBe(200);
+    expect((await rawInit({ Host: host, Authorization: `Basic ${agentSecret}` })).status).toBe(401);
+    expect((await rawInit({ Host: host, Authorization: `Bearer ${agentSecret}` })).status).toBe(200);
     await expect(connect('x'.repeat(43))).rejects.toMatchObject({ code: 401 });
   });
 
-  it('Host mismatch → 403; localhost:port accepted', async () => {
+  it('Host mismatch → 403; localhost:port too (the endpoint accepts only the address it binds)', async () => {
     const url = new URL(core.endpoint.url);
-    const auth = { Authorization: `Bearer ${core.endpoint.token}` };
+    const auth = { Authorization: `Bearer ${agentSecret}` };
     expect((await rawInit({ ...auth, Host: `evil.example:${url.port}` })).status).toBe(403);
     expect((await rawInit({ ...auth, Host: '127.0.0.1' })).status).toBe(403);
     expect((await rawInit({ ...auth, Host: `127.0.0.1:${Number(url.port) + 1}` })).status).toBe(403);
-    expect((await rawInit({ ...auth, Host: `localhost:${url.port}` })).status).toBe(200);
+    expect((await rawInit({ ...auth, Host: `localhost:${url.port}` })).status).toBe(403);
+    expect((await rawInit({ ...auth, Host: `[::1]:${url.port}` })).status).toBe(403);
+    expect((await rawInit({ ...auth, Host: `127.0.0.1:${url.port}` })).status).toBe(200);
   });
 
   it('any Origin header → 403, even a loopback one or "null"', async () => {
     const url = new URL(core.endpoint.url);
-    const base = { Authorization: `Bearer ${core.endpoint.token}`, Host: `127.0.0.1:${url.port}` };
+    const base = { Authorization: `Bearer ${agentSecret}`, Host: `127.0.0.1:${url.port}` };
     for (const origin of [`http://127.0.0.1:${url.port}`, 'null', 'https://evil.example', 'chrome-extension://abc']) {
       expect((await rawInit({ ...base, Origin: origin })).status, origin).toBe(403);
     }
   });
 
-  it('token rotation: the old token stops working at once, the new one works', async () => {
-    const oldToken = core.endpoint.token;
-    const client = await connect(oldToken);
+  it('token revocation: the token stops working at once and its sessions close; another agent\'s token keeps working', async () => {
+    const other = await core.api.createAgentToken({ name: 'other agent' });
+    if (!other.ok) throw new Error(other.error.message);
+    const client = await connect(agentSecret);
+    const bystander = await connect(other.value.secret, 'bystander');
     await client.listTools();
-    const rotated = await core.api.rotateToken();
-    expect(rotated.ok).toBe(true);
-    const newToken = rotated.ok ? rotated.value.token : '';
-    expect(newToken).not.toBe(oldToken);
-    expect(newToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(core.agentEndpoint.sessionCount).toBe(2);
+    const id = core.agentTokens().find((t) => t.name === 'vitest token')!.id;
+    const revoked = await core.api.revokeAgentToken({ id });
+    expect(revoked.ok && revoked.value.map((t) => t.name)).toEqual(['other agent']);
+    expect(core.agentEndpoint.sessionCount).toBe(1);
     await expect(client.listTools()).rejects.toThrow();
-    await expect(connect(oldToken)).rejects.toMatchObject({ code: 401 });
-    const fresh = await connect(newToken);
-    expect((await fresh.listTools()).tools).toHaveLength(AGENT_TOOLS.length);
-    expect(core.ledger.query({ event: 'token-rotated' }).receipts).toHaveLength(1);
+    await expect(connect(agentSecret)).rejects.toMatchObject({ code: 401 });
+    expect((await bystander.listTools()).tools).toHaveLength(AGENT_TOOLS.length);
+    expect(core.ledger.query({ event: 'token-revoked' }).receipts[0]!.detail).toEqual({ tokenId: id, name: 'vitest token', sessionsClosed: 1 });
+    expect(await core.api.revokeAgentToken({ id })).toMatchObject({ ok: false, error: { code: 'token-not-found' } });
   });
 });

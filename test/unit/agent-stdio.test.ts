@@ -1,14 +1,15 @@
 /**
  * The stdio command (bin/echo-console-mcp.mjs) against a running core: spawned
- * through the SDK's StdioClientTransport, relaying to the HTTP endpoint.
+ * through the SDK's StdioClientTransport, relaying over the console's private agent
+ * socket with the agent's own token (never TCP; the attacks are in trust-tokens.test.ts).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { SettingsStore } from '../../src/main/core/settings';
@@ -46,7 +47,9 @@ describe('stdio command', () => {
     link.tabs = [sharedTab(3)];
     core = createConsoleCore({ dataDir: dir, mcpPort: 0, link });
     await core.start();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dir], stderr: 'pipe' });
+    const made = await core.api.createAgentToken({ name: 'Claude Desktop' });
+    if (!made.ok) throw new Error(made.error.message);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dir], env: { ...getDefaultEnvironment(), ECHO_CONSOLE_TOKEN: made.value.secret }, stderr: 'pipe' });
     const client = new Client({ name: 'stdio-agent', version: '1.2.3' });
     await client.connect(transport);
     try {
@@ -54,9 +57,9 @@ describe('stdio command', () => {
       expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info', 'request_status']);
       const r = (await client.callTool({ name: 'list_tabs', arguments: {} })) as CallToolResult;
       expect((r.content as Array<{ text: string }>).map((c) => c.text).join('\n')).toContain('"tabId": 3');
-      // The agent behind the relay is the actor of the receipts.
+      // The agent behind the relay is the actor of the receipts, named by its token; its own name is self-declared.
       const receipt = core.ledger.query({ event: 'succeeded' }).receipts[0]!;
-      expect(receipt.actor).toEqual({ kind: 'agent', name: 'stdio-agent', version: '1.2.3' });
+      expect(receipt.actor).toEqual({ kind: 'agent', name: 'Claude Desktop', tokenId: made.value.token.id, clientName: 'stdio-agent', version: '1.2.3' });
     } finally {
       await client.close();
     }
@@ -66,7 +69,9 @@ describe('stdio command', () => {
     const dir = tempDir();
     core = createConsoleCore({ dataDir: dir, mcpPort: 0, link: new FakeLink() });
     await core.start();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dir], stderr: 'pipe' });
+    const made = await core.api.createAgentToken({ name: 'Cursor' });
+    if (!made.ok) throw new Error(made.error.message);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--data-dir', dir], env: { ...getDefaultEnvironment(), ECHO_CONSOLE_TOKEN: made.value.secret }, stderr: 'pipe' });
     const client = new Client({ name: 'stdio-agent', version: '1.2.3' });
     await client.connect(transport);
     try {
@@ -79,29 +84,33 @@ describe('stdio command', () => {
     }
   });
 
-  it('exits 1 with a clear message when the console is not running', async () => {
+  it('exits 1 with a clear message when the console is not running, or without a token', async () => {
     const dir = tempDir();
-    SettingsStore.open(dir); // settings exist, but no live endpoint
-    const stopped = await run(['--data-dir', dir]);
+    const { secret } = SettingsStore.open(dir).createAgentToken('Cursor'); // settings exist, but no console
+    const stopped = await run(['--data-dir', dir], { ECHO_CONSOLE_TOKEN: secret });
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toMatch(/Echo Console is not running/);
     expect(stopped.stdout).toBe('');
 
-    // A stale endpoint (the console crashed): nothing answers there.
-    const store = SettingsStore.open(dir);
-    store.update({ endpoint: { url: 'http://127.0.0.1:9/mcp', pid: 1, startedAt: 0 } });
-    const stale = await run(['--data-dir', dir]);
-    expect(stale.code).toBe(1);
-    expect(stale.stderr).toMatch(/not running: nothing answers/);
-
-    const none = await run(['--data-dir', join(dir, 'missing')]);
+    const none = await run(['--data-dir', join(dir, 'missing')], { ECHO_CONSOLE_TOKEN: secret });
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/no settings/);
+    expect(none.stderr).toMatch(/Echo Console is not running/);
+
+    const noToken = await run(['--data-dir', dir]);
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toMatch(/no agent token: in the Echo Console, Connection → Agent tokens → Create/);
   });
 
-  it('refuses non-loopback URLs so the token never leaves the machine', async () => {
-    const r = await run(['--url', 'http://example.com/mcp'], { ECHO_CONSOLE_TOKEN: 't' });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/only ever http:\/\/127\.0\.0\.1/);
+  it('reads the token from --token-file only when the file is this user\'s alone', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'token.txt');
+    writeFileSync(file, 'A'.repeat(43), { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const open = await run(['--data-dir', dir, '--token-file', file]);
+    expect(open.code).toBe(1);
+    expect(open.stderr).toMatch(/can be opened by other users/);
+    chmodSync(file, 0o600);
+    const ok = await run(['--data-dir', dir, '--token-file', file]);
+    expect(ok.stderr).toMatch(/Echo Console is not running/); // got past the token, to the socket
   });
 });

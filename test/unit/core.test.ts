@@ -11,7 +11,7 @@ import type { SharedTab } from '../../src/shared/types';
 import type { AgentContext } from '../../src/main/core/broker';
 import { createConsoleCore, linkAuditReceipt, type ConsoleCore } from '../../src/main/core';
 import { MemorySecretStore, type LinkAuditEvent } from '../../src/main/core/bridge';
-import { SettingsError, SettingsStore } from '../../src/main/core/settings';
+import { SettingsError, SettingsStore, hashToken } from '../../src/main/core/settings';
 import { FakeLink, ORIGIN, makeDiscovery, sharedTab, until } from './broker.fixtures';
 
 let dir: string;
@@ -71,7 +71,8 @@ describe('ConsoleApi: work', () => {
     expect(s.ok).toBe(true);
     if (!s.ok) return;
     expect(s.value.endpoint.url).toBe(core.endpoint.url);
-    expect(s.value.endpoint.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(s.value.endpoint).not.toHaveProperty('token');
+    expect(s.value.agentTokens).toEqual([]);
     expect(s.value.endpoint.stdioCommand).toMatch(/bin\/echo-console-mcp\.mjs --data-dir /);
     expect(s.value.settings).toEqual({ approvalTimeoutMs: 120_000, developerMode: false });
     expect(s.value.link.state).toBe('connected');
@@ -392,21 +393,25 @@ describe('restart recovery', () => {
 });
 
 describe('settings file', () => {
-  it('is 0600, holds the token and the live endpoint, and the endpoint is cleared on stop', async () => {
+  it('is 0600, holds the token hashes (never a secret) and the live endpoint, and the endpoint is cleared on stop', async () => {
     const file = join(dir, 'settings.json');
+    const made = await core.api.createAgentToken({ name: 'hash check' });
+    if (!made.ok) throw new Error(made.error.message);
     if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
-    const s = JSON.parse(readFileSync(file, 'utf8'));
-    expect(s.token).toBe(core.endpoint.token);
+    const text = readFileSync(file, 'utf8');
+    const s = JSON.parse(text);
+    expect(text).not.toContain(made.value.secret);
+    expect(s.agentTokens).toEqual([{ id: made.value.token.id, name: 'hash check', sha256: hashToken(made.value.secret), createdAt: made.value.token.createdAt }]);
     expect(s.endpoint.url).toBe(core.endpoint.url);
     await core.stop();
     expect(JSON.parse(readFileSync(file, 'utf8')).endpoint).toBeNull();
   });
 
-  it('keeps the token across restarts and refuses a corrupt file without overwriting it', () => {
+  it('keeps the tokens across restarts and refuses a corrupt file without overwriting it', () => {
     const other = mkdtempSync(join(tmpdir(), 'echo-settings-'));
     try {
-      const a = SettingsStore.open(other).get().token;
-      expect(SettingsStore.open(other).get().token).toBe(a);
+      const { secret } = SettingsStore.open(other).createAgentToken('kept');
+      expect(SettingsStore.open(other).findAgentToken(secret)?.name).toBe('kept');
       writeFileSync(join(other, 'settings.json'), '{"version":1,"token":');
       expect(() => SettingsStore.open(other)).toThrow(SettingsError);
       expect(readFileSync(join(other, 'settings.json'), 'utf8')).toBe('{"version":1,"token":');

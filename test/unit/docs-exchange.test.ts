@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore } from '../../src/main/core';
+import { createAgentToken } from '../support/agent-token';
 import { ok } from '../../src/shared/result';
 import { FakeLink, makeDiscovery, sharedTab } from './broker.fixtures';
 
@@ -49,9 +50,10 @@ it('docs/agent-exchange.md is what the console answers', async () => {
   link.invokeHandler = async () => ok({ outcome: 'succeeded', result: '{"ok":true,"cart":{"mug":3}}', elapsedMs: 4 });
   const core = createConsoleCore({ dataDir: dir, mcpPort: 0, link, approvalTimeoutMs: 30_000 });
   await core.start();
+  const secret = await createAgentToken(core.api, 'my agent');
   const client = new Client({ name: 'my-agent', version: '1.0.0' });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${core.endpoint.token}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
     const d = await client.callTool({ name: 'webmcp_discover', arguments: { tabId: 7 } });
     expect(parts(d)).toEqual([docs.get('discover 0'), docs.get('discover 1')]);
     const descriptorHash = link.discoveries.get(7)!.tools[0]!.descriptorHash;

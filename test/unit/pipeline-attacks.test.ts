@@ -21,6 +21,7 @@ import { ok } from '../../src/shared/result';
 import type { Grant } from '../../src/shared/types';
 import { Broker, type AgentContext } from '../../src/main/core/broker';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import { createAgentToken } from '../support/agent-token';
 import { defineAgentTool } from '../../src/main/core/agent';
 import type { Ledger } from '../../src/main/core/ledger';
 import { discoverTab, type DiscoveryDeps } from '../../extension/src/background/discovery';
@@ -233,11 +234,14 @@ describe('extension grant checks: the subject\'s toolName is not bound by the gr
 describe('MCP endpoint: a second standalone SSE stream', () => {
   let dir: string;
   let core: ConsoleCore;
+  /** The secret of the token the tests' agents use (made with createAgentToken, as the person does). */
+  let agentSecret = '';
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'echo-review-'));
     const link = new FakeLink();
     core = createConsoleCore({ dataDir: dir, mcpPort: 0, link, approvalTimeoutMs: 30_000 });
     await core.start();
+    agentSecret = await createAgentToken(core.api, 'vitest token');
   });
   afterEach(async () => {
     await core.stop();
@@ -248,7 +252,7 @@ describe('MCP endpoint: a second standalone SSE stream', () => {
     const url = new URL(core.endpoint.url);
     return new Promise((resolve, reject) => {
       const req = httpRequest(
-        { host: '127.0.0.1', port: Number(url.port), path: url.pathname, method, headers: { Authorization: `Bearer ${core.endpoint.token}`, Accept: 'application/json, text/event-stream', ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers } },
+        { host: '127.0.0.1', port: Number(url.port), path: url.pathname, method, headers: { Authorization: `Bearer ${agentSecret}`, Accept: 'application/json, text/event-stream', ...(body ? { 'Content-Type': 'application/json' } : {}), ...headers } },
         resolve,
       );
       req.on('error', reject);

@@ -170,7 +170,7 @@ describe('connection store and link label', () => {
     expect(linkLabel(null, now).text).toBe('Unknown');
   });
 
-  it('shares and unshares tabs, rotates the token, reports errors', async () => {
+  it('shares and unshares tabs, creates and revokes agent tokens (the secret held only until Done), reports errors', async () => {
     const fake = new FakeConsole();
     const s = createConnectionStore(fake);
     await s.getState().loadShareable();
@@ -179,8 +179,18 @@ describe('connection store and link label', () => {
     expect(s.getState().sharedTabs.map((t) => t.tabId)).toEqual([7]);
     await s.getState().unshare(7);
     expect(s.getState().sharedTabs).toEqual([]);
-    await s.getState().rotateToken();
-    expect(s.getState().endpoint?.token).toMatch(/^tok_rotated_/);
+    await s.getState().createAgentToken('Claude Desktop');
+    const made = s.getState().newToken!;
+    expect(made.token.name).toBe('Claude Desktop');
+    expect(made.secret.length).toBeGreaterThan(20);
+    expect(s.getState().agentTokens.map((t) => t.name)).toContain('Claude Desktop');
+    s.getState().dismissNewToken();
+    expect(s.getState().newToken).toBeNull();
+    await s.getState().createAgentToken('Cursor');
+    const cursor = s.getState().newToken!.token.id;
+    await s.getState().revokeAgentToken(cursor);
+    expect(s.getState().agentTokens.map((t) => t.id)).not.toContain(cursor);
+    expect(s.getState().newToken).toBeNull(); // a revoked token's secret leaves the screen with it
     await s.getState().share(12345);
     expect(s.getState().error?.code).toBe('unknown-tab');
   });

@@ -16,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import { createAgentToken } from '../support/agent-token';
 import { LOOKALIKE_MARKER } from '../../src/main/core/agent';
 import { LIMITS } from '../../src/shared/limits';
 import type { Receipt } from '../../src/shared/receipt';
@@ -27,11 +28,13 @@ const OPEN_SCHEMA = { type: 'object' };
 let dir: string;
 let link: FakeLink;
 let core: ConsoleCore;
+/** The secret of the token the tests' agents use (made with createAgentToken, as the person does). */
+let agentSecret = '';
 const clients: Client[] = [];
 
 async function connect(name = 'trust-agent'): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${core.endpoint.token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${agentSecret}` } } });
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -92,6 +95,7 @@ beforeEach(async () => {
   link = new FakeLink();
   core = createConsoleCore({ dataDir: dir, mcpPort: 0, link, approvalTimeoutMs: 30_000 });
   await core.start();
+  agentSecret = await createAgentToken(core.api, 'vitest token');
 });
 
 afterEach(async () => {
@@ -166,7 +170,7 @@ describe('rule: a malformed agent call gets a clear error and a receipt; nothing
     const mine = allReceipts().slice(before);
     expect(mine.map((x) => x.event)).toEqual(['requested', 'refused']);
     expect(mine[1]!.detail).toMatchObject({ code: 'invalid-params' });
-    expect(mine[1]!.actor).toMatchObject({ kind: 'agent', name: 'trust-agent' });
+    expect(mine[1]!.actor).toMatchObject({ kind: 'agent', name: 'vitest token', clientName: 'trust-agent' });
     expect(approvalsShown()).toBe(0);
     expect(link.invokes()).toEqual([]);
     await coreStillAnswers(client);
@@ -190,7 +194,7 @@ describe('rule: a malformed agent call gets a clear error and a receipt; nothing
       const mine = allReceipts().slice(before);
       expect(mine.map((x) => x.event), JSON.stringify(bad)).toEqual(['refused']);
       expect(mine[0]!.detail, JSON.stringify(bad)).toMatchObject({ code: 'invalid-params', agentTool: 'webmcp_discover' });
-      expect(mine[0]!.actor).toMatchObject({ kind: 'agent', name: 'trust-agent' });
+      expect(mine[0]!.actor).toMatchObject({ kind: 'agent', name: 'vitest token', clientName: 'trust-agent' });
     }
     await coreStillAnswers(client);
   });
@@ -199,7 +203,7 @@ describe('rule: a malformed agent call gets a clear error and a receipt; nothing
     const client = await connect();
     const sessionId = (client as unknown as { _transport: { sessionId?: string } })._transport.sessionId;
     expect(sessionId).toBeTruthy();
-    const mcpHeaders = (sid: string) => ({ Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${core.endpoint.token}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
+    const mcpHeaders = (sid: string) => ({ Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${agentSecret}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
     const before = allReceipts().length;
     const one = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'webmcp_invoke', arguments: 'x'.repeat(300) } };
     const batch = JSON.stringify(Array.from({ length: 2_000 }, (_, i) => ({ ...one, id: i + 10 })));
@@ -211,7 +215,7 @@ describe('rule: a malformed agent call gets a clear error and a receipt; nothing
     const mine = allReceipts().slice(before);
     expect(mine.map((x) => x.event)).toEqual(['refused']);
     expect(mine[0]!.detail).toMatchObject({ code: 'batch-refused' });
-    expect(mine[0]!.actor).toMatchObject({ kind: 'agent', name: 'trust-agent' });
+    expect(mine[0]!.actor).toMatchObject({ kind: 'agent', name: 'vitest token', clientName: 'trust-agent' });
     // A batch of well-formed calls is refused the same way: nothing in it runs.
     const good = JSON.stringify([1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_tabs', arguments: {} } })));
     expect((await raw({ headers: { ...mcpHeaders(sessionId!) }, body: good })).status).toBe(400);
@@ -231,10 +235,10 @@ describe('rule: arguments are checked against limits and the reviewed schema bef
     expect(core.ledger.query({ event: 'refused' }).receipts[0]!.detail).toMatchObject({ code: 'arguments-too-large' });
 
     // 2 MiB of JSON-RPC: refused before it is parsed (413), and the endpoint keeps serving.
-    const init = await raw({ headers: { Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${core.endpoint.token}` }, body: initBody });
+    const init = await raw({ headers: { Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${agentSecret}` }, body: initBody });
     expect(init.status).toBe(200);
     const huge = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'webmcp_invoke', arguments: { tabId: 7, name: 'echo', descriptorHash: hash, arguments: { s: 'y'.repeat(2 * 1024 * 1024) } } } });
-    const big = await raw({ headers: { Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${core.endpoint.token}` }, body: huge });
+    const big = await raw({ headers: { Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${agentSecret}` }, body: huge });
     expect(big.status).toBe(413);
     expect(big.body).toMatch(/larger than/);
     expect(approvalsShown()).toBe(0);
@@ -498,7 +502,7 @@ describe('rule: the MCP endpoint answers only local, authenticated, non-browser 
 
   it('DNS-rebinding Host headers and browser Origins are refused before the token is even looked at; the core keeps serving', async () => {
     const port = new URL(core.endpoint.url).port;
-    const auth = { Authorization: `Bearer ${core.endpoint.token}` };
+    const auth = { Authorization: `Bearer ${agentSecret}` };
     const hosts = [
       `evil.example:${port}`,
       `127.0.0.1.nip.io:${port}`,
@@ -525,7 +529,7 @@ describe('rule: the MCP endpoint answers only local, authenticated, non-browser 
     expect((await raw({ headers: { ...auth, ...host, Origin: 'https://evil.example' }, method: 'GET' })).status).toBe(403);
     expect((await raw({ headers: { ...auth, ...host, Origin: 'https://evil.example' }, method: 'DELETE' })).status).toBe(403);
     // Token variants that must not pass.
-    for (const a of [`Bearer  ${core.endpoint.token}`, `Bearer ${core.endpoint.token}x`, `Bearer ${core.endpoint.token.slice(0, -1)}`, `Token ${core.endpoint.token}`, 'Bearer ', '']) {
+    for (const a of [`Bearer  ${agentSecret}`, `Bearer ${agentSecret}x`, `Bearer ${agentSecret.slice(0, -1)}`, `Token ${agentSecret}`, 'Bearer ', '']) {
       expect((await raw({ headers: { ...host, Authorization: a }, body: initBody })).status, JSON.stringify(a)).toBe(401);
     }
     // Not JSON: a clear 400.
@@ -536,7 +540,7 @@ describe('rule: the MCP endpoint answers only local, authenticated, non-browser 
 });
 
 function rawAuth(): Record<string, string> {
-  return { Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${core.endpoint.token}` };
+  return { Host: new URL(core.endpoint.url).host, Authorization: `Bearer ${agentSecret}` };
 }
 
 /** Initialize a session over raw HTTP; returns its Mcp-Session-Id. */

@@ -16,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import { createAgentToken } from '../support/agent-token';
 import { CONNECTION_LIMITS } from '../../src/main/core/net-guard';
 import { startWebHost, type WebHost } from '../../src/main/web/server';
 import { FakeLink } from './broker.fixtures';
@@ -80,7 +81,8 @@ async function startCore(limits?: Parameters<typeof createConsoleCore>[0]['mcpCo
 
 async function mcpClient(core: ConsoleCore): Promise<Client> {
   const client = new Client({ name: 'conn-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${core.endpoint.token}` } } }));
+  const secret = await createAgentToken(core.api);
+  await client.connect(new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
   cleanup.push(() => client.close().catch(() => undefined));
   return client;
 }

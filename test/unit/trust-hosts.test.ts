@@ -101,7 +101,7 @@ describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing a
       ['a prototype method name', '{"id":4,"method":"constructor"}', 'unknown-method'],
       ['__proto__ as the method', '{"id":5,"method":"__proto__","params":{}}', 'unknown-method'],
       ['settings through __proto__', '{"id":6,"method":"updateSettings","params":{"__proto__":{"developerMode":true,"approvalTimeoutMs":10}}}', 'invalid-params'],
-      ['a token rotation with a chosen token', '{"id":7,"method":"rotateToken","params":{"token":"mine"}}', 'invalid-params'],
+      ['a token with a chosen secret', '{"id":7,"method":"createAgentToken","params":{"name":"x","secret":"mine"}}', 'invalid-params'],
       ['50,000 levels of nesting', `{"id":8,"method":"queryReceipts","params":${deep}}`, 'invalid-params'],
       ['a huge reason', `{"id":9,"method":"decideApproval","params":{"requestId":"${requestId}","decision":"deny","reason":"${'r'.repeat(600_000)}"}}`, 'invalid-params'],
     ];

@@ -11,10 +11,11 @@
  * `console`, actor person); the console stays up.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../../shared/extension-id';
-import type { ConsoleApi, ConsoleEvent, ConsoleSettings, EndpointInfo, LinkStatus } from '../../shared/ipc';
+import type { AgentTokenInfo, ConsoleApi, ConsoleEvent, ConsoleSettings, EndpointInfo, LinkStatus } from '../../shared/ipc';
+import { agentSocketPath } from '../data-dir.mjs';
 import type { Actor, Receipt, ReceiptInput } from '../../shared/receipt';
 import { toErrorInfo, type Result } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
@@ -45,6 +46,11 @@ export interface ConsoleCoreOptions {
   mcpConnectionLimits?: Partial<ConnectionLimits>;
   /** The bridge's Unix socket or named pipe (default: the platform default, src/native-host/socket-path.ts). */
   socketPath?: string;
+  /**
+   * The private agent socket the stdio command reaches (default: agentSocketPath(dataDir),
+   * src/main/data-dir.mjs, which is where the command looks). Tests may pass another.
+   */
+  agentSocketPath?: string;
   /** Where the pairing key lives (default: FileSecretStore at dataDir/secrets.json). */
   secretStore?: SecretStore;
   /** Extension ids allowed to connect (default: the fixed id from src/shared/extension-id.ts). */
@@ -100,8 +106,10 @@ export interface ConsoleCore {
   readonly api: ConsoleApi;
   /** Listen to pushed events; returns the unsubscribe function. */
   onEvent(listener: (e: ConsoleEvent) => void): () => void;
-  /** The MCP endpoint as the person needs it (url is '' before start). */
+  /** The MCP endpoint as the person needs it (url is '' before start). Holds no token secret. */
   readonly endpoint: EndpointInfo;
+  /** The agents' tokens as the console shows them (no secrets). */
+  agentTokens(): AgentTokenInfo[];
   /** For tests and tools: the parts. */
   readonly ledger: Ledger;
   readonly broker: Broker;
@@ -195,13 +203,21 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   const agentEndpoint = new AgentEndpoint({
     broker,
     port: opts.mcpPort ?? settings.get().mcpPort,
-    token: () => settings.get().token,
+    authenticate: (secret) => {
+      const t = settings.findAgentToken(secret);
+      return t ? { id: t.id, name: t.name } : null;
+    },
+    onSessionsChanged: () => emit({ kind: 'agent-tokens', tokens: agentTokens() }),
     serverInfo: { name: 'echo-console', version: opts.consoleVersion ?? '0.1.0' },
     settingsFile: join(opts.dataDir, SETTINGS_FILE),
     ...(opts.mcpConnectionLimits ? { connectionLimits: opts.mcpConnectionLimits } : {}),
   });
   const stdioCommand = opts.stdioCommand ?? defaultStdioCommand(opts.dataDir);
-  const endpoint = (): EndpointInfo => ({ url: agentEndpoint.url, token: settings.get().token, stdioCommand });
+  const endpoint = (): EndpointInfo => ({ url: agentEndpoint.url, stdioCommand });
+  const agentTokens = (): AgentTokenInfo[] => {
+    const open = agentEndpoint.sessionsByToken();
+    return settings.get().agentTokens.map((t) => ({ id: t.id, name: t.name, createdAt: t.createdAt, sessions: open.get(t.id) ?? 0 }));
+  };
   const consoleSettings = (): ConsoleSettings => {
     const s = settings.get();
     return { approvalTimeoutMs: effectiveTimeout(), developerMode: s.developerMode };
@@ -247,6 +263,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     settings,
     agentEndpoint,
     endpoint,
+    agentTokens,
     consoleSettings,
     emit,
     ...(opts.inputGate ? { inputGate: opts.inputGate } : {}),
@@ -265,6 +282,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     get endpoint() {
       return endpoint();
     },
+    agentTokens,
     get nativeHostReport() {
       return nativeHostReport;
     },
@@ -307,6 +325,11 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
         if (link instanceof Bridge) await link.stop();
         throw e;
       }
+      // The stdio command's way in: the private agent socket, never TCP (issue 9 item 2). Not
+      // fatal: HTTP agents still work, and the command says the console cannot be reached.
+      const agentSock = opts.agentSocketPath ?? agentSocketPath(resolve(opts.dataDir));
+      const sock = await agentEndpoint.listenAgentSocket(agentSock);
+      if (!sock.ok) log.warn(`the agent socket for the stdio command could not start (${sock.code}): ${sock.message}`);
       emit({ kind: 'endpoint', endpoint: endpoint() });
       if (opts.nativeHost && link instanceof Bridge) {
         try {

@@ -50,7 +50,8 @@ async function main(): Promise<void> {
     'Echo Console is running (web host).',
     `  Console:       ${host.consoleUrl}`,
     `  MCP endpoint:  ${endpoint?.url ?? '(unavailable)'}`,
-    `  MCP token:     ${endpoint?.token ?? '(unavailable)'}`,
+    // No secret here: each agent gets its own token, made in the console (issue 9 item 2).
+    `  Agent tokens:  ${agentTokensLine(snap.ok ? snap.value.agentTokens.map((t) => t.name) : [])}`,
     existsSync(path.join(EXTENSION_DIR, 'manifest.json'))
       ? `  Extension:     ${EXTENSION_DIR}  (chrome://extensions → Developer mode → Load unpacked)`
       : `  Extension:     ${EXTENSION_DIR}  (not built yet: run \`npm run build:extension\`)`,
@@ -72,6 +73,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** The agents' token names, or how to make the first one. */
+function agentTokensLine(names: string[]): string {
+  return names.length
+    ? `${names.join(', ')}  (a new agent: Connection → Agent tokens → Create)`
+    : 'none yet: in the console, Connection → Agent tokens → Create, one per agent';
 }
 
 /** Which browsers can now start the native host, in one line. */

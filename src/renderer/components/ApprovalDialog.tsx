@@ -133,8 +133,15 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
         <header className="dialog-head">
           <div>
             <p className="eyebrow">
+              {/* Who asks is the token's name, set by the person; what the client calls itself is only its claim (issue 9 item 2). */}
               <span data-testid="field-agent">{revealInvisible(a.agent.name)}</span>
-              {a.agent.version ? <span className="muted"> {revealInvisible(a.agent.version)}</span> : null} asks to{' '}
+              {a.agent.clientName !== undefined || a.agent.version ? (
+                <span className="muted" data-testid="field-agent-declared">
+                  {' '}
+                  (calls itself “{revealInvisible(a.agent.clientName ?? '')}”{a.agent.version ? ` ${revealInvisible(a.agent.version)}` : ''} — self-declared)
+                </span>
+              ) : null}{' '}
+              asks to{' '}
               <span data-testid="field-verb">{a.verb}</span>
             </p>
             <h2 id={titleId}>

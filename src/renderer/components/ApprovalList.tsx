@@ -29,7 +29,8 @@ export function ApprovalList(props: { pending: ApprovalView[]; now: number; onOp
                   <span className="muted"> on </span>
                   <code>{a.origin}</code>
                   <div className="muted small">
-                    {revealInvisible(a.agent.name)} · tab “{revealInvisible(a.tab.title)}”
+                    {revealInvisible(a.agent.name)}
+                    {a.agent.clientName !== undefined ? ` (calls itself “${revealInvisible(a.agent.clientName)}”, self-declared)` : ''} · tab “{revealInvisible(a.tab.title)}”
                   </div>
                 </div>
                 <span className={left <= 0 ? 'timer timer-expired' : 'timer'}>{left <= 0 ? 'Expired' : formatDuration(left)}</span>

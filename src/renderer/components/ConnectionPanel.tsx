@@ -1,12 +1,13 @@
 /**
  * The link to the extension (heartbeat-based status; the pairing code with
  * Confirm / Reject is the PairingNotice on top of every page), the agent's MCP
- * endpoint (URL, token, stdio command: copy, rotate), and the tabs shared with
- * the agent. Presentational. While the console is unreachable (`offline`)
- * every action is disabled.
+ * endpoint (URL, stdio command), the agents' tokens (one per agent: create with
+ * a name, the secret shown once; revoke), and the tabs shared with the agent.
+ * Presentational. While the console is unreachable (`offline`) every action is
+ * disabled. No secret is ever in the props except the one just created.
  */
 import { useState } from 'react';
-import type { EndpointInfo, LinkStatus } from '../../shared/ipc';
+import type { AgentTokenInfo, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
 import type { LinkLabel } from '../stores/connection';
@@ -17,6 +18,9 @@ export interface ConnectionPanelProps {
   link: LinkStatus | null;
   label: LinkLabel;
   endpoint: EndpointInfo | null;
+  agentTokens: AgentTokenInfo[];
+  /** The token just created, with its secret (shown once). */
+  newToken: CreatedAgentToken | null;
   sharedTabs: SharedTab[];
   shareable: SharedTab[] | null;
   /** The console is unreachable: nothing can be asked of it. */
@@ -24,7 +28,9 @@ export interface ConnectionPanelProps {
   busy: boolean;
   error: ErrorInfo | null;
   onUnpair(): void;
-  onRotateToken(): void;
+  onCreateToken(name: string): void;
+  onRevokeToken(id: string): void;
+  onDismissNewToken(): void;
   onLoadShareable(): void;
   onShare(tabId: number): void;
   onUnshare(tabId: number): void;
@@ -45,8 +51,8 @@ function TabLine(props: { tab: SharedTab; action: string; onAction(): void; test
 }
 
 export function ConnectionPanel(p: ConnectionPanelProps) {
-  const [showToken, setShowToken] = useState(false);
-  const [confirmRotate, setConfirmRotate] = useState(false);
+  const [tokenName, setTokenName] = useState('');
+  const [confirmRevoke, setConfirmRevoke] = useState<string | null>(null);
   const sharedIds = new Set(p.sharedTabs.map((t) => t.tabId));
   const candidates = (p.shareable ?? []).filter((t) => !sharedIds.has(t.tabId));
   const disabled = p.busy || p.offline;
@@ -91,40 +97,6 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
               </dd>
             </div>
             <div className="field field-wide">
-              <dt>Bearer token</dt>
-              <dd className="row">
-                <code data-testid="endpoint-token">{showToken ? p.endpoint.token : '•'.repeat(Math.min(24, p.endpoint.token.length))}</code>
-                <button type="button" className="btn btn-small" onClick={() => setShowToken(!showToken)} data-testid="toggle-token">
-                  {showToken ? 'Hide' : 'Show'}
-                </button>
-                <CopyButton value={p.endpoint.token} testId="copy-endpoint-token" />
-                {confirmRotate ? (
-                  <>
-                    <span className="muted small">Agents using the old token lose access.</span>
-                    <button
-                      type="button"
-                      className="btn btn-small btn-danger"
-                      onClick={() => {
-                        setConfirmRotate(false);
-                        p.onRotateToken();
-                      }}
-                      disabled={disabled}
-                      data-testid="rotate-confirm"
-                    >
-                      Rotate now
-                    </button>
-                    <button type="button" className="btn btn-small" onClick={() => setConfirmRotate(false)}>
-                      Cancel
-                    </button>
-                  </>
-                ) : (
-                  <button type="button" className="btn btn-small" onClick={() => setConfirmRotate(true)} disabled={p.offline} data-testid="rotate-token">
-                    Rotate
-                  </button>
-                )}
-              </dd>
-            </div>
-            <div className="field field-wide">
               <dt>stdio command</dt>
               <dd className="row">
                 <code data-testid="endpoint-stdio">{p.endpoint.stdioCommand}</code>
@@ -135,6 +107,88 @@ export function ConnectionPanel(p: ConnectionPanelProps) {
         ) : (
           <p className="muted">Loading…</p>
         )}
+      </section>
+
+      <section className="panel" aria-labelledby="tokens-h">
+        <h2 id="tokens-h">Agent tokens</h2>
+        <p className="muted small">
+          One token per agent. The name you give it is who asks in the approval dialog and in the receipts; what the agent calls
+          itself is shown beside it, marked self-declared. The secret is shown once, when you create the token.
+        </p>
+        {p.newToken ? (
+          <div className="notice" role="status" data-testid="new-token">
+            <p>
+              Token for <strong>{revealInvisible(p.newToken.token.name)}</strong> — copy it now: it is not shown again.
+            </p>
+            <p className="row">
+              <code data-testid="new-token-secret">{p.newToken.secret}</code>
+              <CopyButton value={p.newToken.secret} testId="copy-new-token" />
+              <button type="button" className="btn btn-small" onClick={p.onDismissNewToken} data-testid="new-token-done">
+                Done
+              </button>
+            </p>
+            <p className="muted small">
+              HTTP: header <code>Authorization: Bearer &lt;token&gt;</code>. stdio: set <code>ECHO_CONSOLE_TOKEN</code> to it in the
+              agent’s configuration.
+            </p>
+          </div>
+        ) : null}
+        {p.agentTokens.length === 0 ? (
+          <p className="empty">No agent token yet: no agent can connect.</p>
+        ) : (
+          <ul className="tab-list" data-testid="agent-tokens">
+            {p.agentTokens.map((t) => (
+              <li key={t.id} className="tab-line" data-testid={`agent-token-${t.id}`}>
+                <div className="tab-text">
+                  <span data-testid="agent-token-name">{revealInvisible(t.name)}</span>
+                  <code className="subtle">
+                    {t.id} · {t.sessions} session{t.sessions === 1 ? '' : 's'} open
+                  </code>
+                </div>
+                {confirmRevoke === t.id ? (
+                  <>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-danger"
+                      onClick={() => {
+                        setConfirmRevoke(null);
+                        p.onRevokeToken(t.id);
+                      }}
+                      disabled={disabled}
+                      data-testid={`revoke-confirm-${t.id}`}
+                    >
+                      Revoke now
+                    </button>
+                    <button type="button" className="btn btn-small" onClick={() => setConfirmRevoke(null)}>
+                      Cancel
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" className="btn btn-small" onClick={() => setConfirmRevoke(t.id)} disabled={disabled} data-testid={`revoke-${t.id}`}>
+                    Revoke
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (tokenName.trim() === '') return;
+            p.onCreateToken(tokenName);
+            setTokenName('');
+          }}
+        >
+          <label className="small" htmlFor="token-name">
+            New agent’s name
+          </label>
+          <input id="token-name" value={tokenName} maxLength={64} onChange={(e) => setTokenName(e.target.value)} placeholder="e.g. Claude Desktop" data-testid="token-name" />
+          <button type="submit" className="btn btn-small" disabled={disabled || tokenName.trim() === ''} data-testid="create-token">
+            Create token
+          </button>
+        </form>
       </section>
 
       <section className="panel" aria-labelledby="tabs-h">

@@ -96,7 +96,7 @@ function ReceiptDetail(props: { r: Receipt; onFind(id: string): void; offline: b
         </Field>
         <Field label="Actor">
           {actorLabel(r.actor)}
-          {r.actor?.version ? <span className="muted"> {revealInvisible(r.actor.version)}</span> : null}
+          {r.actor?.version && r.actor.clientName === undefined ? <span className="muted"> {revealInvisible(r.actor.version)}</span> : null}
         </Field>
         <Field label="Tool">{orNone(r.toolName)}</Field>
         <Field label="Origin">{orNone(r.origin)}</Field>

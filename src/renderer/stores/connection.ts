@@ -3,7 +3,7 @@
  * endpoint, the shared tabs and the renderer's own transport to its host.
  */
 import { createStore } from 'zustand/vanilla';
-import type { ConsoleApi, EndpointInfo, LinkStatus } from '../../shared/ipc';
+import type { AgentTokenInfo, ConsoleApi, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../shared/ipc';
 import { LIMITS } from '../../shared/limits';
 import type { ErrorInfo } from '../../shared/result';
 import type { SharedTab } from '../../shared/types';
@@ -12,6 +12,13 @@ import type { TransportState } from '../transport/ws-client';
 export interface ConnectionState {
   link: LinkStatus | null;
   endpoint: EndpointInfo | null;
+  /** The agents' tokens (never their secrets). */
+  agentTokens: AgentTokenInfo[];
+  /**
+   * The token the person just created, with its secret: shown once, until they close it
+   * (the only way a secret reaches the page; issue 9 items 2 and 4).
+   */
+  newToken: CreatedAgentToken | null;
   sharedTabs: SharedTab[];
   /** Tabs offered by the extension, after the person asked for the list. */
   shareable: SharedTab[] | null;
@@ -22,11 +29,15 @@ export interface ConnectionState {
   pairingError: ErrorInfo | null;
   setLink(l: LinkStatus): void;
   setEndpoint(e: EndpointInfo): void;
+  setAgentTokens(t: AgentTokenInfo[]): void;
   setSharedTabs(t: SharedTab[]): void;
   setTransport(s: TransportState): void;
   confirmPairing(accept: boolean): Promise<void>;
   unpair(): Promise<void>;
-  rotateToken(): Promise<void>;
+  createAgentToken(name: string): Promise<void>;
+  revokeAgentToken(id: string): Promise<void>;
+  /** Forget the secret shown once. */
+  dismissNewToken(): void;
   loadShareable(): Promise<void>;
   share(tabId: number): Promise<void>;
   unshare(tabId: number): Promise<void>;
@@ -114,7 +125,9 @@ export function bannerText(transport: TransportState): { title: string; body: st
 }
 
 /** Create the connection store over the console API. */
-export function createConnectionStore(api: Pick<ConsoleApi, 'confirmPairing' | 'unpair' | 'rotateToken' | 'listShareableTabs' | 'shareTab' | 'unshareTab'>) {
+export function createConnectionStore(
+  api: Pick<ConsoleApi, 'confirmPairing' | 'unpair' | 'createAgentToken' | 'revokeAgentToken' | 'listShareableTabs' | 'shareTab' | 'unshareTab'>,
+) {
   return createStore<ConnectionState>()((set, get) => {
     const run = async <T>(
       p: () => Promise<{ ok: true; value: T } | { ok: false; error: ErrorInfo }>,
@@ -131,6 +144,8 @@ export function createConnectionStore(api: Pick<ConsoleApi, 'confirmPairing' | '
     return {
       link: null,
       endpoint: null,
+      agentTokens: [],
+      newToken: null,
       sharedTabs: [],
       shareable: null,
       transport: 'connecting',
@@ -139,11 +154,19 @@ export function createConnectionStore(api: Pick<ConsoleApi, 'confirmPairing' | '
       pairingError: null,
       setLink: (link) => set(link.state === 'awaiting-pairing' ? { link } : { link, pairingError: null }),
       setEndpoint: (endpoint) => set({ endpoint }),
+      // A revoked token's secret, still on screen, is dropped with it.
+      setAgentTokens: (agentTokens) => set({ agentTokens, newToken: agentTokens.some((t) => t.id === get().newToken?.token.id) ? get().newToken : null }),
       setSharedTabs: (sharedTabs) => set({ sharedTabs }),
       setTransport: (transport) => set({ transport }),
       confirmPairing: (accept) => run(() => api.confirmPairing({ accept }), undefined, 'pairingError'),
       unpair: () => run(() => api.unpair()),
-      rotateToken: () => run(() => api.rotateToken(), (endpoint) => set({ endpoint })),
+      createAgentToken: (name) =>
+        run(
+          () => api.createAgentToken({ name }),
+          (made) => set({ newToken: made, agentTokens: [...get().agentTokens.filter((t) => t.id !== made.token.id), made.token] }),
+        ),
+      revokeAgentToken: (id) => run(() => api.revokeAgentToken({ id }), (tokens) => get().setAgentTokens(tokens)),
+      dismissNewToken: () => set({ newToken: null }),
       loadShareable: () => run(() => api.listShareableTabs(), (shareable) => set({ shareable })),
       share: (tabId) =>
         run(

@@ -42,6 +42,8 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.receipts.getState().add(e.receipt);
     case 'endpoint':
       return stores.connection.getState().setEndpoint(e.endpoint);
+    case 'agent-tokens':
+      return stores.connection.getState().setAgentTokens(e.tokens);
     case 'settings':
       return stores.settings.getState().setSettings(e.settings);
     case 'policy-rules':
@@ -56,6 +58,7 @@ export async function loadSnapshot(api: EchoApi, stores: ConsoleStores): Promise
   const s = r.value;
   stores.approvals.getState().setPending(s.approvals);
   stores.connection.setState({ link: s.link, endpoint: s.endpoint, sharedTabs: s.sharedTabs });
+  stores.connection.getState().setAgentTokens(s.agentTokens);
   stores.settings.getState().setSettings(s.settings);
 }
 

@@ -31,6 +31,7 @@ import type { ApprovalView, ConsoleEvent, LinkStatus } from '../../../src/shared
 import { startDemoServers, type DemoServers } from '../../support/demo-servers';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { EXEC_COUNTER, execCount } from './invocation';
+import { createAgentToken } from '../../support/agent-token';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 /** What the builds write; copied per run (see the header). */
@@ -145,6 +146,8 @@ export async function startMainJob(opts: MainJobOptions = {}): Promise<MainJob> 
   // Short path: a Unix socket path must stay under ~103 bytes.
   const dir = mkdtempSync(path.join(tmpdir(), 'echo-mj-'));
   const cleanup: Array<() => Promise<unknown> | unknown> = [() => rmSync(dir, { recursive: true, force: true })];
+  /** How many MCP clients were made under each name (each gets its own agent token). */
+  const tokenNames = new Map<string, number>();
   const closeAll = async () => {
     for (const c of cleanup.splice(0).reverse()) await Promise.resolve().then(c).catch(() => undefined);
   };
@@ -237,8 +240,13 @@ export async function startMainJob(opts: MainJobOptions = {}): Promise<MainJob> 
       },
       async mcpClient(name) {
         const client = new Client({ name, version: '1.0.0' });
+        // A token per client, made the way the person makes one (Connection → Agent tokens), named
+        // after the client (the dialog and receipts show the token's name; a repeated name gets a number).
+        const used = tokenNames.get(name) ?? 0;
+        tokenNames.set(name, used + 1);
+        const secret = await createAgentToken(core.api, used === 0 ? name : `${name} #${used + 1}`);
         const transport = new StreamableHTTPClientTransport(new URL(core.endpoint.url), {
-          requestInit: { headers: { Authorization: `Bearer ${core.endpoint.token}` } },
+          requestInit: { headers: { Authorization: `Bearer ${secret}` } },
         });
         await client.connect(transport);
         cleanup.push(() => client.close());

@@ -9,12 +9,28 @@
  *     on cross-origin fetches and POSTs, and no web page may reach this endpoint
  *     (the spec's "Security Warning": validate Origin to stop DNS rebinding);
  *     MCP clients are not browsers and send none;
- *  2. `Host` must be exactly `127.0.0.1:<port>` or `localhost:<port>` → else 403
- *     (DNS rebinding: a rebound name carries the attacker's Host);
- *  3. `Authorization: Bearer <token>`, compared in constant time (SHA-256 of
- *     both, `timingSafeEqual`) with the current token → else 401. The token is
- *     read at every request, so a rotated token stops working at once; rotation
- *     also closes every session (and its open streams).
+ *  2. `Host` must be exactly `127.0.0.1:<port>` → else 403 (DNS rebinding: a
+ *     rebound name carries the attacker's Host). `localhost` is refused too: the
+ *     endpoint binds 127.0.0.1 only, and `localhost` may resolve to `::1`, where
+ *     another local user can listen on the same port and collect the token of
+ *     any client configured with `localhost` (issue 9 item 2). The endpoint
+ *     accepts exactly the one address it binds;
+ *  3. `Authorization: Bearer <secret>` must be one of the agents' tokens
+ *     (`authenticate`: SHA-256 compared in constant time, settings.json keeps
+ *     only hashes) → else 401. Looked up at every request, so a revoked token
+ *     stops working at once; revocation also closes its sessions. A session
+ *     answers only the token that opened it (another token gets 404).
+ *
+ * The agent's identity is its token's name, set by the person; the client's
+ * `clientInfo.name` is kept beside it as self-declared (`Actor.clientName`).
+ *
+ * The same MCP server is also offered on the console's private agent socket
+ * (`listenAgentSocket`: a Unix socket 0600 in a 0700 folder the user owns, or a
+ * named pipe), which is what the stdio command (bin/echo-console-mcp.mjs)
+ * uses: it never sends a token over TCP. On that socket the first line is the
+ * client's hello `{"echoConsoleAgent":1,"token":"<secret>"}`, answered by one
+ * line `{"ok":true,"agent":{id,name}}` or `{"ok":false,"error":{code,message}}`;
+ * after it, newline-delimited JSON-RPC (the MCP stdio framing) both ways.
  *
  * Why the SDK's low-level `Server` rather than `McpServer`: McpServer validates
  * tool arguments with zod before our handler runs, so a malformed call would
@@ -23,14 +39,16 @@
  * validates its own arguments with ajv (./tool.ts). When the registry changes,
  * every session gets `notifications/tools/list_changed`.
  */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../../../shared/receipt';
-import type { AgentContext, Broker } from '../broker';
+import type { AgentContext, AgentTokenRef, Broker } from '../broker';
+import { listenPrivate } from '../bridge/socket-server';
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '../net-guard';
 import { errorResult } from './answers';
 import { AgentToolRegistry } from './registry';
@@ -41,12 +59,22 @@ export const MCP_PATH = '/mcp';
 /** Largest HTTP request body accepted (bytes): a JSON-RPC message with arguments well over LIMITS.maxArgumentsBytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Longest hello line on the agent socket (bytes); a longer one is refused and the socket closed. */
+export const MAX_SOCKET_HELLO_BYTES = 4096;
+/** How long the agent socket waits for the hello line (ms) before closing the connection. */
+export const SOCKET_HELLO_TIMEOUT_MS = 10_000;
+
 export interface AgentEndpointOptions {
   broker: Broker;
   /** TCP port on 127.0.0.1; 0 picks a free one. */
   port: number;
-  /** The current bearer token, read at every request. */
-  token: () => string;
+  /**
+   * The agent token whose secret this is, or null: called at every HTTP request and
+   * every socket hello, so a revoked token stops at once (SettingsStore.findAgentToken).
+   */
+  authenticate: (secret: string) => AgentTokenRef | null;
+  /** Told whenever the set of open sessions changes (the console shows sessions per token). */
+  onSessionsChanged?: () => void;
   /** At most this many MCP sessions; the least recently used is closed beyond it (default 32). */
   maxSessions?: number;
   /** The agent tools (default: a registry of AGENT_TOOLS). Read at every request. */
@@ -59,7 +87,14 @@ export interface AgentEndpointOptions {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  /** `http`: Streamable HTTP; `socket`: the private agent socket (the stdio command). */
+  via: 'http' | 'socket';
+  /** The token that opened the session; only it may use the session. */
+  token: AgentTokenRef;
+  /** HTTP sessions only. */
+  transport?: StreamableHTTPServerTransport;
+  /** Socket sessions only: the connection, destroyed when the session closes. */
+  socket?: Socket;
   server: Server;
   lastUsed: number;
   /** The client's standalone SSE stream (its GET) is open: server notifications can reach it. */
@@ -82,6 +117,7 @@ export class AgentEndpoint {
   /** The connection limits' counters, once started. */
   connections: ConnectionGuard | null = null;
   private boundPort = 0;
+  private agentSocket: NetServer | null = null;
   private readonly sessions = new Map<string, Session>();
   /** The agent tools, as `tools/list` shows them now. */
   readonly tools: AgentToolRegistry;
@@ -117,6 +153,21 @@ export class AgentEndpoint {
 
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** Open sessions per token id (HTTP and socket). */
+  sessionsByToken(): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const s of this.sessions.values()) m.set(s.token.id, (m.get(s.token.id) ?? 0) + 1);
+    return m;
+  }
+
+  private changed(): void {
+    try {
+      this.opts.onSessionsChanged?.();
+    } catch {
+      /* a listener's failure is not the endpoint's */
+    }
   }
 
   /**
@@ -158,9 +209,12 @@ export class AgentEndpoint {
     return { port: this.boundPort, url: this.url };
   }
 
-  /** Close every session and the listener. */
+  /** Close every session, the agent socket and the listener. */
   async stop(): Promise<void> {
     this.unsubscribeTools();
+    const sock = this.agentSocket;
+    this.agentSocket = null;
+    if (sock) await new Promise<void>((resolve) => sock.close(() => resolve()));
     await this.closeSessions();
     const http = this.http;
     this.http = null;
@@ -171,11 +225,117 @@ export class AgentEndpoint {
     });
   }
 
-  /** Close every MCP session (token rotation): in-flight calls are cancelled by the SDK. */
+  /** Close every MCP session: in-flight calls are cancelled by the SDK. */
   async closeSessions(): Promise<void> {
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    await Promise.allSettled(all.map((s) => s.server.close()));
+    await this.closeWhere(() => true);
+  }
+
+  /**
+   * Close every session opened with token `tokenId` (it was revoked): HTTP sessions and
+   * their streams end, socket connections are cut, in-flight calls are cancelled.
+   * @returns how many sessions were closed.
+   */
+  async closeSessionsOf(tokenId: string): Promise<number> {
+    return this.closeWhere((s) => s.token.id === tokenId);
+  }
+
+  private async closeWhere(pred: (s: Session) => boolean): Promise<number> {
+    const closing = [...this.sessions.entries()].filter(([, s]) => pred(s));
+    for (const [id] of closing) this.sessions.delete(id);
+    await Promise.allSettled(closing.map(([, s]) => this.closeOne(s)));
+    if (closing.length) this.changed();
+    return closing.length;
+  }
+
+  private async closeOne(s: Session): Promise<void> {
+    await s.server.close().catch(() => undefined);
+    s.socket?.destroy();
+  }
+
+  // ---- the private agent socket (the stdio command) ---------------------------------
+
+  /**
+   * Serve MCP on the private agent socket `socketPath` (src/main/data-dir.mjs
+   * agentSocketPath): a Unix socket made 0600 in a 0700 folder this user owns, refused
+   * when another user owns the folder (listenPrivate, ../bridge/socket-server.ts), or a
+   * named pipe on Windows. Each connection says its hello first (see the file header).
+   * @returns ok, or the listenPrivate error (`console-already-running`, `socket-path-too-long`, ...).
+   */
+  async listenAgentSocket(socketPath: string): Promise<{ ok: true } | { ok: false; code: string; message: string }> {
+    if (this.agentSocket) return { ok: true };
+    const r = await listenPrivate(socketPath, (sock) => this.acceptSocket(sock));
+    if (!r.ok) return { ok: false, code: r.error.code, message: r.error.message };
+    this.agentSocket = r.value;
+    return { ok: true };
+  }
+
+  private acceptSocket(sock: Socket): void {
+    let buf = Buffer.alloc(0);
+    const refuse = (code: string, message: string) => {
+      sock.end(`${JSON.stringify({ ok: false, error: { code, message } })}\n`, () => sock.destroy());
+    };
+    const timer = setTimeout(() => {
+      sock.off('data', onData);
+      refuse('hello-timeout', 'No hello within the time allowed.');
+    }, SOCKET_HELLO_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      const nl = buf.indexOf(0x0a);
+      if (nl < 0) {
+        if (buf.length > MAX_SOCKET_HELLO_BYTES) {
+          clearTimeout(timer);
+          sock.off('data', onData);
+          refuse('bad-hello', `The hello line is longer than ${MAX_SOCKET_HELLO_BYTES} bytes.`);
+        }
+        return;
+      }
+      clearTimeout(timer);
+      sock.off('data', onData);
+      sock.pause();
+      const line = buf.subarray(0, nl).toString('utf8');
+      const rest = buf.subarray(nl + 1);
+      let hello: unknown;
+      try {
+        hello = JSON.parse(line);
+      } catch {
+        hello = null;
+      }
+      const secret = hello && typeof hello === 'object' && (hello as { echoConsoleAgent?: unknown }).echoConsoleAgent === 1 ? (hello as { token?: unknown }).token : undefined;
+      if (typeof secret !== 'string') return refuse('bad-hello', 'The first line must be {"echoConsoleAgent":1,"token":"<agent token>"}.');
+      const token = /^[A-Za-z0-9._~+/=-]{1,512}$/.test(secret) ? this.opts.authenticate(secret) : null;
+      if (!token) return refuse('unauthorized', 'Unknown or revoked agent token: create one in the Echo Console (Connection → Agent tokens).');
+      void this.openSocketSession(sock, token, rest);
+    };
+    sock.on('data', onData);
+    sock.on('error', () => sock.destroy());
+    sock.on('close', () => clearTimeout(timer));
+  }
+
+  private async openSocketSession(sock: Socket, token: AgentTokenRef, rest: Buffer): Promise<void> {
+    if (!(await this.makeRoom())) {
+      sock.end(`${JSON.stringify({ ok: false, error: { code: 'too-many-sessions', message: 'Every MCP session has a call in flight; try again when one ends.' } })}\n`);
+      return;
+    }
+    if (sock.destroyed) return;
+    const id = `socket-${randomUUID()}`;
+    const session: Session = { via: 'socket', token, socket: sock, server: undefined as unknown as Server, lastUsed: Date.now(), streamOpen: true, listChangedPending: false, inFlight: 0 };
+    session.server = this.makeServer(session);
+    this.sessions.set(id, session);
+    this.changed();
+    sock.once('close', () => {
+      if (this.sessions.get(id) === session) {
+        this.sessions.delete(id);
+        this.changed();
+        void session.server.close().catch(() => undefined);
+      }
+    });
+    sock.on('data', () => (session.lastUsed = Date.now()));
+    sock.write(`${JSON.stringify({ ok: true, agent: { id: token.id, name: token.name } })}\n`);
+    // The hello's own bytes are read; anything the client sent after it belongs to MCP.
+    if (rest.length) sock.unshift(rest);
+    await session.server.connect(new StdioServerTransport(sock, sock));
+    // Paused while the hello was read; a 'data' listener alone does not restart a paused stream.
+    sock.resume();
   }
 
   // ---- the HTTP gates ---------------------------------------------------------------
@@ -185,14 +345,19 @@ export class AgentEndpoint {
       return this.reject(res, 403, 'Requests with an Origin header are refused: web pages may not call the Echo Console MCP endpoint.');
     }
     const host = req.headers.host ?? '';
-    if (host !== `127.0.0.1:${this.boundPort}` && host !== `localhost:${this.boundPort}`) {
-      return this.reject(res, 403, 'Host header mismatch: the endpoint answers only 127.0.0.1 and localhost on its own port.');
+    if (host !== `127.0.0.1:${this.boundPort}`) {
+      return this.reject(
+        res,
+        403,
+        `Host header mismatch: the endpoint answers only http://127.0.0.1:${this.boundPort} (not localhost, which may reach ::1, where another user could listen).`,
+      );
     }
     const path = (req.url ?? '').split('?')[0];
     if (path !== MCP_PATH) return this.reject(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
-    if (!this.authorised(req.headers.authorization)) {
+    const token = this.authorised(req.headers.authorization);
+    if (!token) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="echo-console"');
-      return this.reject(res, 401, 'Missing or wrong bearer token: use the token shown in the Echo Console.');
+      return this.reject(res, 401, 'Missing, wrong or revoked bearer token: create a token for this agent in the Echo Console.');
     }
 
     const sid = req.headers['mcp-session-id'];
@@ -202,14 +367,17 @@ export class AgentEndpoint {
       if (!read.ok) return this.reject(res, read.status, read.message);
       body = read.value;
     }
-    const session = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
+    const found = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
+    // A session answers only the token that opened it, over the transport that opened it:
+    // another agent's token must not ride on (and be receipted as) this session's agent.
+    const session = found && found.via === 'http' && found.token.id === token.id ? found : undefined;
     if (Array.isArray(body)) {
       // MCP 2025-06-18 removed JSON-RPC batching ("Changelog"; "Transports": a POST body is ONE
       // request, notification or response). Refused whole, unread, with one receipt: a single
       // 700 KB batch of malformed calls once wrote 20,000 fsync'd receipts (issue 9 item 3).
       this.opts.broker.refuseMalformed({
         faculty: 'console',
-        actor: session ? actorOf(session.server) : { kind: 'agent', name: 'unknown-client' },
+        actor: session ? actorOf(session.server, session.token) : { kind: 'agent', name: token.name, tokenId: token.id },
         code: 'batch-refused',
         message: `A JSON-RPC batch of ${body.length} messages was refused unread: MCP 2025-06-18 has no batches.`,
       });
@@ -219,11 +387,11 @@ export class AgentEndpoint {
       const s = session;
       if (!s) return this.reject(res, 404, 'Session not found: initialize a new session.');
       s.lastUsed = Date.now();
-      this.recordMalformedCall(body, s.server);
+      this.recordMalformedCall(body, s.server, s.token);
       if (req.method === 'GET') return this.openStream(s, req, res);
-      return s.transport.handleRequest(req, res, body);
+      return s.transport!.handleRequest(req, res, body);
     }
-    if (req.method === 'POST' && isInitializeRequest(body)) return this.newSession(req, res, body);
+    if (req.method === 'POST' && isInitializeRequest(body)) return this.newSession(req, res, body, token);
     return this.reject(res, 400, 'Bad request: no valid session id (initialize first).');
   }
 
@@ -233,7 +401,7 @@ export class AgentEndpoint {
    * written; write one `refused` here (the SDK still answers its error). One
    * message per request (batches are refused above), so one receipt at most.
    */
-  private recordMalformedCall(m: unknown, server: Server): void {
+  private recordMalformedCall(m: unknown, server: Server, token: AgentTokenRef): void {
     if (!m || typeof m !== 'object' || (m as { method?: unknown }).method !== 'tools/call') return;
     if (CallToolRequestSchema.safeParse(m).success) return;
     const name = (m as { params?: { name?: unknown } }).params?.name;
@@ -241,7 +409,7 @@ export class AgentEndpoint {
     this.opts.broker.refuseMalformed({
       faculty: this.tools.get(agentToolName)?.faculty ?? 'console',
       agentTool: agentToolName,
-      actor: actorOf(server),
+      actor: actorOf(server, token),
       code: 'invalid-params',
       message: 'Invalid tools/call request: params must be {name: string, arguments?: object}.',
     });
@@ -267,15 +435,15 @@ export class AgentEndpoint {
       }
       return r;
     }) as typeof res.writeHead;
-    await s.transport.handleRequest(req, res);
+    await s.transport!.handleRequest(req, res);
   }
 
-  private authorised(header: string | undefined): boolean {
+  /** The token a `Bearer` header names, or null (authenticate compares hashes in constant time). */
+  private authorised(header: string | undefined): AgentTokenRef | null {
     const m = /^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/i.exec(header ?? '');
-    const given = createHash('sha256').update(m?.[1] ?? '').digest();
-    const want = createHash('sha256').update(this.opts.token()).digest();
-    // Always compare, even without a match, so timing says nothing about the header.
-    return timingSafeEqual(given, want) && m !== null;
+    // Always look up, even without a match, so timing says nothing about the header.
+    const token = this.opts.authenticate(m?.[1] ?? '');
+    return m !== null ? token : null;
   }
 
   /** An HTTP refusal with a JSON-RPC error body (`code`: default -32001 for 401, else -32000). */
@@ -287,19 +455,31 @@ export class AgentEndpoint {
 
   // ---- sessions -------------------------------------------------------------------
 
-  private async newSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  /**
+   * Make room for one more session: while at the cap, the least recently used session
+   * WITHOUT a call in flight gives way (issue 9 item 10: a token holder opening sessions
+   * must not cut off another agent's call waiting for the person).
+   * @returns false when every session has a call in flight.
+   */
+  private async makeRoom(): Promise<boolean> {
     const max = this.opts.maxSessions ?? 32;
     while (this.sessions.size >= max) {
-      // The least recently used session WITHOUT a call in flight gives way (issue 9 item 10: a
-      // token holder opening sessions must not cut off another agent's call waiting for the person).
       const idle = [...this.sessions.entries()].filter(([, x]) => x.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (!idle) {
-        return this.reject(res, 503, `Every one of the ${max} MCP sessions has a call in flight; try again when one ends.`);
-      }
+      if (!idle) return false;
       this.sessions.delete(idle[0]);
-      await idle[1].server.close().catch(() => undefined);
+      await this.closeOne(idle[1]);
+      this.changed();
+    }
+    return true;
+  }
+
+  private async newSession(req: IncomingMessage, res: ServerResponse, body: unknown, token: AgentTokenRef): Promise<void> {
+    if (!(await this.makeRoom())) {
+      return this.reject(res, 503, `Every one of the ${this.opts.maxSessions ?? 32} MCP sessions has a call in flight; try again when one ends.`);
     }
     const session: Session = {
+      via: 'http',
+      token,
       server: undefined as unknown as Server,
       lastUsed: Date.now(),
       transport: undefined as unknown as StreamableHTTPServerTransport,
@@ -313,21 +493,22 @@ export class AgentEndpoint {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
+        this.changed();
       },
       onsessionclosed: (id) => {
-        this.sessions.delete(id);
+        if (this.sessions.delete(id)) this.changed();
       },
     });
     session.transport = transport;
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId && this.sessions.delete(transport.sessionId)) this.changed();
     };
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
 
   /** One SDK Server per session; `session.inFlight` counts its tools/call requests being handled. */
-  private makeServer(session: Pick<Session, 'inFlight'>): Server {
+  private makeServer(session: Pick<Session, 'inFlight' | 'token'>): Server {
     const info = this.opts.serverInfo ?? { name: 'echo-console', version: '0.1.0' };
     const server = new Server(info, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -340,7 +521,7 @@ export class AgentEndpoint {
       })),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const actor = actorOf(server);
+      const actor = actorOf(server, session.token);
       session.inFlight++;
       try {
         // MCP progress (spec, "Progress"): only when the client asked, with its progressToken.
@@ -351,7 +532,7 @@ export class AgentEndpoint {
             : (p: { progress: number; total?: number; message: string }) => {
                 extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...p } }).catch(() => undefined);
               };
-        return await this.callTool(request.params.name, request.params.arguments ?? {}, actor, extra.signal, progress);
+        return await this.callTool(request.params.name, request.params.arguments ?? {}, actor, session.token, extra.signal, progress);
       } catch {
         // Nothing throws raw across the boundary; the broker already records its own failures.
         return { isError: true, content: [{ type: 'text', text: 'Error (internal): the console hit an internal error.' }] };
@@ -362,7 +543,14 @@ export class AgentEndpoint {
     return server;
   }
 
-  private async callTool(name: string, args: Record<string, unknown>, actor: Actor, signal: AbortSignal, progress?: AgentContext['progress']): Promise<CallToolResult> {
+  private async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    actor: Actor,
+    agentToken: AgentTokenRef,
+    signal: AbortSignal,
+    progress?: AgentContext['progress'],
+  ): Promise<CallToolResult> {
     const broker = this.opts.broker;
     const tool = this.tools.get(name);
     if (!tool) {
@@ -375,7 +563,7 @@ export class AgentEndpoint {
       });
       return errorResult(a, 'console');
     }
-    const r = await tool.call(args, { broker, agent: { actor, kind: tool.kind, signal, ...(progress ? { progress } : {}) } });
+    const r = await tool.call(args, { broker, agent: { actor, agentToken: { ...agentToken }, kind: tool.kind, signal, ...(progress ? { progress } : {}) } });
     if (r.ok) return r.result;
     const listed = r.issues.map((i) => `${i.instancePath || '(root)'}: ${i.message}`).join('; ');
     const a = broker.rejectCall({ faculty: tool.faculty, agentTool: tool.name, actor, code: 'invalid-params', message: `Invalid arguments for ${tool.name}: ${listed}.`, issues: r.issues });
@@ -383,13 +571,17 @@ export class AgentEndpoint {
   }
 }
 
-/** The agent as the actor of receipts: MCP `initialize` clientInfo (name, version), bounded and printable. */
-function actorOf(server: Server): Actor {
+/**
+ * The agent as the actor of receipts (issue 9 item 2): `name` and `tokenId` are its
+ * token's, set by the person; `clientName` and `version` are what MCP `initialize`
+ * clientInfo declares, bounded and printable, kept as self-declared and never the identity.
+ */
+function actorOf(server: Server, token: AgentTokenRef): Actor {
   const info = server.getClientVersion();
   const clean = (s: unknown, max: number) => (typeof s === 'string' ? s.replace(/[^\x20-\x7e]/g, '?').slice(0, max) : undefined);
-  const name = clean(info?.name, 100) || 'unknown-client';
+  const clientName = clean(info?.name, 100);
   const version = clean(info?.version, 40);
-  return { kind: 'agent', name, ...(version ? { version } : {}) };
+  return { kind: 'agent', name: token.name, tokenId: token.id, ...(clientName ? { clientName } : {}), ...(version ? { version } : {}) };
 }
 
 async function readBody(req: IncomingMessage, max: number): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {

@@ -7,7 +7,7 @@
  * a clear error and a `refused` receipt (faculty `console`, actor person); the
  * console stays up. `createConsoleCore` builds the parts and passes them here.
  */
-import type { ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, EndpointInfo } from '../../../shared/ipc';
+import type { AgentTokenInfo, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo } from '../../../shared/ipc';
 import type { Actor, Receipt, ReceiptInput } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
 import type { AgentEndpoint } from '../agent';
@@ -15,7 +15,7 @@ import type { Broker } from '../broker';
 import type { PolicyApi } from './policy';
 import type { Ledger } from '../ledger';
 import type { ExtensionLink } from '../ports';
-import type { SettingsStore } from '../settings';
+import { AgentTokenError, type SettingsStore } from '../settings';
 import { validateApiPayload } from './payloads';
 import { gatedActionOf, RENDERER_ATTESTED_GATE, type TrustedInputGate } from '../trusted-input';
 
@@ -31,6 +31,8 @@ export interface ConsoleApiParts {
   settings: SettingsStore;
   agentEndpoint: AgentEndpoint;
   endpoint(): EndpointInfo;
+  /** The agents' tokens without secrets, with their open sessions. */
+  agentTokens(): AgentTokenInfo[];
   consoleSettings(): ConsoleSettings;
   emit(e: ConsoleEvent): void;
   /** The policy methods' work (src/main/core/api/policy.ts). */
@@ -87,7 +89,8 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
 
   return {
     getSnapshot: handler('getSnapshot', (): Result<ConsoleSnapshot> =>
-      ok({ approvals: broker.approvals.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: p.endpoint(), settings: p.consoleSettings() }),
+      // No token secret in here: the snapshot reaches the page (issue 9 item 4).
+      ok({ approvals: broker.approvals.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: p.endpoint(), agentTokens: p.agentTokens(), settings: p.consoleSettings() }),
     ),
     decideApproval: handler('decideApproval', (x) => broker.decide(x.requestId, x.decision, x.reason)),
     queryReceipts: handler('queryReceipts', (x) => {
@@ -106,14 +109,34 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     listShareableTabs: handler('listShareableTabs', () => broker.sharing.shareable()),
     shareTab: handler('shareTab', (x) => broker.sharing.share(x.tabId)),
     unshareTab: handler('unshareTab', (x) => broker.sharing.unshare(x.tabId)),
-    rotateToken: handler('rotateToken', async () => {
-      settings.rotateToken();
-      // The old token already fails at the next request; closing the sessions also ends their open streams.
-      await agentEndpoint.closeSessions();
-      receipt({ requestId: null, event: 'token-rotated', faculty: 'console', actor: PERSON, detail: {} });
-      const info = p.endpoint();
-      p.emit({ kind: 'endpoint', endpoint: info });
-      return ok(info);
+    createAgentToken: handler('createAgentToken', (x): Result<CreatedAgentToken> => {
+      let made: ReturnType<SettingsStore['createAgentToken']>;
+      try {
+        made = settings.createAgentToken(x.name);
+      } catch (e) {
+        if (e instanceof AgentTokenError) return err(e.code, e.message);
+        throw e;
+      }
+      receipt({ requestId: null, event: 'token-created', faculty: 'console', actor: PERSON, detail: { tokenId: made.token.id, name: made.token.name } });
+      const tokens = p.agentTokens();
+      p.emit({ kind: 'agent-tokens', tokens });
+      // The secret is in this answer only: never in a snapshot or an event.
+      return ok({ token: tokens.find((t) => t.id === made.token.id)!, secret: made.secret });
+    }),
+    revokeAgentToken: handler('revokeAgentToken', async (x): Promise<Result<AgentTokenInfo[]>> => {
+      let gone: ReturnType<SettingsStore['revokeAgentToken']>;
+      try {
+        gone = settings.revokeAgentToken(x.id);
+      } catch (e) {
+        if (e instanceof AgentTokenError) return err(e.code, e.message);
+        throw e;
+      }
+      // The secret already fails at the next request; closing its sessions ends their streams and in-flight calls.
+      const sessionsClosed = await agentEndpoint.closeSessionsOf(gone.id);
+      receipt({ requestId: null, event: 'token-revoked', faculty: 'console', actor: PERSON, detail: { tokenId: gone.id, name: gone.name, sessionsClosed } });
+      const tokens = p.agentTokens();
+      p.emit({ kind: 'agent-tokens', tokens });
+      return ok(tokens);
     }),
     updateSettings: handler('updateSettings', (x) => {
       const before = settings.get();

@@ -16,8 +16,24 @@ import type { TrailFields } from './trail';
 import type { ArgumentValidator } from './validator';
 
 /** Who is calling and how the agent-facing tool is marked (from the tool registry, never from the page). */
+/** An authenticated agent token as the broker sees it: never the secret. */
+export interface AgentTokenRef {
+  /** `tok_` + 16 hex, or `default` (the token migrated from before per-agent tokens). */
+  id: string;
+  /** The name the person gave the token (1–64 printable characters). */
+  name: string;
+}
+
+/** Who calls and how: one per agent tool call. */
 export interface AgentContext {
+  /** The agent as receipts name it: `name` is its token's name, `clientName` what the client declares (src/shared/receipt.ts). */
   actor: Actor;
+  /**
+   * The token the call authenticated with (issue 9 item 2): `id` is stable for the token's
+   * life (key per-agent limits and quotas on it), `name` is the person's name for the agent.
+   * Absent only for calls made inside the console itself (tests, tools), never for an MCP call.
+   */
+  agentToken?: AgentTokenRef;
   kind: ToolKind;
   /** The MCP request's cancellation (`extra.signal` in the SDK; MCP spec, "Cancellation"). */
   signal?: AbortSignal;

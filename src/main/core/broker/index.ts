@@ -34,6 +34,7 @@ export const REFRESH_MIN_INTERVAL_MS = 1_000;
 export const USABILITY_BUDGET_MS = 250;
 export type { ArgumentIssue } from './validator';
 export type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './pipeline';
+export type { AgentTokenRef } from './faculty';
 export type { BrokerAnswer, BrokerFailure, ReceiptSink, RefusalDetail } from './trail';
 export { refusalDetail } from './trail';
 export type { InvokeRequest, InvokeValue } from '../faculties/webmcp-invoke';

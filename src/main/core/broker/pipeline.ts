@@ -307,7 +307,12 @@ export class Pipeline {
       requestId: trail.requestId,
       createdAt: now,
       expiresAt: now + this.o.approvalTimeoutMs(),
-      agent: { name: actor.name ?? 'unknown agent', ...(actor.version ? { version: actor.version } : {}) },
+      agent: {
+        name: actor.name ?? 'unknown agent',
+        ...(actor.version ? { version: actor.version } : {}),
+        ...(actor.tokenId ? { tokenId: actor.tokenId } : {}),
+        ...(actor.clientName ? { clientName: actor.clientName } : {}),
+      },
       faculty: f.faculty,
       operation: f.operation,
       kind: ctx.kind,

@@ -106,24 +106,27 @@ function optOperation(input: Record<string, unknown>): string | null {
   return v;
 }
 
+/** An actor's fields (src/shared/receipt.ts Actor); an agent's carry its token's id and its self-declared client name (issue 9 item 2). */
+const ACTOR_FIELDS: ReadonlySet<string> = new Set(['kind', 'name', 'version', 'tokenId', 'clientName']);
+
 // Actors repeat (a few agents, the person, the console): reuse their canonical text.
 const actorCache = new Map<string, string>();
 const ACTOR_CACHE_MAX = 256;
 
 function actorJson(v: unknown): string {
-  if (!isPlainObject(v)) throw new LedgerInputError('receipt actor must be an object {kind, name?, version?}');
+  if (!isPlainObject(v)) throw new LedgerInputError('receipt actor must be an object {kind, name?, version?, tokenId?, clientName?}');
   for (const k of Object.keys(v)) {
-    if (k !== 'kind' && k !== 'name' && k !== 'version') throw new LedgerInputError(`receipt actor has an unknown field "${k}"`);
+    if (!ACTOR_FIELDS.has(k)) throw new LedgerInputError(`receipt actor has an unknown field "${k}"`);
   }
   if (typeof v.kind !== 'string' || !Object.hasOwn(ACTOR_KINDS, v.kind)) {
     throw new LedgerInputError(`receipt actor.kind must be one of ${Object.keys(ACTOR_KINDS).join(', ')}`);
   }
   const actor: Actor = { kind: v.kind as Actor['kind'] };
-  for (const k of ['name', 'version'] as const) {
+  for (const k of ['name', 'version', 'tokenId', 'clientName'] as const) {
     const s = optString(v, k, MAX_ACTOR_CHARS);
     if (s !== null) actor[k] = s;
   }
-  const key = JSON.stringify([actor.kind, actor.name ?? null, actor.version ?? null]); // injective, unlike a joined string
+  const key = JSON.stringify([actor.kind, actor.name ?? null, actor.version ?? null, actor.tokenId ?? null, actor.clientName ?? null]); // injective, unlike a joined string
   let json = actorCache.get(key);
   if (json === undefined) {
     json = canonicalJson(actor);
