@@ -14,7 +14,7 @@
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect, test, type Page } from '@playwright/test';
 import { argumentsHash, descriptorHash, fingerprint } from '../../src/shared/canonical';
 import type { ConsoleRequest } from '../../src/shared/protocol';
@@ -562,9 +562,12 @@ test('the MCP endpoint: no or a wrong bearer token is 401, any browser Origin he
 
 test('the stdio command (bin/echo-console-mcp.mjs) against the same console: list_tabs and a discover', async () => {
   const stdio = new Client({ name: 'main-job-stdio', version: '1.0.0' });
+  // The person made this agent a token; the command reaches the console over its private socket with it.
+  const secret = await createAgentToken(job.core.api, 'Stdio agent');
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.resolve(import.meta.dirname, '../../bin/echo-console-mcp.mjs'), '--data-dir', job.dataDir],
+    env: { ...getDefaultEnvironment(), ECHO_CONSOLE_TOKEN: secret },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -581,9 +584,9 @@ test('the stdio command (bin/echo-console-mcp.mjs) against the same console: lis
     const viaHttp = await discover(client, storeTabId);
     expect(viaStdio.tools.map((t) => [t.name, t.descriptorHash])).toEqual(viaHttp.tools.map((t) => [t.name, t.descriptorHash]));
     expect(viaStdio.header).toMatchObject({ tabId: storeTabId, origin: job.servers.demoOrigin });
-    // The console knows who asked: the stdio client's own name, relayed unchanged.
+    // The console knows who asked: the token's name, with the stdio client's own name as self-declared.
     const discovered = job.core.ledger.query({ event: 'requested', limit: 20 }).receipts.filter((r) => r.faculty === 'webmcp-discover');
-    expect(discovered.some((r) => r.actor.name === 'main-job-stdio')).toBe(true);
+    expect(discovered.some((r) => r.actor.name === 'Stdio agent' && r.actor.clientName === 'main-job-stdio')).toBe(true);
   } finally {
     await stdio.close();
   }

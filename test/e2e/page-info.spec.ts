@@ -51,7 +51,7 @@ test('page_info through MCP, the pipeline and the real extension: the page as it
 
     const trail = world.receipts({ limit: 20 }).filter((x) => x.faculty === 'page-info').reverse();
     expect(trail.map((x) => x.event)).toEqual(['requested', 'succeeded']);
-    expect(trail[1]).toMatchObject({ tabId, operation: 'info', origin: world.demo.hostileOrigin, documentId: shared.documentId, actor: { kind: 'agent', name: 'page-info-e2e' } });
+    expect(trail[1]).toMatchObject({ tabId, operation: 'info', origin: world.demo.hostileOrigin, documentId: shared.documentId, actor: { kind: 'agent', clientName: 'page-info-e2e' } });
 
     await world.core.api.unshareTab({ tabId });
     const refused = (await client.callTool({ name: 'page_info', arguments: { tabId } })) as CallToolResult;

@@ -375,3 +375,20 @@ describe('token secrets never reach the page unasked (issue 9 item 4)', () => {
     expect(events.some((e) => e.kind === 'agent-tokens')).toBe(true);
   });
 });
+
+describe('stopping the console with agents connected', () => {
+  it('cuts stdio sessions and half-open hellos, removes the socket, and the stdio command exits', async () => {
+    const { core, dir } = await startCore();
+    const agent = await createAgentTokenInfo(core.api);
+    const { transport } = await stdioClient(dir, agent.secret, 'connected-at-stop');
+    const silent = createConnection(agentSocketPath(dir)); // connected, never says hello
+    await new Promise<void>((ok) => silent.once('connect', () => ok()));
+    const silentClosed = new Promise<void>((ok) => silent.once('close', () => ok()));
+    const closed = new Promise<void>((ok) => (transport.onclose = () => ok()));
+    await core.stop();
+    await closed;
+    await silentClosed;
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(agentSocketPath(dir))).toBe(false);
+  });
+});

@@ -130,7 +130,7 @@ const PERSON: Actor = { kind: 'person' };
 
 /**
  * Build the console core. Synchronous: opens the ledger and the settings file
- * (creating both on first run, with a fresh MCP token) and constructs the parts;
+ * (creating both on first run; no agent token until the person creates one) and constructs the parts;
  * `start()` then listens.
  * @throws DataFolderError for a data folder another user owns or can replace
  *   (./data-folder.ts); SettingsError for an invalid settings.json; the ledger's

@@ -118,6 +118,8 @@ export class AgentEndpoint {
   connections: ConnectionGuard | null = null;
   private boundPort = 0;
   private agentSocket: NetServer | null = null;
+  /** Every connection to the agent socket, also those still saying hello (cut at stop). */
+  private readonly socketConnections = new Set<Socket>();
   private readonly sessions = new Map<string, Session>();
   /** The agent tools, as `tools/list` shows them now. */
   readonly tools: AgentToolRegistry;
@@ -214,8 +216,11 @@ export class AgentEndpoint {
     this.unsubscribeTools();
     const sock = this.agentSocket;
     this.agentSocket = null;
-    if (sock) await new Promise<void>((resolve) => sock.close(() => resolve()));
+    // close() waits for open connections: stop accepting, cut them, then wait.
+    const socketClosed = sock ? new Promise<void>((resolve) => sock.close(() => resolve())) : Promise.resolve();
     await this.closeSessions();
+    for (const c of this.socketConnections) c.destroy();
+    await socketClosed;
     const http = this.http;
     this.http = null;
     if (!http) return;
@@ -270,6 +275,8 @@ export class AgentEndpoint {
   }
 
   private acceptSocket(sock: Socket): void {
+    this.socketConnections.add(sock);
+    sock.once('close', () => this.socketConnections.delete(sock));
     let buf = Buffer.alloc(0);
     const refuse = (code: string, message: string) => {
       sock.end(`${JSON.stringify({ ok: false, error: { code, message } })}\n`, () => sock.destroy());
