@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: plain ESM JavaScript without type declarations
 import * as bin from '../../bin/echo-console-mcp.mjs';
-import { resolveDataDir } from '../../src/main/data-dir.mjs';
+import { agentSocketPath, resolveDataDir } from '../../src/main/data-dir.mjs';
 
 const HOME = '/home/me';
 
@@ -36,5 +36,19 @@ describe('resolveDataDir', () => {
 
   it('is the very function the stdio command uses', () => {
     expect(bin.resolveDataDir).toBe(resolveDataDir);
+  });
+});
+
+describe('agentSocketPath (the stdio command connects where the console listens; issue 9 item 2)', () => {
+  it('is run/agent.sock in the data folder on Unix, and a named pipe per data folder on Windows', () => {
+    expect(agentSocketPath('/home/me/.config/echo-console', 'linux')).toBe('/home/me/.config/echo-console/run/agent.sock');
+    expect(agentSocketPath('/Users/me/Library/Application Support/echo-console', 'darwin')).toBe('/Users/me/Library/Application Support/echo-console/run/agent.sock');
+    const a = agentSocketPath('C:\\Users\\me\\AppData\\Roaming\\echo-console', 'win32');
+    expect(a).toMatch(/^\\\\\.\\pipe\\echo-console-agent-[0-9a-f]{16}$/);
+    expect(agentSocketPath('C:\\other', 'win32')).not.toBe(a);
+  });
+
+  it('is the very function the stdio command uses', () => {
+    expect(bin.agentSocketPath).toBe(agentSocketPath);
   });
 });
