@@ -32,9 +32,9 @@ let core: ConsoleCore;
 let agentSecret = '';
 const clients: Client[] = [];
 
-async function connect(name = 'trust-agent'): Promise<Client> {
+async function connect(name = 'trust-agent', secret = agentSecret): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${agentSecret}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } });
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -484,8 +484,10 @@ describe('rule: per-client limits keep one agent from crowding out another', () 
     link.invokeHandler = async () => ({ ok: true, value: { outcome: 'succeeded', result: 'done by the page' } });
     const p = victim.callTool({ name: 'webmcp_invoke', arguments: { tabId: 7, name: 'add', descriptorHash: d.tools[0]!.descriptorHash, arguments: {} } });
     await until((l) => core.onEvent(l), () => approvalsShown() === 1);
-    // Another token holder opens 40 sessions: more than the 32 the endpoint keeps (issue 9 item 10).
-    for (let i = 0; i < 40; i++) await connect(`flood-${i}`);
+    // Other token holders open 40 sessions: more than the 32 the endpoint keeps (issue 9 item 10).
+    // Five tokens, eight sessions each: one token alone is held to 8 sessions and its request rate.
+    const flooders = await Promise.all([0, 1, 2, 3, 4].map((i) => createAgentToken(core.api, `flooder ${i}`)));
+    for (let i = 0; i < 40; i++) await connect(`flood-${i}`, flooders[i % 5]);
     expect(core.agentEndpoint.sessionCount).toBeLessThanOrEqual(32);
     await core.api.decideApproval({ requestId: core.broker.approvals.list()[0]!.requestId, decision: 'approve' });
     const r = (await p) as CallToolResult;

@@ -10,6 +10,7 @@
  * throw. Bad input gets a clear error and a `refused` receipt (faculty
  * `console`, actor person); the console stays up.
  */
+import type { AgentQuotaLimits } from './agent/quotas';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,8 @@ export interface ConsoleCoreOptions {
   mcpPort?: number;
   /** The MCP endpoint's connection limits (default CONNECTION_LIMITS, ./net-guard.ts); tests pass small ones. */
   mcpConnectionLimits?: Partial<ConnectionLimits>;
+  /** Per-agent-token limits (default AGENT_QUOTA_LIMITS, ./agent/quotas.ts: rates, sessions, pending approvals); tests pass small ones. */
+  agentQuotas?: Partial<AgentQuotaLimits>;
   /** The bridge's Unix socket or named pipe (default: the platform default, src/native-host/socket-path.ts). */
   socketPath?: string;
   /**
@@ -199,6 +202,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     ...(opts.dispatchTimeoutMs !== undefined ? { dispatchTimeoutMs: opts.dispatchTimeoutMs } : {}),
     ...(opts.formWaitTimeoutMs !== undefined ? { formWaitTimeoutMs: opts.formWaitTimeoutMs } : {}),
     ...(opts.progressIntervalMs !== undefined ? { progressIntervalMs: opts.progressIntervalMs } : {}),
+    ...(opts.agentQuotas?.maxPendingApprovals !== undefined ? { maxPendingPerAgent: opts.agentQuotas.maxPendingApprovals } : {}),
   });
   const agentEndpoint = new AgentEndpoint({
     broker,
@@ -211,6 +215,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     serverInfo: { name: 'echo-console', version: opts.consoleVersion ?? '0.1.0' },
     settingsFile: join(opts.dataDir, SETTINGS_FILE),
     ...(opts.mcpConnectionLimits ? { connectionLimits: opts.mcpConnectionLimits } : {}),
+    ...(opts.agentQuotas ? { quotas: opts.agentQuotas } : {}),
   });
   const stdioCommand = opts.stdioCommand ?? defaultStdioCommand(opts.dataDir);
   const endpoint = (): EndpointInfo => ({ url: agentEndpoint.url, stdioCommand });

@@ -51,6 +51,7 @@ import type { AgentContext, AgentTokenRef, Broker } from '../broker';
 import { listenPrivate } from '../bridge/socket-server';
 import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '../net-guard';
 import { errorResult } from './answers';
+import { AgentQuotas, type AgentQuotaLimits, type QuotaKind } from './quotas';
 import { AgentToolRegistry } from './registry';
 import { AGENT_TOOLS } from './tools';
 
@@ -84,6 +85,10 @@ export interface AgentEndpointOptions {
   settingsFile?: string;
   /** Connection limits (default CONNECTION_LIMITS, ../net-guard.ts); tests pass small ones. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Per-agent-token rate limits and session cap (default AGENT_QUOTA_LIMITS, ./quotas.ts); tests pass small ones. */
+  quotas?: Partial<AgentQuotaLimits>;
+  /** The quotas' clock (ms; default Date.now); tests pass their own. */
+  quotaClock?: () => number;
 }
 
 interface Session {
@@ -121,6 +126,8 @@ export class AgentEndpoint {
   /** Every connection to the agent socket, also those still saying hello (cut at stop). */
   private readonly socketConnections = new Set<Socket>();
   private readonly sessions = new Map<string, Session>();
+  /** Per-agent-token budgets (issue 9 items 3 and 10). */
+  readonly quotas: AgentQuotas;
   /** The agent tools, as `tools/list` shows them now. */
   readonly tools: AgentToolRegistry;
   private readonly unsubscribeTools: () => void;
@@ -129,6 +136,23 @@ export class AgentEndpoint {
     this.opts = opts;
     this.tools = opts.tools ?? new AgentToolRegistry(AGENT_TOOLS);
     this.unsubscribeTools = this.tools.onChange(() => this.announceToolsChanged());
+    // A limit that bites is receipted (boundedly: AgentQuotas gathers a flood's refusals into one receipt a second).
+    this.quotas = new AgentQuotas(
+      (r) =>
+        opts.broker.refuseMalformed({
+          faculty: 'console',
+          actor: { kind: 'agent', name: r.token.tokenName, tokenId: r.token.tokenId },
+          code: 'rate-limited',
+          message: r.message,
+        }),
+      opts.quotas,
+      opts.quotaClock,
+    );
+  }
+
+  /** Take from `token`'s budget of `kind` (see ./quotas.ts). */
+  private meter(token: AgentTokenRef, kind: QuotaKind, amount = 1): ReturnType<AgentQuotas['take']> {
+    return this.quotas.take({ tokenId: token.id, tokenName: token.name }, kind, amount);
   }
 
   /**
@@ -214,6 +238,7 @@ export class AgentEndpoint {
   /** Close every session, the agent socket and the listener. */
   async stop(): Promise<void> {
     this.unsubscribeTools();
+    this.quotas.flush();
     const sock = this.agentSocket;
     this.agentSocket = null;
     // close() waits for open connections: stop accepting, cut them, then wait.
@@ -241,6 +266,7 @@ export class AgentEndpoint {
    * @returns how many sessions were closed.
    */
   async closeSessionsOf(tokenId: string): Promise<number> {
+    this.quotas.forget(tokenId);
     return this.closeWhere((s) => s.token.id === tokenId);
   }
 
@@ -319,8 +345,9 @@ export class AgentEndpoint {
   }
 
   private async openSocketSession(sock: Socket, token: AgentTokenRef, rest: Buffer): Promise<void> {
-    if (!(await this.makeRoom())) {
-      sock.end(`${JSON.stringify({ ok: false, error: { code: 'too-many-sessions', message: 'Every MCP session has a call in flight; try again when one ends.' } })}\n`);
+    const full = await this.makeRoom(token);
+    if (full) {
+      sock.end(`${JSON.stringify({ ok: false, error: { code: 'too-many-sessions', message: full } })}\n`);
       return;
     }
     if (sock.destroyed) return;
@@ -366,12 +393,17 @@ export class AgentEndpoint {
       res.setHeader('WWW-Authenticate', 'Bearer realm="echo-console"');
       return this.reject(res, 401, 'Missing, wrong or revoked bearer token: create a token for this agent in the Echo Console.');
     }
+    // Per-token rate limits (issue 9 item 3), before the body is read or parsed.
+    const admitted = this.meter(token, 'requests');
+    if (!admitted.ok) return this.tooMany(res, admitted);
 
     const sid = req.headers['mcp-session-id'];
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readBody(req, MAX_BODY_BYTES);
       if (!read.ok) return this.reject(res, read.status, read.message);
+      const bytes = this.meter(token, 'bytes', read.bytes);
+      if (!bytes.ok) return this.tooMany(res, bytes);
       body = read.value;
     }
     const found = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
@@ -453,6 +485,12 @@ export class AgentEndpoint {
     return m !== null ? token : null;
   }
 
+  /** 429 with `Retry-After` (whole seconds, RFC 9110 §10.2.3) and the limit's message. */
+  private tooMany(res: ServerResponse, d: { retryAfterMs: number; message: string }): void {
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(d.retryAfterMs / 1000))));
+    this.reject(res, 429, d.message);
+  }
+
   /** An HTTP refusal with a JSON-RPC error body (`code`: default -32001 for 401, else -32000). */
   private reject(res: ServerResponse, status: number, message: string, code?: number): void {
     res.statusCode = status;
@@ -463,27 +501,47 @@ export class AgentEndpoint {
   // ---- sessions -------------------------------------------------------------------
 
   /**
-   * Make room for one more session: while at the cap, the least recently used session
-   * WITHOUT a call in flight gives way (issue 9 item 10: a token holder opening sessions
-   * must not cut off another agent's call waiting for the person).
-   * @returns false when every session has a call in flight.
+   * Make room for one more session of `token` (issue 9 item 10), closing only
+   * sessions WITHOUT a call in flight (one may be waiting for the person):
+   * - at the token's own cap (AgentQuotaLimits.maxSessions, default 8), its own
+   *   least recently used idle session gives way;
+   * - at the endpoint's cap (`maxSessions`, default 32), an idle session of the
+   *   token holding the most sessions gives way (the least recently used among
+   *   them), so a token opening sessions pushes out its own first, never an
+   *   agent with fewer.
+   * @returns null when there is room, else why not (every candidate has a call in flight).
    */
-  private async makeRoom(): Promise<boolean> {
+  private async makeRoom(token: AgentTokenRef): Promise<string | null> {
+    const perToken = this.quotas.limits.maxSessions;
     const max = this.opts.maxSessions ?? 32;
-    while (this.sessions.size >= max) {
-      const idle = [...this.sessions.entries()].filter(([, x]) => x.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (!idle) return false;
-      this.sessions.delete(idle[0]);
-      await this.closeOne(idle[1]);
-      this.changed();
+    const lruIdle = (list: Array<[string, Session]>) => list.filter(([, x]) => x.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+    for (;;) {
+      const mine = [...this.sessions.entries()].filter(([, x]) => x.token.id === token.id);
+      if (mine.length < perToken) break;
+      const idle = lruIdle(mine);
+      if (!idle) return `Agent token "${token.name}" has ${mine.length} MCP sessions (at most ${perToken} per agent), each with a call in flight; try again when one ends.`;
+      await this.evict(idle);
     }
-    return true;
+    while (this.sessions.size >= max) {
+      const counts = this.sessionsByToken();
+      const idle = [...this.sessions.entries()]
+        .filter(([, x]) => x.inFlight === 0)
+        .sort((a, b) => (counts.get(b[1].token.id) ?? 0) - (counts.get(a[1].token.id) ?? 0) || a[1].lastUsed - b[1].lastUsed)[0];
+      if (!idle) return `Every one of the ${max} MCP sessions has a call in flight; try again when one ends.`;
+      await this.evict(idle);
+    }
+    return null;
+  }
+
+  private async evict([id, s]: [string, Session]): Promise<void> {
+    this.sessions.delete(id);
+    await this.closeOne(s);
+    this.changed();
   }
 
   private async newSession(req: IncomingMessage, res: ServerResponse, body: unknown, token: AgentTokenRef): Promise<void> {
-    if (!(await this.makeRoom())) {
-      return this.reject(res, 503, `Every one of the ${this.opts.maxSessions ?? 32} MCP sessions has a call in flight; try again when one ends.`);
-    }
+    const full = await this.makeRoom(token);
+    if (full) return this.reject(res, 503, full);
     const session: Session = {
       via: 'http',
       token,
@@ -529,6 +587,9 @@ export class AgentEndpoint {
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const actor = actorOf(server, session.token);
+      // Per-token call rate (issue 9 item 3), on HTTP and the agent socket alike; receipted by the quotas.
+      const admitted = this.meter(session.token, 'calls');
+      if (!admitted.ok) return { isError: true, content: [{ type: 'text', text: `Error (rate-limited): ${admitted.message}` }] };
       session.inFlight++;
       try {
         // MCP progress (spec, "Progress"): only when the client asked, with its progressToken.
@@ -591,7 +652,7 @@ function actorOf(server: Server, token: AgentTokenRef): Actor {
   return { kind: 'agent', name: token.name, tokenId: token.id, ...(clientName ? { clientName } : {}), ...(version ? { version } : {}) };
 }
 
-async function readBody(req: IncomingMessage, max: number): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
+async function readBody(req: IncomingMessage, max: number): Promise<{ ok: true; value: unknown; bytes: number } | { ok: false; status: number; message: string }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -600,7 +661,7 @@ async function readBody(req: IncomingMessage, max: number): Promise<{ ok: true; 
     chunks.push(chunk as Buffer);
   }
   try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')), bytes: size };
   } catch {
     return { ok: false, status: 400, message: 'Parse error: the body is not JSON.' };
   }

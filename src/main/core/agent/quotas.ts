@@ -12,15 +12,17 @@
  *   read (a token bucket: `requestsPerSecond` sustained, `requestBurst` at once);
  * - `calls`: `tools/call` messages (`callsPerSecond`, `callBurst`);
  * - `bytes`: request body bytes (`bytesPerSecond`, `byteBurst`);
- * - `pendingApprovals`: requests of this token waiting for the person at once,
- *   of the console's 16 (`maxPendingApprovals` in the broker);
- * - `sessions`: MCP sessions of this token at once, of the endpoint's 32: a
- *   token at its cap closes its own least recently used idle session, never
- *   another token's.
+ * - `maxPendingApprovals`: requests of this token waiting for the person at
+ *   once, of the console's 16 (enforced by the broker's pipeline, which refuses
+ *   the request `too-many-pending` with its own receipts);
+ * - `maxSessions`: MCP sessions of this token at once, of the endpoint's 32
+ *   (enforced by the endpoint: a token at its cap closes its own least recently
+ *   used idle session, and at the global cap the token holding the most
+ *   sessions gives one up, so one token cannot push the others out).
  *
- * A limit that bites gives the agent a clear error (HTTP 429 with
- * `Retry-After`, or a tool error with code `rate-limited` / `too-many-pending`)
- * and is receipted, but boundedly: the first refusal of an episode writes one
+ * A rate limit that bites gives the agent a clear error (HTTP 429 with
+ * `Retry-After`, or a tool error with code `rate-limited`) and is receipted,
+ * but boundedly: the first refusal of an episode writes one
  * `refused` receipt at once, and the refusals that follow within
  * `RECEIPT_WINDOW_MS` are counted and written as one more receipt when the
  * window closes. A flood of 400 calls/s thus writes at most two receipts per
@@ -69,7 +71,7 @@ export type QuotaKind = 'requests' | 'calls' | 'bytes';
 /** A refusal to receipt: `count` refusals of `kind` for `token` (1 for an episode's first). */
 export interface QuotaRefusal {
   token: AgentQuotaSubject;
-  kind: QuotaKind | 'pendingApprovals' | 'sessions';
+  kind: QuotaKind;
   count: number;
   message: string;
 }
@@ -144,19 +146,6 @@ export class AgentQuotas {
     return { ok: false, retryAfterMs, message };
   }
 
-  /**
-   * Whether `subject` may have one more request waiting for the person, given
-   * how many it has now; a refusal is receipted like a rate limit.
-   */
-  admitPending(subject: AgentQuotaSubject, waiting: number): QuotaDecision {
-    if (waiting < this.limits.maxPendingApprovals) return { ok: true };
-    const message =
-      `Agent token "${subject.tokenName}" already has ${waiting} requests waiting for the person ` +
-      `(at most ${this.limits.maxPendingApprovals}); wait for them to be decided before asking again.`;
-    this.refused(subject, 'pendingApprovals', message);
-    return { ok: false, retryAfterMs: 0, message };
-  }
-
   /** Forget a revoked token's buckets (its receipts already written stay). */
   forget(tokenId: string): void {
     for (const k of [...this.buckets.keys()]) if (k.startsWith(`${tokenId}\u0000`)) this.buckets.delete(k);
@@ -178,7 +167,7 @@ export class AgentQuotas {
     return [l.bytesPerSecond, l.byteBurst];
   }
 
-  private refused(subject: AgentQuotaSubject, kind: QuotaRefusal['kind'], message: string): void {
+  private refused(subject: AgentQuotaSubject, kind: QuotaKind, message: string): void {
     const key = `${subject.tokenId}\u0000${kind}`;
     const open = this.episodes.get(key);
     if (open) {
@@ -198,7 +187,7 @@ export class AgentQuotas {
 
   private writeCounted(key: string, e: Episode): void {
     if (e.pending === 0) return;
-    const kind = key.slice(key.indexOf('\u0000') + 1) as QuotaRefusal['kind'];
+    const kind = key.slice(key.indexOf('\u0000') + 1) as QuotaKind;
     this.write({ token: e.subject, kind, count: e.pending, message: `${e.pending} more refused in ${RECEIPT_WINDOW_MS} ms. ${e.message}` });
   }
 

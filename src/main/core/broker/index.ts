@@ -10,6 +10,7 @@
  * throws to its callers: every answer is a `BrokerAnswer` naming the request
  * and its last receipt. See docs/broker.md.
  */
+import { AGENT_QUOTA_LIMITS } from '../agent/quotas';
 import type { Faculty, ReceiptPage, ReceiptQuery } from '../../../shared/receipt';
 import type { Result } from '../../../shared/result';
 import type { DiscoveryResult, SharedTab } from '../../../shared/types';
@@ -61,6 +62,8 @@ export interface BrokerOptions {
   validator?: ArgumentValidator;
   /** At most this many approvals wait at once; more are refused so an agent cannot flood the person (default 16). */
   maxPendingApprovals?: number;
+  /** At most this many of them from one agent token (issue 9 item 10; default AGENT_QUOTA_LIMITS.maxPendingApprovals, 4). */
+  maxPendingPerAgent?: number;
   /** Origins of the console's own pages: see Sharing.setConsoleOrigins. */
   consoleOrigins?: readonly string[];
 }
@@ -105,6 +108,7 @@ export class Broker {
       dispatchTimeoutMs: opts.dispatchTimeoutMs ?? LIMITS.dispatchTimeoutMs,
       linkGraceMs: opts.linkGraceMs ?? 5_000,
       maxPendingApprovals: opts.maxPendingApprovals ?? 16,
+      maxPendingPerAgent: opts.maxPendingPerAgent ?? AGENT_QUOTA_LIMITS.maxPendingApprovals,
       readTimeoutMs: this.readTimeoutMs,
       ...(opts.formWaitTimeoutMs !== undefined ? { formWaitTimeoutMs: opts.formWaitTimeoutMs } : {}),
       ...(opts.progressIntervalMs !== undefined ? { progressIntervalMs: opts.progressIntervalMs } : {}),

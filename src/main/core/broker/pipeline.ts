@@ -49,6 +49,8 @@ export interface PipelineOptions {
   linkGraceMs: number;
   /** At most this many approvals wait at once. */
   maxPendingApprovals: number;
+  /** At most this many of them from one agent token (issue 9 item 10), so one agent cannot take every slot. */
+  maxPendingPerAgent: number;
   validator: ArgumentValidator;
   /** Timeout of the link reads a faculty makes while resolving (`locate`) (ms, default 15 s). */
   readTimeoutMs?: number;
@@ -300,6 +302,18 @@ export class Pipeline {
     if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request before it was shown to the person');
     if (this.o.approvals.list().length >= this.o.maxPendingApprovals) {
       return trail.refuse(actor, 'too-many-pending', `${this.o.maxPendingApprovals} requests are already waiting for the person; wait for them to be decided before asking again.`);
+    }
+    // Per agent token (issue 9 item 10): one token holder filled all 16 shared slots, and no other agent could ask.
+    const tokenId = ctx.agentToken?.id ?? actor.tokenId;
+    if (tokenId !== undefined) {
+      const mine = this.o.approvals.list().filter((x) => x.agent.tokenId === tokenId).length;
+      if (mine >= this.o.maxPendingPerAgent) {
+        return trail.refuse(
+          actor,
+          'too-many-pending',
+          `Agent token "${actor.name ?? tokenId}" already has ${mine} requests waiting for the person (at most ${this.o.maxPendingPerAgent} per agent); wait for them to be decided before asking again.`,
+        );
+      }
     }
     const now = Date.now();
     const tab = this.o.sharing.get(r.target.tabId);
