@@ -1,7 +1,11 @@
 /**
  * The receipt ledger from a terminal (docs/ledger.md):
  *
- *   npm run ledger -- verify <file> [--checkpoint cp.json] [--json]
+ *   npm run ledger -- verify <file> [--checkpoint cp.json] [--public-key KEY | --key-file PEM] [--json]
+ *                                              also checks the signed checkpoints (docs/ledger.md): with the
+ *                                              public key given (base64 of the raw Ed25519 key, or @file), the
+ *                                              web host's key file, or else the default key file of the
+ *                                              ledger's folder (defaultLedgerKeyFile) when it exists
  *   npm run ledger -- export <file>            JSON Lines on stdout, oldest first (every Receipt field,
  *                                              operation and subjectHash included, null when absent)
  *   npm run ledger -- tail <file> [-n 20] [--json]   the newest N, oldest of them first
@@ -11,11 +15,13 @@
  * migrated; its receipts show operation and subjectHash as null). Exit codes: 0 fine; 1 the chain is broken (verify);
  * 2 usage error or the file could not be opened as a ledger.
  */
-import { readFileSync } from 'node:fs';
-import { Ledger } from '../src/main/core/ledger/index';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ledger, LedgerSigningKey, keyIdOf } from '../src/main/core/ledger/index';
+import { defaultLedgerKeyFile } from '../src/main/core/ledger/key-holder';
 import type { Checkpoint, Receipt, VerifyReport } from '../src/shared/receipt';
 
-const USAGE = `usage: ledger verify <file> [--checkpoint cp.json] [--json]
+const USAGE = `usage: ledger verify <file> [--checkpoint cp.json] [--public-key KEY|@file | --key-file PEM] [--json]
        ledger export <file>
        ledger tail <file> [-n N] [--json]
        ledger checkpoint <file>`;
@@ -26,6 +32,8 @@ interface Args {
   command: string;
   file: string;
   checkpoint?: string;
+  publicKey?: string;
+  keyFile?: string;
   n: number;
   json: boolean;
 }
@@ -36,6 +44,8 @@ function parse(argv: string[]): Args {
   for (let i = 0; i < argv.length; i++) {
     const t = argv[i] as string;
     if (t === '--checkpoint') a.checkpoint = argv[++i];
+    else if (t === '--public-key') a.publicKey = argv[++i];
+    else if (t === '--key-file') a.keyFile = argv[++i];
     else if (t === '-n' || t === '--lines') {
       const n = Number(argv[++i]);
       if (!Number.isSafeInteger(n) || n < 1 || n > 100_000) throw new UsageError('-n takes a whole number from 1 to 100000');
@@ -49,6 +59,8 @@ function parse(argv: string[]): Args {
   [a.command, a.file] = pos as [string, string];
   if (!['verify', 'export', 'tail', 'checkpoint'].includes(a.command)) throw new UsageError(`unknown command ${a.command}`);
   if (a.checkpoint !== undefined && a.command !== 'verify') throw new UsageError('--checkpoint goes with verify');
+  if ((a.publicKey !== undefined || a.keyFile !== undefined) && a.command !== 'verify') throw new UsageError('--public-key and --key-file go with verify');
+  if (a.publicKey !== undefined && a.keyFile !== undefined) throw new UsageError('give --public-key or --key-file, not both');
   return a;
 }
 
@@ -78,7 +90,44 @@ function line(r: Receipt): string {
   return parts.map((p) => (/^[\x21-\x7e]+$/.test(p) ? p : JSON.stringify(p))).join(' ');
 }
 
+/**
+ * The public key that checks the signatures: --public-key (base64, or @file holding it),
+ * --key-file (a PKCS#8 PEM private key, as the web host keeps it), else the default key
+ * file of the ledger's folder when it exists, else none (then a ledger holding signed
+ * checkpoints fails with `no-public-key`).
+ */
+function publicKeyFor(args: Args): { key: string | null; from: string } {
+  if (args.publicKey !== undefined) {
+    const text = args.publicKey.startsWith('@') ? readText(args.publicKey.slice(1)).trim() : args.publicKey;
+    if (!keyIdOf(text)) throw new UsageError('--public-key takes the base64 of a raw 32-byte Ed25519 public key (or @file holding it)');
+    return { key: text, from: '--public-key' };
+  }
+  const file = args.keyFile ?? defaultLedgerKeyFile(path.dirname(path.resolve(args.file)));
+  if (args.keyFile === undefined && !existsSync(file)) return { key: null, from: 'none' };
+  try {
+    return { key: LedgerSigningKey.fromPkcs8(readText(file)).publicKey, from: file };
+  } catch (e) {
+    throw new UsageError(`cannot read the key file ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
 function describe(report: VerifyReport, withCheckpoint: boolean): string {
+  if (report.problems && !report.ok) {
+    const fb = report.firstBroken;
+    return `BROKEN at seq ${fb?.seq ?? '?'}${fb?.id ? ` (id ${fb.id})` : ''}: ${report.problems.map((p) => p.message).join('; ')}; ` +
+      `${report.count} receipts intact before it, last good hash ${report.headHash}`;
+  }
+  if (report.ok && report.summary) {
+    return `ok: ${report.summary.replace(/^\d+ receipts, chain intact/, `${report.count} receipts, chain intact${withCheckpoint ? ', consistent with the checkpoint' : ''}`)}; head ${report.headHash}`;
+  }
   if (report.ok) {
     return `ok: ${report.count} receipts, chain intact${withCheckpoint ? ', consistent with the checkpoint' : ''}; head ${report.headHash}`;
   }
@@ -107,8 +156,15 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   let ledger: Ledger;
+  let publicKey: string | null = null;
   try {
-    ledger = new Ledger(args.file, { readonly: true });
+    if (args.command === 'verify') publicKey = publicKeyFor(args).key;
+  } catch (e) {
+    process.stderr.write(`ledger: ${(e as Error).message}\n`);
+    return 2;
+  }
+  try {
+    ledger = new Ledger(args.file, { readonly: true, ...(publicKey ? { publicKey } : {}) });
   } catch (e) {
     process.stderr.write(`ledger: cannot open ${args.file}: ${(e as Error).message}\n`);
     return 2;

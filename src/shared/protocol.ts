@@ -25,13 +25,15 @@
  *             ext checks the console's proof first → auth-response{proof}; console checks → auth-ok
  *   then:     console → request{id, request}; ext → response{id, result}
  *             (request ops: list-tabs, list-shareable-tabs, share-tab, unshare-tab,
- *             discover, read{faculty, operation}, dispatch{faculty, operation, grant}, cancel);
+ *             discover, read{faculty, operation}, dispatch{faculty, operation, grant}, cancel,
+ *             witness-checkpoint{checkpoint}, witness-read);
  *             ext → event{event}; ping/pong both ways every heartbeat;
  *             unpair (ext) / unpaired (console) end the pairing on both sides.
  *   either side → error{code, message} for a refused or malformed message.
  */
 import { LIMITS, utf8Bytes } from './limits';
 import { INVOCATION_OUTCOMES } from './receipt';
+import { checkpointShapeProblem, type SignedCheckpoint } from './checkpoint';
 import type { Result } from './result';
 import { MAX_OPENED_TABS_LISTED, type DiscoveryResult, type Grant, type InvocationResult, type SharedTab } from './types';
 
@@ -88,7 +90,15 @@ export type ConsoleRequest =
       timeoutMs: number;
     }
   /** Abort a dispatch in progress (its executeTool signal) or drop a queued one. */
-  | { op: 'cancel'; requestId: string };
+  | { op: 'cancel'; requestId: string }
+  /**
+   * The ledger's newest signed checkpoint, for the extension to keep as a witness
+   * (docs/ledger.md, "Signed checkpoints"). Added without a version bump: an older
+   * extension refuses the unknown op and the console's verify says the witness was not checked.
+   */
+  | { op: 'witness-checkpoint'; checkpoint: SignedCheckpoint }
+  /** The checkpoint the extension keeps as a witness (null: none). */
+  | { op: 'witness-read' };
 
 /** What each request op answers with (inside `Result`). */
 export interface ConsoleRequestValue {
@@ -101,6 +111,9 @@ export interface ConsoleRequestValue {
   read: unknown;
   dispatch: InvocationResult;
   cancel: { cancelled: boolean };
+  /** `kept: false` with `reason` when the witness holds a newer checkpoint, or one of another key, or the signature fails. */
+  'witness-checkpoint': { kept: boolean; reason?: string };
+  'witness-read': SignedCheckpoint | null;
 }
 
 // ---- events the extension sends unasked ----------------------------------------
@@ -310,6 +323,8 @@ const argumentsObject: Check = (v, p) => {
 };
 
 const facultyName = str({ pattern: FORMATS.facultyName, what: 'a faculty or operation name ([a-z0-9-]{1,64})' });
+/** A SignedCheckpoint, strictly (src/shared/checkpoint.ts); the signature is the receiver's check. */
+const signedCheckpoint: Check = (v, p) => checkpointShapeProblem(v, p);
 
 /**
  * Every field of a Grant (src/shared/types.ts), strictly: a grant with extra or
@@ -351,6 +366,8 @@ const consoleRequest: Check = tagged('op', {
     timeoutMs: int(1, 10 * 60_000),
   }),
   cancel: obj({ op: oneOf('cancel'), requestId }),
+  'witness-checkpoint': obj({ op: oneOf('witness-checkpoint'), checkpoint: signedCheckpoint }),
+  'witness-read': obj({ op: oneOf('witness-read') }),
 });
 
 const sharedTab = obj(
@@ -494,6 +511,8 @@ const requestValue: { [K in keyof ConsoleRequestValue]: Check } = {
   read: json(),
   dispatch: invocationResult,
   cancel: obj({ cancelled: bool }, false),
+  'witness-checkpoint': obj({ kept: bool, reason: opt(str({ max: 512 })) }, false),
+  'witness-read': nullable(signedCheckpoint),
 };
 
 function run<T>(check: Check, x: unknown, root: string): Result<T> {

@@ -163,8 +163,34 @@ export interface VerifyReport {
   ok: boolean;
   count: number;
   headHash: string;
-  /** Set when !ok: the seq where the chain first breaks and why. */
+  /** Set when !ok: the seq where the chain first breaks and why (or the first problem's, see `problems`). */
   firstBroken?: { seq: number; id?: string; reason: string };
+  /**
+   * Every check that failed, the chain's own break first (`code: 'chain'`), then the checks of
+   * docs/ledger.md, "Signed checkpoints" (`trigger-missing`, `checkpoint-signature`,
+   * `count-below-checkpoint`, `checkpoint-mismatch`, `unsigned-tail`, `no-public-key`,
+   * `witness-signature`, `witness-count`, `witness-mismatch`). Present when the ledger has
+   * a signing key or checkpoints, or something failed.
+   */
+  problems?: Array<{ code: string; seq: number; message: string }>;
+  /** The signed-checkpoint side of the check (present with `problems`). */
+  signed?: {
+    /** Key id (SHA-256 hex of the Ed25519 public key) the signatures were checked with; null: none was known. */
+    keyId: string | null;
+    /** The newest signed checkpoint in the file (null: none). */
+    checkpoint: { count: number; headHash: string; time: number } | null;
+    /** Receipts after it, which no signature protects: a cut among them cannot be detected. */
+    unsignedTail: number;
+    /** The most receipts that may follow the newest checkpoint (MAX_UNSIGNED_TAIL). */
+    tailBound: number;
+    /** The extension's witness: checked and consistent, checked and failed, or not checked (with why). */
+    witness: 'agrees' | 'failed' | 'not-checked';
+    witnessNote?: string;
+    /** Why the console stopped signing new checkpoints for this file (null: it signs). */
+    signingHeld?: string | null;
+  };
+  /** One plain-words line saying what was checked and found (the console and the CLI show it). */
+  summary?: string;
 }
 
 /** `Ledger.checkpoint`: exported so that a cut-off tail is detectable later. */

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
+import { TRIGGERS_SQL } from '../../src/main/core/ledger/schema';
 import type { Receipt } from '../../src/shared/receipt';
 import { fullInput, tempDir, writeFormat1Ledger } from './support/ledger-fixtures';
 
@@ -47,6 +48,7 @@ describe('ledger CLI', () => {
     l.close();
     const db = new Database(bad);
     db.exec("DROP TRIGGER receipts_no_update; UPDATE receipts SET tool_name = 'evil' WHERE seq = 3");
+    db.exec(TRIGGERS_SQL);
     db.close();
     const r = cli('verify', bad);
     expect(r.code).toBe(1);
@@ -65,6 +67,7 @@ describe('ledger CLI', () => {
     expect(cli('verify', f, '--checkpoint', tmp.file('cp.json')).stdout).toMatch(/^ok: 6 receipts, chain intact, consistent with the checkpoint/);
     const db = new Database(f);
     db.exec("DROP TRIGGER receipts_no_delete; DELETE FROM receipts WHERE seq > 4; UPDATE sqlite_sequence SET seq = 4");
+    db.exec(TRIGGERS_SQL); // a careful attacker puts the trigger back (a missing one fails verify by itself)
     db.close();
     expect(cli('verify', f).code).toBe(0);
     const r = cli('verify', f, '--checkpoint', tmp.file('cp.json'));

@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LEDGER_FORMAT, Ledger, LedgerFormatError } from '../../src/main/core/ledger/index';
+import { TRIGGERS_SQL } from '../../src/main/core/ledger/schema';
 import type { ReceiptInput } from '../../src/shared/receipt';
 import { HASH_A, consoleInput, fullInput, tempDir, writeFormat1Ledger } from './support/ledger-fixtures';
 
@@ -129,7 +130,7 @@ describe('a format-1 ledger', () => {
     ['a subjectHash written into an old row', `UPDATE receipts SET subject_hash = '${HASH_A}' WHERE seq = 40`],
   ])('after the migration, %s is caught by verify and by the workers', async (_name, sql) => {
     new Ledger(file).close();
-    raw((db) => db.exec(`DROP TRIGGER receipts_no_update; ${sql}`));
+    raw((db) => db.exec(`DROP TRIGGER receipts_no_update; ${sql}; ${TRIGGERS_SQL}`));
     const l = new Ledger(file, { readonly: true });
     try {
       const want = { ok: false, count: 39, headHash: old[38]?.hash, firstBroken: { seq: 40, id: old[39]?.id, reason: expect.stringMatching(/hash does not match/) } };

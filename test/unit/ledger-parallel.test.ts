@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger, LedgerStateError, type ParallelVerifyOptions, type VerifyStats } from '../../src/main/core/ledger/index';
 import { ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, type RawRow } from '../../src/main/core/ledger/chain';
+import { TRIGGERS_SQL } from '../../src/main/core/ledger/schema';
 import { VERIFY_WORKER_SOURCE, verifyWorkerRuntime } from '../../src/main/core/ledger/parallel';
 import type { ReceiptInput, VerifyReport } from '../../src/shared/receipt';
 import { consoleInput, fullInput, tempDir } from './support/ledger-fixtures';
@@ -57,6 +58,7 @@ function attack(fn: (db: Database.Database) => void): void {
   const db = new Database(file);
   db.exec('DROP TRIGGER IF EXISTS receipts_no_update; DROP TRIGGER IF EXISTS receipts_no_delete; DROP TRIGGER IF EXISTS receipts_append_next;');
   fn(db);
+  db.exec(TRIGGERS_SQL); // put back, as a careful attacker would (a missing trigger alone fails verify)
   db.close();
 }
 

@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
+import { TRIGGERS_SQL } from '../../src/main/core/ledger/schema';
 import { ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, type RawRow } from '../../src/main/core/ledger/chain';
 import type { Checkpoint } from '../../src/shared/receipt';
 import { fullInput, tempDir } from './support/ledger-fixtures';
@@ -23,11 +24,15 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-/** Run `fn` on a raw connection with the guard triggers dropped, as an attacker would. */
+/**
+ * Run `fn` on a raw connection with the guard triggers dropped, as an attacker would, who
+ * then puts them back (a missing trigger alone fails verify: ledger-checkpoints.test.ts).
+ */
 function attack(fn: (db: Database.Database) => void): void {
   const db = new Database(file);
   db.exec('DROP TRIGGER IF EXISTS receipts_no_update; DROP TRIGGER IF EXISTS receipts_no_delete; DROP TRIGGER IF EXISTS receipts_append_next;');
   fn(db);
+  db.exec(TRIGGERS_SQL);
   db.close();
 }
 

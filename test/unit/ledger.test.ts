@@ -481,15 +481,23 @@ describe('opening', () => {
     expect(() => ledger.query()).toThrow(/closed/);
   });
 
-  it('restores dropped guard triggers when opened read-write', () => {
+  it('never recreates dropped guard triggers when opened read-write; verify fails naming each (issue 9 item 6)', () => {
+    ledger.append(consoleInput());
     ledger.close();
     const raw = new Database(tmp.file('l.db'));
     raw.exec('DROP TRIGGER receipts_no_update; DROP TRIGGER receipts_no_delete; DROP TRIGGER receipts_append_next');
     raw.close();
     ledger = new Ledger(tmp.file('l.db'));
     const check = new Database(tmp.file('l.db'));
-    expect(check.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger'").get()).toEqual({ n: 3 });
+    expect(check.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger'").get()).toEqual({ n: 0 });
     check.close();
+    const report = ledger.verify();
+    expect(report.ok).toBe(false);
+    expect(report.problems?.map((p) => p.message)).toEqual([
+      expect.stringMatching(/guard trigger receipts_no_update is missing/),
+      expect.stringMatching(/guard trigger receipts_no_delete is missing/),
+      expect.stringMatching(/guard trigger receipts_append_next is missing/),
+    ]);
   });
 
   it('keeps one chain when two connections append to the same file', () => {

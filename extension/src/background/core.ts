@@ -2,7 +2,7 @@
  * The worker core: one entry point, `handleRequest`, that answers every
  * ConsoleRequest op of src/shared/protocol.ts with a Result (never a throw).
  * The link-level ops (list-tabs, list-shareable-tabs, share-tab, unshare-tab,
- * cancel) are handled here; `read`, `dispatch` and `discover` (which is the
+ * cancel, and the ledger witness's witness-checkpoint and witness-read) are handled here; `read`, `dispatch` and `discover` (which is the
  * `webmcp-discover` faculty's `discover`) go through the faculty registry
  * (faculties/registry.ts) by faculty id, with no switch on faculty names.
  * Events of the tabs, frames and tool watchers come out through `emit`.
@@ -19,6 +19,7 @@ import { pageInfo } from './faculties/page-info';
 import { webmcpDiscover } from './faculties/webmcp-discover';
 import { webmcpInvoke } from './faculties/webmcp-invoke';
 import { NonceStore, SharingStore, type KeyValueArea } from './store';
+import { LedgerWitness } from './witness';
 import { Sharing, frameDocument } from './tabs';
 import { documentLeaves, navigationSince } from './navigations';
 
@@ -39,6 +40,8 @@ export interface WorkerCoreOptions {
   watch?: DispatcherDeps['watch'];
   /** The faculties to register (default: defaultFaculties()). */
   faculties?: Faculty[];
+  /** Where the ledger witness keeps its checkpoint (chrome.storage.local; default: `storage`). */
+  witnessStorage?: KeyValueArea;
 }
 
 export interface WorkerCore {
@@ -59,6 +62,7 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
   const sharing = new Sharing(new SharingStore(opts.storage), { emit: opts.emit });
   const nonces = new NonceStore(opts.storage, now);
   const registry = new FacultyRegistry(opts.faculties ?? defaultFaculties());
+  const witness = new LedgerWitness(opts.witnessStorage ?? opts.storage);
   const services: FacultyServices = {
     sharedTab: (tabId) => sharing.store.get(tabId),
     endSharing: async (tabId) => void (await sharing.unshare(tabId, 'left-origin')),
@@ -115,6 +119,10 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
       }
       case 'cancel':
         return typeof req.requestId === 'string' ? ok(dispatcher.cancel(req.requestId)) : err('bad-request', 'requestId must be a string');
+      case 'witness-checkpoint':
+        return ok(await witness.offer(req.checkpoint));
+      case 'witness-read':
+        return ok(await witness.read());
       default:
         return err('unknown-op', 'unknown request op');
     }

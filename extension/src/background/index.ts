@@ -68,6 +68,8 @@ void chrome.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).ca
 
 const faculties = createWorkerCore({
   storage: chrome.storage.session,
+  // The ledger witness must outlive the browser session: storage.local, closed to content scripts above.
+  witnessStorage: chrome.storage.local,
   verifyGrant: async (g) => (link ? link.verifyGrant(g) : false),
   emit,
   watch: (target) => watchEffects(target, signs),

@@ -29,7 +29,9 @@ import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type S
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
 import { Broker } from './broker';
 import { recoverAtStart } from './broker/recovery';
-import { Ledger } from './ledger';
+import { Ledger, type LedgerSigningKey } from './ledger';
+import { FileLedgerKeyHolder, defaultLedgerKeyFile, type LedgerKeyHolder } from './ledger/key-holder';
+import { WitnessRelay } from './witness';
 import { ToolRouter, type PolicyRule } from './policy';
 import type { ExtensionLink } from './ports';
 import { SETTINGS_FILE, SettingsStore } from './settings';
@@ -56,6 +58,13 @@ export interface ConsoleCoreOptions {
   agentSocketPath?: string;
   /** Where the pairing key lives (default: FileSecretStore at dataDir/secrets.json). */
   secretStore?: SecretStore;
+  /**
+   * Where the ledger's checkpoint signing key lives, outside the data folder (docs/ledger.md,
+   * "Signed checkpoints"). Default: a 0600 file at `defaultLedgerKeyFile(dataDir)`; the
+   * Electron host passes its safeStorage holder (src/main/ledger-key.ts). A key that cannot
+   * be used is logged and the console runs without signing; its verify then says so.
+   */
+  ledgerKeyHolder?: LedgerKeyHolder;
   /** Extension ids allowed to connect (default: the fixed id from src/shared/extension-id.ts). */
   extensionIds?: readonly string[];
   /** Approval timeout for this run (ms), overriding settings.json (tests). */
@@ -115,6 +124,7 @@ export interface ConsoleCore {
   agentTokens(): AgentTokenInfo[];
   /** For tests and tools: the parts. */
   readonly ledger: Ledger;
+  readonly witness: WitnessRelay;
   readonly broker: Broker;
   readonly link: ExtensionLink;
   readonly settings: SettingsStore;
@@ -146,7 +156,17 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   for (const r of secureFolder(opts.dataDir)) log.warn(`data folder repaired: ${r}`);
   const settings = SettingsStore.open(opts.dataDir, { ...(opts.mcpPort !== undefined ? { mcpPort: opts.mcpPort } : {}) });
   const ledgerFile = join(opts.dataDir, 'ledger.db');
-  const ledger = new Ledger(ledgerFile);
+  let signing: { key: LedgerSigningKey; created: boolean } | null = null;
+  let keyProblem: string | null = null;
+  try {
+    const holder = opts.ledgerKeyHolder ?? new FileLedgerKeyHolder(defaultLedgerKeyFile(opts.dataDir), opts.dataDir);
+    signing = holder.load();
+    log.info(`ledger checkpoints are signed with a key kept ${holder.description}`);
+  } catch (e) {
+    keyProblem = toErrorInfo(e).message;
+    log.warn(`the ledger's signing key cannot be used, so no checkpoint is signed: ${keyProblem}`);
+  }
+  const ledger = new Ledger(ledgerFile, signing ? { signingKey: signing.key, signingKeyCreated: signing.created } : {});
   // SQLite creates its files with the umask's mode (0644): receipts are the person's alone.
   for (const f of [ledgerFile, `${ledgerFile}-wal`, `${ledgerFile}-shm`]) {
     const r = tightenFile(f);
@@ -204,6 +224,14 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     ...(opts.progressIntervalMs !== undefined ? { progressIntervalMs: opts.progressIntervalMs } : {}),
     ...(opts.agentQuotas?.maxPendingApprovals !== undefined ? { maxPendingPerAgent: opts.agentQuotas.maxPendingApprovals } : {}),
   });
+  // Every signed checkpoint goes to the paired extension, which keeps the newest as a witness.
+  const witness = new WitnessRelay(link, ledger, (m, d) => log.warn(m, d));
+  const verifyLedger = async () => {
+    const report = await ledger.verifyAsync({ witness: await witness.read() });
+    if (keyProblem && report.summary !== undefined) report.summary += `; no signing key: ${keyProblem}`;
+    else if (keyProblem) report.summary = `no signing key, checkpoints not checked: ${keyProblem}`;
+    return report;
+  };
   const agentEndpoint = new AgentEndpoint({
     broker,
     port: opts.mcpPort ?? settings.get().mcpPort,
@@ -272,6 +300,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     consoleSettings,
     emit,
     ...(opts.inputGate ? { inputGate: opts.inputGate } : {}),
+    verifyLedger,
   });
 
   let started = false;
@@ -280,6 +309,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   return {
     api,
     ledger,
+    witness,
     broker,
     link,
     settings,
@@ -357,6 +387,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       if (stopped) return;
       stopped = true;
       broker.dispose();
+      witness.dispose();
       for (const u of unsubs.splice(0)) u();
       await agentEndpoint.stop();
       if (link instanceof Bridge) await link.stop();

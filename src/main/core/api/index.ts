@@ -8,7 +8,7 @@
  * console stays up. `createConsoleCore` builds the parts and passes them here.
  */
 import type { AgentTokenInfo, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo } from '../../../shared/ipc';
-import type { Actor, Receipt, ReceiptInput } from '../../../shared/receipt';
+import type { Actor, Receipt, ReceiptInput, VerifyReport } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
 import type { AgentEndpoint } from '../agent';
 import type { Broker } from '../broker';
@@ -42,6 +42,8 @@ export interface ConsoleApiParts {
    * developer mode on pass only through it. Default RENDERER_ATTESTED_GATE.
    */
   inputGate?: TrustedInputGate;
+  /** The full ledger check: chain, signed checkpoints and the extension's witness (default: `ledger.verifyAsync()`). */
+  verifyLedger?: () => Promise<VerifyReport>;
 }
 
 /** Build the ConsoleApi over the core's parts. Never throws; every method answers a Result. */
@@ -102,7 +104,8 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     }),
     // verifyAsync yields to the event loop between chunks: a million-receipt check
     // must not freeze the Electron main thread (and with it the approval dialog).
-    verifyLedger: handler('verifyLedger', async () => ok(await ledger.verifyAsync())),
+    // With the core's checkpoint and witness checks (src/main/core/index.ts, docs/ledger.md).
+    verifyLedger: handler('verifyLedger', async () => ok(p.verifyLedger ? await p.verifyLedger() : await ledger.verifyAsync())),
     confirmPairing: handler('confirmPairing', (x) => link.confirmPairing(x.accept)),
     unpair: handler('unpair', () => link.unpair()),
     // The console's own page is never offered, nor shared (the person would hand the agent the MCP token and the approvals).

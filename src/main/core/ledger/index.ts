@@ -18,7 +18,9 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
-import type { Checkpoint, Receipt, ReceiptInput, ReceiptPage, ReceiptQuery, VerifyReport } from '../../../shared/receipt';
+import { isOutcomeEvent, type Checkpoint, type Receipt, type ReceiptInput, type ReceiptPage, type ReceiptQuery, type VerifyReport } from '../../../shared/receipt';
+import type { SignedCheckpoint } from '../../../shared/checkpoint';
+import { MAX_UNSIGNED_TAIL, checkCheckpoints, keyIdOf, missingTriggers, newestCheckpoint, type CheckpointReads, type LedgerSigningKey } from './checkpoints';
 import { openDatabase, type OpenDatabaseOptions } from './sqlite';
 import { prepareSchema } from './schema';
 import {
@@ -35,6 +37,9 @@ export { LedgerInputError, OPERATION_RE, boundedDetail, TRUNCATION_KEY, MAX_FIEL
 export { LedgerFormatError, LEDGER_FORMAT } from './schema';
 export { GENESIS_PREV_HASH, CHAINED_FIELDS, canonicalReceiptText, chainHash } from './chain';
 export { openDatabase, NativeBindingMissingError } from './sqlite';
+export {
+  LedgerSigningKey, MAX_UNSIGNED_TAIL, GUARD_TRIGGERS, checkpointSignatureProblem, keyIdOf, type LedgerProblem,
+} from './checkpoints';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './query';
 export { OPEN_EVENTS, RECOVERY_LOOKBACK, MAX_RECOVERY_LOOKBACK, RECOVERY_SQL } from './recovery-queries';
 export {
@@ -50,6 +55,22 @@ export interface LedgerOptions extends Pick<OpenDatabaseOptions, 'electronAbiDir
   readonly?: boolean;
   /** Clock, ms since the epoch (tests inject one). Default Date.now. */
   now?: () => number;
+  /**
+   * Sign checkpoints with this key (read-write opens; docs/ledger.md, "Signed checkpoints"):
+   * in the same transaction as any commit that holds an outcome receipt or would leave
+   * more than MAX_UNSIGNED_TAIL receipts unsigned. Its public key also checks signatures
+   * in `verify`. At open, the console checks the newest checkpoint and the tail; when
+   * they fail it stops signing (`signing().held`), so it never signs over a tampered file.
+   */
+  signingKey?: LedgerSigningKey;
+  /**
+   * The key was created just now (the first run with signing). Only then is a ledger
+   * that holds receipts but no checkpoint adopted: its head is signed at open. With an
+   * older key, a ledger without checkpoints fails the tail check instead (they were removed).
+   */
+  signingKeyCreated?: boolean;
+  /** For a reader without the private key (the CLI): the Ed25519 public key, raw 32 bytes in base64, that checks the signatures. */
+  publicKey?: string;
 }
 
 /**
@@ -68,6 +89,13 @@ export interface LedgerOptions extends Pick<OpenDatabaseOptions, 'electronAbiDir
 export interface AppendOptions {
   sync?: 'now' | 'with-next';
 }
+
+/**
+ * The witness `verify` checks against (the extension's copy of the newest checkpoint):
+ * `{checkpoint}` when one was read, or `{checkpoint: null, note}` saying why none could be
+ * (not connected, the extension holds none, it answered an error). Undefined: not asked.
+ */
+export type WitnessInput = { checkpoint: SignedCheckpoint | null; note?: string } | undefined;
 
 /** Thrown when the ledger is used after `close`, or appended to while read-only. */
 export class LedgerStateError extends Error {
@@ -110,6 +138,15 @@ export class Ledger {
   private readonly syncStmts: { normal: Database.Statement; full: Database.Statement };
   private readonly commits = { all: 0, synced: 0 };
   private readonly verifier: ChainVerifier;
+  private readonly signingKey: LedgerSigningKey | null;
+  private readonly publicKey: string | null;
+  private readonly checkpointReads: CheckpointReads;
+  private readonly checkpointListeners = new Set<(cp: SignedCheckpoint) => void>();
+  /** Set inside the append transaction, handed to listeners after the commit. */
+  private signedInTx: SignedCheckpoint | null = null;
+  private held: string | null = null;
+  private readonly insertCheckpoint: Database.Statement | null;
+  private readonly lastSignedStmt: Database.Statement | null;
 
   /**
    * Open (creating if needed, unless `readonly`) the ledger at `file`; a
@@ -150,6 +187,14 @@ export class Ledger {
       openOpts,
     });
     this.syncStmts = { normal: db.prepare('PRAGMA synchronous = NORMAL'), full: db.prepare('PRAGMA synchronous = FULL') };
+    this.signingKey = this.readonly ? null : (opts.signingKey ?? null);
+    this.publicKey = opts.signingKey?.publicKey ?? opts.publicKey ?? null;
+    const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get() !== undefined;
+    this.checkpointReads = { db, hasTable };
+    this.insertCheckpoint = hasTable && !this.readonly
+      ? db.prepare('INSERT OR IGNORE INTO checkpoints (count, head_hash, time, key_id, public_key, signature) VALUES (?, ?, ?, ?, ?, ?)')
+      : null;
+    this.lastSignedStmt = hasTable ? db.prepare('SELECT COALESCE(MAX(count), 0) FROM checkpoints').pluck() : null;
     this.appendTx = db.transaction((items: NormalisedInput[]) => {
       const insert = this.insert;
       if (!insert) throw new LedgerStateError('the ledger was opened read-only');
@@ -170,8 +215,104 @@ export class Ledger {
         out.push(rowToReceipt(row));
         prevHash = row[16];
       }
+      // Signed checkpoint in the same commit (docs/ledger.md, "Signed checkpoints"): at every
+      // outcome, and before the unsigned tail would exceed its bound. Atomic with the
+      // receipts, so even a crash never leaves an outcome unsigned.
+      if (this.signingKey && this.held === null && this.lastSignedStmt) {
+        const lastSigned = this.lastSignedStmt.get() as number;
+        if (out.some((r) => isOutcomeEvent(r.event)) || seq - lastSigned > MAX_UNSIGNED_TAIL) {
+          this.signedInTx = this.storeCheckpoint(this.signingKey.sign({ count: seq, headHash: prevHash, time: this.now() }));
+        }
+      }
       return out;
     });
+    if (this.signingKey) this.openSigning(opts.signingKeyCreated === true);
+  }
+
+  private storeCheckpoint(cp: SignedCheckpoint): SignedCheckpoint {
+    this.insertCheckpoint?.run(cp.count, cp.headHash, cp.time, cp.keyId, cp.publicKey, cp.signature);
+    return cp;
+  }
+
+  /**
+   * At a read-write open with a key: adopt a ledger that has never been signed when the
+   * key is new, else check the newest checkpoint and the tail; when that fails, hold
+   * signing (the console never signs over a tampered file) and say why.
+   */
+  private openSigning(keyCreated: boolean): void {
+    const key = this.signingKey as LedgerSigningKey;
+    const db = this.open();
+    db.transaction(() => {
+      const head = this.head();
+      const newest = newestCheckpoint(this.checkpointReads);
+      if (!newest && head.count > 0 && keyCreated && missingTriggers(db).length === 0) {
+        this.storeCheckpoint(key.sign({ count: head.count, headHash: head.headHash, time: this.now() }));
+        return;
+      }
+      const found = checkCheckpoints(this.checkpointReads, head.count, key.publicKey);
+      if (found.problems.length) this.held = found.problems.map((p) => p.message).join('; ');
+    }).immediate();
+  }
+
+  /**
+   * Signing state, for the console and its verify report: the key id and public key
+   * (raw Ed25519, base64), and why signing stopped (null: it signs). null without a key.
+   */
+  signing(): { keyId: string; publicKey: string; held: string | null } | null {
+    return this.signingKey ? { keyId: this.signingKey.keyId, publicKey: this.signingKey.publicKey, held: this.held } : null;
+  }
+
+  /** The newest signed checkpoint stored in the file, or null. */
+  latestSignedCheckpoint(): SignedCheckpoint | null {
+    this.open();
+    return newestCheckpoint(this.checkpointReads);
+  }
+
+  /**
+   * Subscribe to checkpoints as they are signed (after their commit), e.g. to hand them to
+   * the extension's witness. A throwing listener is ignored.
+   * @returns the unsubscribe function.
+   */
+  onCheckpoint(listener: (cp: SignedCheckpoint) => void): () => void {
+    this.checkpointListeners.add(listener);
+    return () => {
+      this.checkpointListeners.delete(listener);
+    };
+  }
+
+  /**
+   * The chain report completed with the checks of checkpoints.ts: guard triggers, the
+   * newest signed checkpoint, the unsigned tail, and the witness when given. A ledger
+   * with no key, no checkpoint and all its triggers gets the chain report unchanged.
+   */
+  private withCheckpoints(report: VerifyReport, witness: WitnessInput): VerifyReport {
+    const head = this.head();
+    const w = witness && 'checkpoint' in witness ? witness.checkpoint : null;
+    const found = checkCheckpoints(this.checkpointReads, head.count, this.publicKey, w);
+    if (!this.publicKey && !found.newest && found.problems.length === 0 && witness === undefined) return report;
+    const problems = [
+      ...(report.firstBroken ? [{ code: 'chain', seq: report.firstBroken.seq, message: `chain: ${report.firstBroken.reason}` }] : []),
+      ...found.problems.map((p) => ({ code: p.code, seq: p.seq, message: p.message })),
+    ];
+    const witnessFailed = found.problems.some((p) => p.code.startsWith('witness-'));
+    const first = found.problems[0];
+    const out: VerifyReport = {
+      ...report,
+      ok: report.ok && problems.length === 0,
+      ...(report.firstBroken ? {} : first ? { firstBroken: { seq: first.seq, reason: first.message } } : {}),
+      problems,
+      signed: {
+        keyId: this.publicKey ? (this.signingKey?.keyId ?? keyIdOf(this.publicKey)) : null,
+        checkpoint: found.newest ? { count: found.newest.count, headHash: found.newest.headHash, time: found.newest.time } : null,
+        unsignedTail: found.unsignedTail,
+        tailBound: MAX_UNSIGNED_TAIL,
+        witness: w ? (witnessFailed ? 'failed' : 'agrees') : 'not-checked',
+        ...(witness && 'note' in witness ? { witnessNote: witness.note } : witness === undefined ? { witnessNote: 'no witness was asked' } : {}),
+        ...(this.signingKey ? { signingHeld: this.held } : {}),
+      },
+    };
+    out.summary = summarise(out);
+    return out;
   }
 
   private open(): Database.Database {
@@ -213,11 +354,17 @@ export class Ledger {
     const withNext = opts.sync === 'with-next';
     let stored: Receipt[];
     if (withNext) this.syncStmts.normal.run();
+    this.signedInTx = null;
     try {
       stored = this.appendTx.immediate(normalised);
+    } catch (e) {
+      this.signedInTx = null;
+      throw e;
     } finally {
       if (withNext) this.syncStmts.full.run();
     }
+    const signed = this.signedInTx as SignedCheckpoint | null;
+    this.signedInTx = null;
     this.commits.all += 1;
     if (!withNext) this.commits.synced += 1;
     for (const r of stored) {
@@ -226,6 +373,15 @@ export class Ledger {
           l(r);
         } catch {
           // A UI listener must never make a durable append look failed.
+        }
+      }
+    }
+    if (signed) {
+      for (const l of this.checkpointListeners) {
+        try {
+          l(signed);
+        } catch {
+          // Handing a checkpoint to the witness must never make the append look failed.
         }
       }
     }
@@ -340,8 +496,8 @@ export class Ledger {
    * @returns `{ok, count, headHash}`; when broken, `firstBroken: {seq, id?, reason}`
    *   (the lowest broken seq) and `count`/`headHash` describe the intact prefix before it.
    */
-  verify(opts: VerifyOptions = {}): VerifyReport {
-    return this.verifier.verify(opts);
+  verify(opts: VerifyOptions & { witness?: WitnessInput } = {}): VerifyReport {
+    return this.withCheckpoints(this.verifier.verify(opts), opts.witness);
   }
 
   /**
@@ -354,8 +510,9 @@ export class Ledger {
    * @returns the same report as `verify`.
    * @throws the signal's reason when aborted; LedgerStateError when closed meanwhile.
    */
-  async verifyAsync(opts: VerifyAsyncOptions = {}): Promise<VerifyReport> {
-    return this.verifier.verifyAsync(opts);
+  async verifyAsync(opts: VerifyAsyncOptions & { witness?: WitnessInput } = {}): Promise<VerifyReport> {
+    const report = await this.verifier.verifyAsync(opts);
+    return this.withCheckpoints(report, opts.witness);
   }
 
   /**
@@ -442,6 +599,7 @@ export class Ledger {
   /** Close the database; later calls throw LedgerStateError. Idempotent. */
   close(): void {
     this.listeners.clear();
+    this.checkpointListeners.clear();
     this.queryCache.clear();
     if (this.db) {
       this.db.close();
@@ -450,3 +608,25 @@ export class Ledger {
   }
 }
 
+
+/** The report in one line for a person (the console's receipts panel and the CLI). */
+function summarise(r: VerifyReport): string {
+  const s = r.signed;
+  if (!r.ok) {
+    const list = (r.problems ?? []).map((p) => p.message).join('; ');
+    return `BROKEN: ${list || (r.firstBroken?.reason ?? 'unknown')}`;
+  }
+  const parts = [`${r.count} receipts, chain intact`];
+  if (s?.checkpoint) parts.push(`signed checkpoint at #${s.checkpoint.count}${s.keyId ? ` (key ${s.keyId.slice(0, 16)}…)` : ''}`);
+  else parts.push('no signed checkpoint yet');
+  if (s) {
+    parts.push(
+      s.unsignedTail === 0
+        ? 'no unsigned tail'
+        : `${s.unsignedTail} receipt${s.unsignedTail === 1 ? '' : 's'} after it unsigned (within the bound of ${s.tailBound}: a cut among them cannot be detected)`,
+    );
+    parts.push(s.witness === 'agrees' ? "the extension's witness agrees" : `witness not checked${s.witnessNote ? ` (${s.witnessNote})` : ''}`);
+    if (s.signingHeld) parts.push(`signing held: ${s.signingHeld}`);
+  }
+  return parts.join('; ');
+}

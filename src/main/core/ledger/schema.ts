@@ -6,9 +6,11 @@
  * `receipts`, and triggers refuse them (and any INSERT that is not exactly the
  * next seq) for anyone using SQL. Triggers stop mistakes, not an attacker with
  * the file: such a person can drop them, which is what the hash chain and
- * checkpoints are for.
+ * signed checkpoints are for. A dropped trigger is never recreated: `verify` fails
+ * and names it (checkpoints.ts).
  */
 import type Database from 'better-sqlite3';
+import { CHECKPOINTS_SQL } from './checkpoints';
 
 /** `PRAGMA application_id` of a ledger file: "ECHO" in ASCII. */
 export const LEDGER_APPLICATION_ID = 0x4543484f;
@@ -115,8 +117,9 @@ function hasReceiptsTable(db: Database.Database): boolean {
  *   `append` returns, and readers never block the writer.
  * - recursive_triggers: makes `INSERT OR REPLACE` fire the delete trigger, so a
  *   REPLACE cannot silently remove a row through a UNIQUE conflict on `id`.
- * - A read-write open recreates the guard triggers when they are missing, and
- *   migrates an older format to LEDGER_FORMAT (one transaction per step).
+ * - A read-write open never recreates a missing guard trigger (verify reports it), adds
+ *   the checkpoints table when missing, and migrates an older format to LEDGER_FORMAT
+ *   (one transaction per step).
  * - A read-only open leaves the file as it is, so it may be of an older format.
  * @returns the format of the file as opened: LEDGER_FORMAT, or older when read-only.
  * @throws LedgerFormatError for a non-ledger file, a format newer than LEDGER_FORMAT,
@@ -140,6 +143,7 @@ export function prepareSchema(db: Database.Database, readonly: boolean): number 
       db.exec(SCHEMA_SQL);
       db.exec(INDEXES_2_SQL);
       db.exec(TRIGGERS_SQL);
+      db.exec(CHECKPOINTS_SQL);
       db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);
       db.pragma(`user_version = ${LEDGER_FORMAT}`);
     }).immediate();
@@ -150,7 +154,11 @@ export function prepareSchema(db: Database.Database, readonly: boolean): number 
   if (format < 1) throw new LedgerFormatError(`ledger format ${format} is unknown`);
   if (readonly) return format;
   if (format < LEDGER_FORMAT) migrate(db);
-  db.exec(TRIGGERS_SQL);
+  // Guard triggers are created with the file and never again: a missing one means someone
+  // with write access dropped it, and recreating it would hide that. `verify` names it
+  // instead (checkpoints.ts, issue 9 item 6). The checkpoints table is added to an older
+  // format-2 file (no row changes; a reader of the old code ignores it).
+  db.exec(CHECKPOINTS_SQL);
   return LEDGER_FORMAT;
 }
 
