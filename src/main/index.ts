@@ -4,7 +4,6 @@
  * secret store; every decision about requests, grants and receipts is the
  * core's. Security settings live in security.ts, IPC in ipc.ts (docs/hosts.md).
  */
-import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } from 'electron';
 import type { ConsoleEvent } from '../shared/ipc';
@@ -47,14 +46,19 @@ async function main(): Promise<void> {
 
   const dataDir = app.getPath('userData');
   const secrets = new SafeStorageSecretStore(safeStorage, dataDir, (m) => console.warn(`echo-console: ${m}`));
-  // The ledger's checkpoint key: keychain-encrypted, in a folder beside (never inside) the data folder (docs/ledger.md).
-  const keyDir = join(app.getPath('appData'), 'echo-console-keys', basename(defaultLedgerKeyFile(dataDir), '.pem'));
-  const ledgerKeyHolder = new SafeStorageLedgerKeyHolder(safeStorage, keyDir, dataDir, (m) => console.warn(`echo-console: ${m}`));
+  // The ledger's checkpoint key: keychain-encrypted, outside the data folder (docs/ledger.md, "Signed checkpoints").
+  // A holder that cannot be built is reported by the core, which then runs without signing.
+  let ledgerKeyHolder: SafeStorageLedgerKeyHolder | undefined;
+  try {
+    ledgerKeyHolder = new SafeStorageLedgerKeyHolder(safeStorage, defaultLedgerKeyFile(dataDir), dataDir, (m) => console.warn(`echo-console: ${m}`));
+  } catch (e) {
+    console.warn(`echo-console: ${e instanceof Error ? e.message : String(e)}`);
+  }
   // The launcher runs the bundled native host with `node` from PATH, else this Electron binary as Node (docs/link.md).
   // Trust rule 19: a decision or "developer mode on" counts only right after a real press
   // in the console window, seen here in the main process (watchTrustedInput below).
   const inputGate = createInputGate();
-  const core = createConsoleCore({ dataDir, secretStore: secrets, inputGate, ledgerKeyHolder, nativeHost: { hostScript: HOST_SCRIPT, appExecutable: process.execPath } });
+  const core = createConsoleCore({ dataDir, secretStore: secrets, inputGate, ...(ledgerKeyHolder ? { ledgerKeyHolder } : {}), nativeHost: { hostScript: HOST_SCRIPT, appExecutable: process.execPath } });
   await core.start();
 
   const notifier = new ApprovalNotifier(() => revealWindow(win));

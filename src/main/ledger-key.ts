@@ -3,8 +3,13 @@
  * (src/main/core/ledger/key-holder.ts, docs/ledger.md "Signed checkpoints"): the
  * Ed25519 private key is encrypted with Electron's `safeStorage` (the OS keychain:
  * Keychain on macOS, DPAPI on Windows, libsecret / KWallet on Linux) and written, 0600
- * in a 0700 folder, OUTSIDE the data folder. Without the keychain the blob is useless,
- * so another user, or whoever copies the data folder, cannot sign.
+ * in a 0700 folder, OUTSIDE the data folder (beside the web host's key file, with the
+ * extension `.safestorage`). Without the keychain the blob is useless, so another user,
+ * or whoever copies the data folder, cannot sign.
+ *
+ * The desktop app and the web host share one data folder, so they must share one key:
+ * when the web host's PEM file already exists (and no blob), it is used as it is; the web
+ * host refuses to make a new key while a blob exists (key-holder.ts).
  *
  * When the keychain cannot be used (no encryption, or Linux's hard-coded `basic_text`
  * fallback), it says so plainly and falls back to the 0600 key file outside the data
@@ -12,12 +17,12 @@
  * (LedgerKeyError), never replaced: replacing the key would let the console sign over
  * whatever the ledger now holds.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SafeStorage } from 'electron';
 import { LedgerSigningKey } from './core/ledger/checkpoints';
 import {
-  FileLedgerKeyHolder, LedgerKeyError, checkPrivate, ensurePrivateDir, writePrivateFile, type LedgerKeyHolder, type LoadedLedgerKey,
+  FileLedgerKeyHolder, LedgerKeyError, checkPrivate, ensurePrivateDir, safeStorageKeyFile, writePrivateFile, type LedgerKeyHolder, type LoadedLedgerKey,
 } from './core/ledger/key-holder';
 import { SafeStorageSecretStore } from './secret-store';
 
@@ -31,7 +36,8 @@ export class SafeStorageLedgerKeyHolder implements LedgerKeyHolder {
 
   /**
    * @param safeStorage Electron's `safeStorage` (injected for tests).
-   * @param keyDir      a folder outside the data folder (Electron: `<appData>/echo-console-keys`).
+   * @param pemFile     the web host's key file for this data folder (`defaultLedgerKeyFile(dataDir)`);
+   *                    the blob is kept beside it as `<pemFile without .pem>.safestorage`.
    * @param dataDir     the console's data folder (refused as the key's place).
    * @param onWarning   told, in plain words, when the keychain cannot be used.
    * @param platform    `process.platform`.
@@ -39,21 +45,25 @@ export class SafeStorageLedgerKeyHolder implements LedgerKeyHolder {
    */
   constructor(
     private readonly safeStorage: SafeStorageLike,
-    keyDir: string,
+    pemFile: string,
     dataDir: string,
     onWarning: (message: string) => void = () => {},
     platform: NodeJS.Platform = process.platform,
   ) {
-    this.file = path.join(keyDir, 'ledger-signing-key.bin');
+    this.file = safeStorageKeyFile(pemFile);
+    // Refuses a place inside the data folder; also the holder used when the keychain cannot be.
+    const pem = new FileLedgerKeyHolder(pemFile, dataDir, { ignoreSafeStorageBlob: true });
     // The same test of the keychain as the pairing key's store (src/main/secret-store.ts).
-    const why = new SafeStorageSecretStore(safeStorage, keyDir, () => {}, platform).unavailableReason();
+    const why = new SafeStorageSecretStore(safeStorage, path.dirname(pemFile), () => {}, platform).unavailableReason();
     if (why) {
-      this.fallback = new FileLedgerKeyHolder(path.join(keyDir, 'ledger-signing-key.pem'), dataDir);
-      this.description = `${this.fallback.description}, because the system keychain cannot be used here`;
-      onWarning(`The ledger's signing key is kept in ${this.fallback.file}, not in the system keychain: ${why} Another user cannot read it; a program running as you can.`);
+      this.fallback = pem;
+      this.description = `${pem.description}, because the system keychain cannot be used here`;
+      onWarning(`The ledger's signing key is kept in ${pem.file}, not in the system keychain: ${why} Another user cannot read it; a program running as you can.`);
+    } else if (!existsSync(this.file) && existsSync(pemFile)) {
+      // The web host made the key first: keep using it, so both hosts sign with one key.
+      this.fallback = pem;
+      this.description = `${pem.description}, made by the web host for this data folder (kept so both hosts sign with one key)`;
     } else {
-      // Refuse a key folder inside the data folder exactly as the file holder does.
-      new FileLedgerKeyHolder(path.join(keyDir, 'probe.pem'), dataDir);
       this.fallback = null;
       this.description = `encrypted with the system keychain (Electron safeStorage) in ${this.file}, outside the data folder`;
     }

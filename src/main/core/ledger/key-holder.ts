@@ -15,7 +15,7 @@
  * then runs without signing and its verify says so. It is never silently replaced.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { LedgerSigningKey } from './checkpoints';
@@ -81,6 +81,11 @@ export function defaultLedgerKeyFile(dataDir: string, env: NodeJS.ProcessEnv = p
   return path.join(base, `ledger-${id}.pem`);
 }
 
+/** Where the desktop app keeps its keychain-encrypted key beside the PEM path `pemFile` (src/main/ledger-key.ts). */
+export function safeStorageKeyFile(pemFile: string): string {
+  return pemFile.replace(/\.pem$/, '') + '.safestorage';
+}
+
 /** Write `data` to `file` atomically with mode 0600 (temporary file, fsync, rename). */
 export function writePrivateFile(file: string, data: string | Buffer): void {
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
@@ -132,11 +137,13 @@ export class FileLedgerKeyHolder implements LedgerKeyHolder {
   /**
    * @param file    the key file (see defaultLedgerKeyFile).
    * @param dataDir the console's data folder: a key file inside it is refused.
+   * @param opts.ignoreSafeStorageBlob for the desktop app's own fallback: do not refuse because of its blob.
    * @throws LedgerKeyError('key-location') when `file` is inside `dataDir`.
    */
   constructor(
     readonly file: string,
     dataDir: string,
+    private readonly opts: { ignoreSafeStorageBlob?: boolean } = {},
   ) {
     if (isInside(path.resolve(file), real(dataDir)) || isInside(path.resolve(file), path.resolve(dataDir))) {
       throw new LedgerKeyError('key-location', `the ledger signing key must live outside the data folder (${dataDir}), not at ${file}`);
@@ -159,6 +166,12 @@ export class FileLedgerKeyHolder implements LedgerKeyHolder {
       } catch (e) {
         throw new LedgerKeyError('key-corrupt', `the ledger signing key ${this.file} cannot be read (${(e as Error).message}); it was left as it is`);
       }
+    }
+    // The desktop app keeps this data folder's key in the keychain: a second key would make
+    // every checkpoint it signed look forged, so the web host signs nothing instead.
+    const blob = safeStorageKeyFile(this.file);
+    if (!this.opts.ignoreSafeStorageBlob && existsSync(blob)) {
+      throw new LedgerKeyError('key-unavailable', `this data folder's signing key is in the desktop app's keychain (${blob}); the web host cannot use it, so it signs no checkpoint: run the desktop app to sign and verify`);
     }
     const key = LedgerSigningKey.generate();
     writePrivateFile(this.file, key.toPem());
