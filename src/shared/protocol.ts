@@ -94,7 +94,7 @@ export type ConsoleRequest =
   /**
    * The ledger's newest signed checkpoint, for the extension to keep as a witness
    * (docs/ledger.md, "Signed checkpoints"). Added without a version bump: an older
-   * extension refuses the unknown op and the console's verify says the witness was not checked.
+   * extension refuses the unknown op (bad-message); the request times out and the console's verify says the witness could not be asked.
    */
   | { op: 'witness-checkpoint'; checkpoint: SignedCheckpoint }
   /** The checkpoint the extension keeps as a witness (null: none). */

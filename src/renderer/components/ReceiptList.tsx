@@ -308,6 +308,12 @@ function SearchForm(props: { search: ReceiptSearch | null; offline: boolean; onF
   );
 }
 
+/** The signed-checkpoint part of the core's summary (checkpoint, unsigned tail, witness; docs/ledger.md), after the chain line. */
+function signedNote(summary: string | undefined): string {
+  const rest = summary?.replace(/^\d+ receipts, chain intact; /, '');
+  return rest && rest !== summary ? ` ${rest[0]?.toUpperCase()}${rest.slice(1)}.` : '';
+}
+
 export function ReceiptList(p: ReceiptListProps) {
   const rows = p.search ? p.search.results : p.items;
   return (
@@ -321,8 +327,10 @@ export function ReceiptList(p: ReceiptListProps) {
       {p.verify ? (
         <p className={p.verify.ok ? 'verify verify-ok' : 'verify verify-bad'} role="status" data-testid="verify-report">
           {p.verify.ok
-            ? `Chain intact: ${p.verify.count} receipt${p.verify.count === 1 ? '' : 's'}, head ${fingerprint(p.verify.headHash)}.`
-            : `Chain broken at #${p.verify.firstBroken?.seq ?? '?'}: ${p.verify.firstBroken?.reason ?? 'unknown reason'} (${p.verify.count} receipts checked).`}
+            ? `Chain intact: ${p.verify.count} receipt${p.verify.count === 1 ? '' : 's'}, head ${fingerprint(p.verify.headHash)}.${signedNote(p.verify.summary)}`
+            : p.verify.problems?.length
+              ? `Ledger check failed: ${p.verify.problems.map((x) => x.message).join('; ')}.`
+              : `Chain broken at #${p.verify.firstBroken?.seq ?? '?'}: ${p.verify.firstBroken?.reason ?? 'unknown reason'} (${p.verify.count} receipts checked).`}
         </p>
       ) : null}
       {p.verifyError ? (

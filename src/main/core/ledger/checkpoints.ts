@@ -174,7 +174,7 @@ function hashAt(db: Database.Database, seq: number): string | null {
 }
 
 /**
- * The checks beyond the chain (docs/ledger.md, "What verify checks"), against the head
+ * The checks beyond the chain (docs/ledger.md, "Signed checkpoints"), against the head
  * `headCount` (the highest seq present):
  * - every guard trigger is present (`trigger-missing`);
  * - the newest checkpoint verifies with `publicKey` (`checkpoint-signature`), the ledger
