@@ -47,6 +47,14 @@ test('the extension keeps the newest signed checkpoint as a witness; a ledger ro
       return w && w.count === newest.count ? w : null;
     }, 'the extension to hold the newest checkpoint');
     expect(held).toEqual(newest);
+    // Kept where the pairing key is: storage.local, closed to content scripts (TRUSTED_CONTEXTS).
+    const fromContentScript = await (await world.worker()).evaluate(`(async () => {
+      const [r] = await chrome.scripting.executeScript({ target: { tabId: ${tabId} }, world: 'ISOLATED', func: async (k) => {
+        try { return { read: true, value: JSON.stringify(await chrome.storage.local.get(k)) }; } catch (e) { return { read: false, why: String(e) }; }
+      }, args: [${JSON.stringify(WITNESS_KEY)}] });
+      return r && r.result;
+    })()`);
+    expect(fromContentScript).toMatchObject({ read: false, why: expect.stringMatching(/not allowed from this context/) });
     const fine = await world.core.api.verifyLedger();
     expect(fine.ok && fine.value).toMatchObject({ ok: true, signed: { witness: 'agrees', checkpoint: { count: newest.count } } });
 
