@@ -14,7 +14,9 @@
  *   no hashing; in alternating rounds (BENCH_LEDGER_VERIFY_ROUNDS, default 3) so
  *   that load from elsewhere falls on all alike; medians, and every run;
  * - p50/p95 of one filtered page of 200 receipts at 1,000,000 (target p95 ≤ 10 ms),
- *   per filter, beside the unfiltered newest page.
+ *   per filter, beside the unfiltered newest page;
+ * - `append.signedOutcome`: what signing a checkpoint at every outcome costs a durable
+ *   append (wall and CPU µs), beside the same appends without a key (issue 9 item 6).
  *
  * BENCH_LEDGER_ROWS overrides the 1,000,000 (for a quick run). BENCH_LEDGER_SUBJECT=1
  * gives every receipt the format-2 fields as the broker will write them
@@ -27,7 +29,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Ledger, type VerifyOptions, type VerifyStats } from '../../src/main/core/ledger/index';
+import { Ledger, LedgerSigningKey, type VerifyOptions, type VerifyStats } from '../../src/main/core/ledger/index';
 import { coreCount } from '../../src/main/core/ledger/parallel';
 import { prepareSchema } from '../../src/main/core/ledger/schema';
 import { ROW_COLUMNS_SQL, type RawRow } from '../../src/main/core/ledger/chain';
@@ -183,6 +185,43 @@ function appendRates(dir: string, label: string, total: number, perCommit: numbe
   return { rows: total, rowsPerCommit: perCommit, ledgerPerSec: Math.round(ledgerPerSec), rawPerSec: Math.round(rawPerSec), ratio: round(ledgerPerSec / rawPerSec, 3) };
 }
 
+/**
+ * What signing costs on the agent's path (issue 9 item 6, docs/ledger.md "Signed
+ * checkpoints"): durable appends of outcome receipts (each one signs a checkpoint in its
+ * commit) into a ledger with a signing key, against the same appends without one,
+ * alternating one by one so load falls on both alike. Wall and CPU time per append (µs).
+ */
+export function signedOutcomeCost(dir: string, n = 400): Record<string, unknown> {
+  const plain = new Ledger(path.join(dir, 'outcome-plain.db'));
+  const signed = new Ledger(path.join(dir, 'outcome-signed.db'), { signingKey: LedgerSigningKey.generate(), signingKeyCreated: true });
+  const input: ReceiptInput = { requestId: 'r', event: 'succeeded', faculty: 'webmcp-invoke', actor: { kind: 'agent', name: 'bench' } };
+  const t = { plain: [] as number[], signed: [] as number[] };
+  const c = { plain: [] as number[], signed: [] as number[] };
+  for (let i = 0; i < n + 20; i++) {
+    for (const [name, l] of [['plain', plain], ['signed', signed]] as const) {
+      const c0 = process.cpuUsage();
+      const s = performance.now();
+      l.append(input);
+      const wall = (performance.now() - s) * 1000;
+      const cpu = process.cpuUsage(c0);
+      if (i >= 20) {
+        t[name].push(wall);
+        c[name].push(cpu.user + cpu.system);
+      }
+    }
+  }
+  const checkpoints = signed.latestSignedCheckpoint()?.count ?? 0;
+  plain.close();
+  signed.close();
+  const p = (xs: number[], q: number) => Math.round(percentile([...xs].sort((a, b) => a - b), q));
+  return {
+    appends: n,
+    checkpointsSigned: checkpoints,
+    wallUs: { plain: { p50: p(t.plain, 50), p95: p(t.plain, 95) }, signed: { p50: p(t.signed, 50), p95: p(t.signed, 95) } },
+    cpuUs: { plain: { p50: p(c.plain, 50) }, signed: { p50: p(c.signed, 50) } },
+  };
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ledger-bench-'));
   try {
@@ -190,6 +229,8 @@ export async function run(): Promise<Record<string, unknown>> {
     log('append rates');
     const appendDurable = appendRates(dir, 'durable', 1500, 1);
     const appendBatched = appendRates(dir, 'batched', 30_000, 1000);
+    log('signed outcome appends');
+    const signedOutcome = signedOutcomeCost(dir);
 
     log(`building ${ROWS} receipts`);
     const file = path.join(dir, 'big.db');
@@ -295,7 +336,7 @@ export async function run(): Promise<Record<string, unknown>> {
     db.close();
     ledger.close();
     return {
-      append: { durable: appendDurable, batched: appendBatched },
+      append: { durable: appendDurable, batched: appendBatched, signedOutcome },
       build: { rows: ROWS, seconds: round(buildSec, 1), rowsPerSec: Math.round(ROWS / buildSec), fileMb: round(sizeMb, 0) },
       verify: {
         rows: ROWS,
