@@ -358,8 +358,9 @@ describe('the console core: checkpoints go to the witness; verifyLedger checks s
     rmSync(keyDir, { recursive: true, force: true });
   });
 
-  async function runCore(link: WitnessLink, fn: (core: ReturnType<typeof createConsoleCore>) => Promise<void>): Promise<void> {
-    const core = createConsoleCore({ dataDir: dir, mcpPort: 0, link, ledgerKeyHolder: new FileLedgerKeyHolder(path.join(keyDir, 'k.pem'), dir), logger: { info: () => {}, warn: () => {} } });
+  async function runCore(link: WitnessLink, fn: (core: ReturnType<typeof createConsoleCore>) => Promise<void>, warnings: string[] = []): Promise<void> {
+    const logger = { info: () => {}, warn: (m: string) => void warnings.push(m) };
+    const core = createConsoleCore({ dataDir: dir, mcpPort: 0, link, ledgerKeyHolder: new FileLedgerKeyHolder(path.join(keyDir, 'k.pem'), dir), logger });
     await core.start();
     try {
       await fn(core);
@@ -406,12 +407,14 @@ describe('the console core: checkpoints go to the witness; verifyLedger checks s
     });
     file = path.join(dir, 'ledger.db');
     attack(rechainRefusedAsSucceeded);
+    const warnings: string[] = [];
     await runCore(link, async (core) => {
       const v = await core.api.verifyLedger();
       expect(v.ok && v.value.ok).toBe(false);
+      expect(warnings).toContainEqual(expect.stringMatching(/^the ledger fails its checkpoint check, so this console signs no new checkpoint/));
       expect(v.ok && v.value.problems?.map((p) => p.code)).toEqual(['checkpoint-mismatch', 'witness-mismatch']);
       expect(v.ok && v.value.summary).toMatch(/^BROKEN: signature: receipt #12 no longer has the head hash/);
-    });
+    }, warnings);
   });
 });
 

@@ -167,6 +167,9 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     log.warn(`the ledger's signing key cannot be used, so no checkpoint is signed: ${keyProblem}`);
   }
   const ledger = new Ledger(ledgerFile, signing ? { signingKey: signing.key, signingKeyCreated: signing.created } : {});
+  // Fail closed, and say so: a file that fails its checkpoint check is never signed over (docs/ledger.md).
+  const held = ledger.signing()?.held;
+  if (held) log.warn(`the ledger fails its checkpoint check, so this console signs no new checkpoint (Verify ledger names what failed): ${held}`);
   // SQLite creates its files with the umask's mode (0644): receipts are the person's alone.
   for (const f of [ledgerFile, `${ledgerFile}-wal`, `${ledgerFile}-shm`]) {
     const r = tightenFile(f);
