@@ -418,6 +418,21 @@ describe('the console core: checkpoints go to the witness; verifyLedger checks s
   });
 });
 
+describe('the link contract of the witness ops (src/shared/protocol.ts)', () => {
+  it('refuses a malformed checkpoint, extra keys and a malformed answer; accepts the real thing', () => {
+    const cp = key.sign({ count: 3, headHash: 'a'.repeat(64), time: 1 });
+    const msg = (checkpoint: unknown) => validateConsoleToExtension({ type: 'request', id: 'r1', request: { op: 'witness-checkpoint', checkpoint } });
+    expect(msg(cp).ok).toBe(true);
+    expect(msg({ ...cp, count: -1 })).toMatchObject({ ok: false, error: { code: 'bad-message', message: expect.stringMatching(/checkpoint\.count/) } });
+    expect(msg({ ...cp, extra: 1 })).toMatchObject({ ok: false, error: { message: expect.stringMatching(/checkpoint\.extra: unknown key/) } });
+    expect(msg({ ...cp, signature: 'x' })).toMatchObject({ ok: false });
+    expect(validateConsoleToExtension({ type: 'request', id: 'r2', request: { op: 'witness-read', more: 1 } }).ok).toBe(false);
+    expect(validateRequestValue('witness-read', null).ok).toBe(true);
+    expect(validateRequestValue('witness-read', { ...cp, headHash: 'A'.repeat(64) }).ok).toBe(false);
+    expect(validateRequestValue('witness-checkpoint', { kept: 'yes' }).ok).toBe(false);
+  });
+});
+
 describe('key holder: a 0600 file outside the data folder', () => {
   it('creates the key 0600 in a 0700 folder, loads it again, refuses a place inside the data folder and a file others can read', () => {
     const dataDir = tmp.file('data');

@@ -45,6 +45,7 @@ import { join, resolve } from 'node:path';
 import { test as base, expect, type BrowserContext, type Page, type Worker } from '@playwright/test';
 import { createConsoleCore, type ConsoleCore, type ConsoleCoreOptions } from '../../../src/main/core/index';
 import { writeHostManifestForProfile } from '../../../src/main/core/bridge/host-manifest';
+import { FileLedgerKeyHolder } from '../../../src/main/core/ledger/key-holder';
 import { EXTENSION_ID } from '../../../src/shared/extension-id';
 import type { LinkStatus } from '../../../src/shared/ipc';
 import type { ConsoleRequest, ConsoleRequestValue, ExtensionEvent } from '../../../src/shared/protocol';
@@ -221,6 +222,8 @@ export async function startLinkWorld(opts: LinkWorldOptions = {}): Promise<LinkW
       socketPath,
       mcpPort: 0,
       logger: { info: () => {}, warn: (m, d) => void coreWarnings.push(`${m} ${d === undefined ? '' : JSON.stringify(d)}`.slice(0, 500)) },
+      // The ledger's signing key outside the data folder, in this world's private folder (not the home folder).
+      ledgerKeyHolder: new FileLedgerKeyHolder(join(runDir, 'ledger-key.pem'), dataDir),
       ...opts.core,
     });
     await c.start();
