@@ -5,7 +5,8 @@
  *                                              also checks the signed checkpoints (docs/ledger.md): with the
  *                                              public key given (base64 of the raw Ed25519 key, or @file), the
  *                                              web host's key file, or else the default key file of the
- *                                              ledger's folder (defaultLedgerKeyFile) when it exists
+ *                                              ledger's folder (defaultLedgerKeyFile) or the desktop app's
+ *                                              public key beside it (.pub) when one exists
  *   npm run ledger -- export <file>            JSON Lines on stdout, oldest first (every Receipt field,
  *                                              operation and subjectHash included, null when absent)
  *   npm run ledger -- tail <file> [-n 20] [--json]   the newest N, oldest of them first
@@ -18,7 +19,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ledger, LedgerSigningKey, keyIdOf } from '../src/main/core/ledger/index';
-import { defaultLedgerKeyFile } from '../src/main/core/ledger/key-holder';
+import { defaultLedgerKeyFile, publicKeyFile } from '../src/main/core/ledger/key-holder';
 import type { Checkpoint, Receipt, VerifyReport } from '../src/shared/receipt';
 
 const USAGE = `usage: ledger verify <file> [--checkpoint cp.json] [--public-key KEY|@file | --key-file PEM] [--json]
@@ -103,7 +104,14 @@ function publicKeyFor(args: Args): { key: string | null; from: string } {
     return { key: text, from: '--public-key' };
   }
   const file = args.keyFile ?? defaultLedgerKeyFile(path.dirname(path.resolve(args.file)));
-  if (args.keyFile === undefined && !existsSync(file)) return { key: null, from: 'none' };
+  if (args.keyFile === undefined && !existsSync(file)) {
+    // The desktop app keeps its key in the keychain and its public key beside it.
+    const pub = publicKeyFile(file);
+    if (!existsSync(pub)) return { key: null, from: 'none' };
+    const text = readText(pub).trim();
+    if (!keyIdOf(text)) throw new UsageError(`${pub} does not hold a base64 Ed25519 public key`);
+    return { key: text, from: pub };
+  }
   try {
     return { key: LedgerSigningKey.fromPkcs8(readText(file)).publicKey, from: file };
   } catch (e) {

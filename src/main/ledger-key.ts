@@ -22,7 +22,7 @@ import path from 'node:path';
 import type { SafeStorage } from 'electron';
 import { LedgerSigningKey } from './core/ledger/checkpoints';
 import {
-  FileLedgerKeyHolder, LedgerKeyError, checkPrivate, ensurePrivateDir, safeStorageKeyFile, writePrivateFile, type LedgerKeyHolder, type LoadedLedgerKey,
+  FileLedgerKeyHolder, LedgerKeyError, checkPrivate, ensurePrivateDir, publicKeyFile, safeStorageKeyFile, writePrivateFile, type LedgerKeyHolder, type LoadedLedgerKey,
 } from './core/ledger/key-holder';
 import { SafeStorageSecretStore } from './secret-store';
 
@@ -33,6 +33,7 @@ export class SafeStorageLedgerKeyHolder implements LedgerKeyHolder {
   readonly description: string;
   private readonly fallback: FileLedgerKeyHolder | null;
   private readonly file: string;
+  private readonly pemFile: string;
 
   /**
    * @param safeStorage Electron's `safeStorage` (injected for tests).
@@ -51,6 +52,7 @@ export class SafeStorageLedgerKeyHolder implements LedgerKeyHolder {
     platform: NodeJS.Platform = process.platform,
   ) {
     this.file = safeStorageKeyFile(pemFile);
+    this.pemFile = pemFile;
     // Refuses a place inside the data folder; also the holder used when the keychain cannot be.
     const pem = new FileLedgerKeyHolder(pemFile, dataDir, { ignoreSafeStorageBlob: true });
     // The same test of the keychain as the pairing key's store (src/main/secret-store.ts).
@@ -86,14 +88,30 @@ export class SafeStorageLedgerKeyHolder implements LedgerKeyHolder {
       } catch {
         throw new LedgerKeyError('key-unavailable', `the ledger signing key ${this.file} cannot be decrypted (did the keychain change?); it was left as it is, and no checkpoint is signed`);
       }
+      let key: LedgerSigningKey;
       try {
-        return { key: LedgerSigningKey.fromPkcs8(pem), created: false };
+        key = LedgerSigningKey.fromPkcs8(pem);
       } catch (e) {
         throw new LedgerKeyError('key-corrupt', `the ledger signing key ${this.file} is not an Ed25519 key (${(e as Error).message})`);
       }
+      this.writePublicKey(key);
+      return { key, created: false };
     }
     const key = LedgerSigningKey.generate();
     writePrivateFile(this.file, this.safeStorage.encryptString(key.toPem()));
+    this.writePublicKey(key);
     return { key, created: true };
+  }
+
+  /** The public key beside the blob, for the CLI (it cannot use the keychain); rewritten when it differs. */
+  private writePublicKey(key: LedgerSigningKey): void {
+    const pub = publicKeyFile(this.pemFile);
+    let have: string | null = null;
+    try {
+      have = readFileSync(pub, 'utf8').trim();
+    } catch {
+      // absent: written below
+    }
+    if (have !== key.publicKey) writePrivateFile(pub, `${key.publicKey}\n`);
   }
 }

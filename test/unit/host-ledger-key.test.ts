@@ -45,7 +45,9 @@ describe('SafeStorageLedgerKeyHolder', () => {
     const first = holder.load();
     expect(first.created).toBe(true);
     const file = path.join(keyDir, 'ledger-0123.safestorage');
-    expect(readdirSync(keyDir)).toEqual(['ledger-0123.safestorage']);
+    expect(readdirSync(keyDir).sort()).toEqual(['ledger-0123.pub', 'ledger-0123.safestorage']);
+    // The public key beside it, for `npm run ledger -- verify`, which cannot use the keychain.
+    expect(readFileSync(path.join(keyDir, 'ledger-0123.pub'), 'utf8').trim()).toBe(first.key.publicKey);
     expect(readFileSync(file, 'utf8')).not.toContain('PRIVATE KEY');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(keyDir).mode & 0o777).toBe(0o700);
@@ -54,7 +56,7 @@ describe('SafeStorageLedgerKeyHolder', () => {
     expect(again.key.keyId).toBe(first.key.keyId);
     // The web host, on the same data folder, makes no second key (it would make every checkpoint look forged).
     expect(() => new FileLedgerKeyHolder(pem, dataDir).load()).toThrow(/in the desktop app's keychain/);
-    expect(readdirSync(keyDir)).toEqual(['ledger-0123.safestorage']);
+    expect(readdirSync(keyDir).sort()).toEqual(['ledger-0123.pub', 'ledger-0123.safestorage']);
   });
 
   it("keeps using the web host's key file when it came first, so both hosts sign with one key", () => {

@@ -295,6 +295,18 @@ describe('the CLI checks signatures (npm run ledger -- verify)', () => {
     expect(JSON.parse(p.stdout)).toMatchObject({ ok: false, problems: [{ code: 'checkpoint-mismatch' }] });
   });
 
+  it("finds the desktop app's public key beside its keychain blob by default: re-chained, exit 1 with no option", () => {
+    writeLedger();
+    attack(rechainRefusedAsSucceeded);
+    const keys = tmp.file('no-keys-here'); // the cli()'s ECHO_CONSOLE_LEDGER_KEY_DIR
+    mkdirSync(keys, { mode: 0o700 });
+    const pem = defaultLedgerKeyFile(tmp.dir, { ECHO_CONSOLE_LEDGER_KEY_DIR: keys });
+    writeFileSync(pem.replace(/\.pem$/, '.pub'), `${key.publicKey}\n`, { mode: 0o600 });
+    const r = cli('verify', file);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^BROKEN at seq 18: signature: receipt #18 no longer has the head hash/);
+  });
+
   it('a file with signed checkpoints and no key to check them fails plainly', () => {
     writeLedger();
     const r = cli('verify', file);

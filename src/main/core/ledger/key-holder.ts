@@ -86,6 +86,15 @@ export function safeStorageKeyFile(pemFile: string): string {
   return pemFile.replace(/\.pem$/, '') + '.safestorage';
 }
 
+/**
+ * The public key file beside a key (`<pemFile without .pem>.pub`: base64 of the raw Ed25519
+ * public key), which the desktop app writes so that `npm run ledger -- verify` can check
+ * signatures without the keychain. Another user cannot write it (0700 folder).
+ */
+export function publicKeyFile(pemFile: string): string {
+  return pemFile.replace(/\.pem$/, '') + '.pub';
+}
+
 /** Write `data` to `file` atomically with mode 0600 (temporary file, fsync, rename). */
 export function writePrivateFile(file: string, data: string | Buffer): void {
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
