@@ -229,6 +229,12 @@ describe('the audit\'s attacks on the file', () => {
     expect(verifyWith(witness).problems?.[0]).toMatchObject({ code: 'witness-mismatch', message: expect.stringMatching(/^witness: receipt #18 no longer has the head hash/) });
   });
 
+  it('a witness of another key (the key was replaced, or the file swapped for another ledger) fails, naming the witness', () => {
+    writeLedger();
+    const other = LedgerSigningKey.generate().sign({ count: 5, headHash: 'a'.repeat(64), time: 1 });
+    expect(verifyWith(other).problems?.[0]).toMatchObject({ code: 'witness-signature', message: expect.stringMatching(/^witness: the extension's checkpoint \(#5\) is not valid: signed by another key.*reset the witness/) });
+  });
+
   it('dropped guard triggers make verify fail, and a read-write open with the key does not recreate them (it holds signing instead)', () => {
     writeLedger();
     attack(() => {}, true);

@@ -221,7 +221,8 @@ export function checkCheckpoints(r: CheckpointReads, headCount: number, publicKe
       problems.push({ code: 'no-public-key', seq: witness.count, message: 'a witness checkpoint was given but no public key to check it' });
     } else {
       const why = checkpointSignatureProblem(witness, publicKey);
-      if (why) problems.push({ code: 'witness-signature', seq: witness.count, message: `witness: the extension's checkpoint (#${witness.count}) is not valid: ${why}` });
+      const hint = why?.startsWith('signed by another key') ? '; if a new ledger or key was started on purpose, reset the witness (docs/ledger.md, "Signed checkpoints")' : '';
+      if (why) problems.push({ code: 'witness-signature', seq: witness.count, message: `witness: the extension's checkpoint (#${witness.count}) is not valid: ${why}${hint}` });
       else if (headCount < witness.count) {
         problems.push({ code: 'witness-count', seq: headCount + 1, message: `witness: the extension's signed checkpoint recorded ${witness.count} receipts, the ledger ends at ${headCount} (rolled back below the witness's head)` });
       } else if (hashAt(r.db, witness.count) !== witness.headHash) {
