@@ -3,7 +3,14 @@
 // "Running Chromium here"); CHROMIUM_PATH
 // overrides /usr/bin/chromium. Workers stay at 1: the machine has 2 cores and
 // each test launches its own browser.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
+
+// The ledger's signing keys of the tests' throw-away data folders go to a throw-away folder,
+// never the person's ~/.local/state/echo-console-keys (src/main/core/ledger/key-holder.ts).
+process.env.ECHO_CONSOLE_LEDGER_KEY_DIR ??= mkdtempSync(join(tmpdir(), 'echo-test-keys-'));
 
 export default defineConfig({
   testDir: 'test/e2e',
