@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test, expect, launchExtension, type ExtensionHandle } from './support/extension-fixture';
 import { grantFields, invokeRequestFor } from './support/invocation';
+import { confirmInPopup } from './support/pairing';
 import { startTestPages, toolScript, type TestPages } from './support/extension-pages';
 import { Bridge, MemorySecretStore } from '../../src/main/core/bridge/index';
 import { writeHostManifestForProfile } from '../../src/main/core/bridge/host-manifest';
@@ -80,6 +81,7 @@ test('pairs after the person compares the code the popup shows, then shows "conn
   await popup.goto(`chrome-extension://${ext.extensionId}/popup/popup.html`);
   await expect(popup.locator('#link-dot')).toHaveAttribute('data-state', 'awaiting-pairing');
   await expect(popup.locator('#pairing-code')).toHaveText(awaiting.pairingCode!);
+  await confirmInPopup(popup); // the person confirms in the popup too (issue 9 item 1)
   const confirmed = await bridge.confirmPairing(true);
   expect(confirmed.ok).toBe(true);
   await until((s) => s.state === 'connected', 'connected');

@@ -2,10 +2,13 @@
  * Pairing over the REAL link (issue 3, item 9.1): the console core in this
  * process, Chrome's native messaging starting the real native host, the built
  * extension. The person compares the code shown in the popup with the
- * console's and answers in the console (`core.api.confirmPairing`).
+ * console's and answers in the popup ("The codes match") and in the console
+ * (`core.api.confirmPairing`); an impostor on the socket gets nothing without the popup.
  */
 import { PAIRING_STORAGE_KEY } from '../../extension/src/background/link';
-import { test, expect } from './support/link-fixture';
+import { EXTENSION_ID } from '../../src/shared/extension-id';
+import { test, expect, until } from './support/link-fixture';
+import { startImpostorConsole, type ImpostorConsole } from './support/impostor-console';
 
 test('pairing confirmed: the popup and the console show the same code; connected on heartbeats; a paired receipt', async ({ launchWorld }) => {
   const w = await launchWorld({ pair: false });
@@ -51,4 +54,51 @@ test('pairing rejected in the console: pairing-rejected receipt, the extension s
   expect(await w.core.link.signGrant({ requestId: 'r', faculty: 'webmcp-invoke', operation: 'invoke', tabId: 1, frameId: 0, documentId: 'd', origin: 'http://x', urlHash: 'd'.repeat(64), subjectHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: 'c'.repeat(32), expiresAt: Date.now() + 1000 })).toMatchObject({ ok: false, error: { code: 'not-paired' } });
   // A rejection needs the person: the extension does not retry on its own, so no new code appears.
   expect(w.core.link.status().state).not.toBe('awaiting-pairing');
+});
+
+test('an impostor console on the socket (the console not running) cannot pair the unpaired extension: no tab listed, shared or run before the person confirms in the popup; "They differ" ends it (issue 9 item 1)', async ({ launchWorld, demo }) => {
+  const target = demo.url('store');
+  let fake: ImpostorConsole | null = null;
+  // The impostor is on the socket before Chrome starts the native host: no click, nobody watching.
+  const w = await launchWorld({
+    startCore: false,
+    beforeBrowser: async ({ socketPath }) => {
+      fake = await startImpostorConsole({ socketPath, extensionId: EXTENSION_ID, targetUrl: target, toolName: 'add_to_cart', args: { productId: 'p1', quantity: 1 } });
+    },
+  });
+  const imp = fake as unknown as ImpostorConsole;
+  try {
+    const page = await w.context.newPage();
+    await page.goto(target);
+    await page.locator('html[data-ready="true"]').waitFor({ state: 'attached', timeout: 15_000 });
+    // The impostor said "accepted" and the extension has handled it (the pong after the accept).
+    await until(() => imp.acceptHandled, 'the extension to handle the impostor\'s pair-result{accepted:true}');
+    expect(imp.got).toEqual(expect.arrayContaining(['host-hello', 'hello', 'pair-begin', 'pair-reveal']));
+    // Nothing trusted: no key proved, no request answered, nothing stored or shared, nothing run.
+    expect(imp.got).not.toContain('auth-begin');
+    expect(imp.got).not.toContain('response');
+    expect(imp.answers).toEqual([]);
+    expect(await w.extensionLinkState()).toMatchObject({ state: 'awaiting-pairing', paired: false, awaitingLocalConfirmation: true });
+    const worker = await w.worker();
+    expect(await worker.evaluate(async (k) => (await chrome.storage.local.get(k))[k] ?? null, PAIRING_STORAGE_KEY)).toBeNull();
+    expect(await worker.evaluate(`globalThis.echoConsole.handleRequest({ op: 'list-tabs' })`)).toEqual({ ok: true, value: [] });
+    expect(await w.execCount(page, 'add_to_cart')).toBe(0);
+
+    // The popup asks the person; the codes cannot be compared with a console that shows none.
+    const popup = await w.popup();
+    await expect(popup.locator('#confirm-pairing')).toBeVisible();
+    await expect(popup.locator('#link-label')).toHaveText('Pairing: compare the codes, then confirm here and in the console');
+    await popup.locator('#pair-no').click();
+    await expect(popup.locator('#link-dot')).toHaveAttribute('data-state', 'refused');
+    await expect(popup.locator('#link-message')).toContainText('rejected');
+    await until(() => imp.got.includes('error'), 'the impostor to be told the pairing was rejected');
+    expect(imp.got).not.toContain('auth-begin');
+    expect(imp.answers).toEqual([]);
+    expect(await w.extensionLinkState()).toMatchObject({ state: 'refused', paired: false });
+    expect(await worker.evaluate(async (k) => (await chrome.storage.local.get(k))[k] ?? null, PAIRING_STORAGE_KEY)).toBeNull();
+    expect(await worker.evaluate(`globalThis.echoConsole.handleRequest({ op: 'list-tabs' })`)).toEqual({ ok: true, value: [] });
+    expect(await w.execCount(page, 'add_to_cart')).toBe(0);
+  } finally {
+    await imp.close();
+  }
 });

@@ -20,6 +20,7 @@ import { argumentsHash, descriptorHash, fingerprint } from '../../src/shared/can
 import type { ConsoleRequest } from '../../src/shared/protocol';
 import type { Receipt } from '../../src/shared/receipt';
 import type { Grant } from '../../src/shared/types';
+import { confirmInPopup } from './support/pairing';
 import { headerJson, startMainJob, texts, untrustedBody, waitForApproval, waitForLink, type MainJob } from './support/main-job-fixture';
 import { createAgentToken } from '../support/agent-token';
 
@@ -141,6 +142,8 @@ test.beforeAll(async () => {
   await popup.setViewportSize({ width: 380, height: 480 });
   await popup.screenshot({ path: path.join(SHOTS, 'getting-started-popup-code.png'), timeout: 20_000 });
   await shot('getting-started-pairing.png');
+  // The person confirms in the popup too (issue 9 item 1), then in the console.
+  await confirmInPopup(popup);
   await ui.getByTestId('pairing-confirm').click();
   await waitForLink(job.core, (s) => s.state === 'connected' && s.paired);
   await expect(ui.getByTestId('link-pill')).toHaveText('Connected');

@@ -258,12 +258,21 @@ export class Rig {
     });
   }
 
-  /** Pair from scratch (the person accepts) and wait until both sides are connected. */
+  /**
+   * Pair from scratch as the person would: compare the codes, accept in the console AND in the
+   * popup (issue 9 item 1: the extension keeps no key on the console's word alone), and wait
+   * until both sides are connected.
+   */
   async pair(): Promise<string> {
-    await this.until(() => this.bridge.status().state === 'awaiting-pairing' && this.link?.state().state === 'awaiting-pairing', 'pairing code');
+    await this.until(
+      () => this.bridge.status().state === 'awaiting-pairing' && this.link?.state().state === 'awaiting-pairing' && this.link.state().awaitingLocalConfirmation === true,
+      'pairing code',
+    );
     const code = this.bridge.status().pairingCode as string;
+    if (this.link?.state().pairingCode !== code) throw new Error(`the codes differ: console ${code}, extension ${this.link?.state().pairingCode}`);
     const r = await this.bridge.confirmPairing(true);
     if (!r.ok) throw new Error(r.error.message);
+    this.link?.confirmPairing(true);
     await this.connected();
     return code;
   }

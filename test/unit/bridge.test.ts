@@ -86,7 +86,9 @@ describe('pairing', () => {
     expect(code).toMatch(/^\d{3} \d{3}$/);
     expect(r.link?.state().pairingCode).toBe(code);
     expect(r.bridge.status().paired).toBe(false);
+    expect(r.link?.state().awaitingLocalConfirmation).toBe(true);
     expect((await r.bridge.confirmPairing(true)).ok).toBe(true);
+    r.link?.confirmPairing(true);
     await r.connected();
 
     expect(r.bridge.status()).toMatchObject({ state: 'connected', paired: true, extensionId: EXT });
@@ -140,11 +142,11 @@ describe('pairing', () => {
     await r.pair();
   });
 
-  it('with requireLocalPairingConfirmation the key is kept only after the popup confirms too', async () => {
+  it('the key is kept only after the popup confirms too (the default, issue 9 item 1)', async () => {
     const r = await rig();
     await r.startConsole();
     await r.installHost();
-    const link = r.startExtension({ requireLocalPairingConfirmation: true });
+    const link = r.startExtension();
     await r.until(() => r.bridge.status().state === 'awaiting-pairing', 'code');
     expect(link.state().awaitingLocalConfirmation).toBe(true);
     await r.bridge.confirmPairing(true);
@@ -159,7 +161,7 @@ describe('pairing', () => {
     const r = await rig();
     await r.startConsole();
     await r.installHost();
-    const link = r.startExtension({ requireLocalPairingConfirmation: true });
+    const link = r.startExtension();
     await r.until(() => r.bridge.status().state === 'awaiting-pairing', 'code');
     await r.bridge.confirmPairing(true);
     link.confirmPairing(false);

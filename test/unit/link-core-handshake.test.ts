@@ -54,14 +54,13 @@ class Duo {
   deliver = { toConsole: true, toExtension: true };
   private inbox: Array<{ to: 'console' | 'extension'; raw: unknown }> = [];
 
-  constructor(o: { consoleVersion?: number; extensionVersion?: number; cHeld?: ConsoleEnv['held']; eHeld?: ExtensionEnv['held']; requireLocal?: boolean } = {}) {
+  constructor(o: { consoleVersion?: number; extensionVersion?: number; cHeld?: ConsoleEnv['held']; eHeld?: ExtensionEnv['held']} = {}) {
     this.cEnv = { version: o.consoleVersion ?? PROTOCOL_VERSION, consoleVersion: '1.0.0', held: o.cHeld ?? null, handshakeTimeoutMs: 10_000, pairingTimeoutMs: 120_000 };
     this.eEnv = {
       version: o.extensionVersion ?? PROTOCOL_VERSION,
       extensionId: EXT,
       extensionVersion: '1.0.0',
       held: o.eHeld ?? null,
-      requireLocalPairingConfirmation: !!o.requireLocal,
       handshakeTimeoutMs: 15_000,
     };
   }
@@ -172,7 +171,7 @@ function heldPair(key = crypto.getRandomValues(new Uint8Array(32)), otherKey = k
 }
 
 describe('pairing, side by side', () => {
-  it('a fresh extension pairs: the same code on both sides, the person confirms in the console, both store the same key, then auth completes', async () => {
+  it('a fresh extension pairs: the same code on both sides, the person confirms in the console and in the popup, both store the same key, then auth completes', async () => {
     const d = new Duo();
     await d.start();
     expect(d.c.phase).toBe('pair-confirm');
@@ -180,12 +179,14 @@ describe('pairing, side by side', () => {
     const code = d.status().pairingCode as string;
     expect(code).toMatch(/^\d{3} \d{3}$/);
     expect(d.view()).toMatchObject({ state: 'awaiting-pairing', pairingCode: code });
-    expect(d.view().awaitingLocalConfirmation).toBeUndefined(); // nothing held: the console's word suffices
+    expect(d.view().awaitingLocalConfirmation).toBe(true); // even with nothing held (issue 9 item 1)
     expect(d.sent('extension')).toEqual(['hello', 'pair-begin', 'pair-reveal']);
     expect(d.sent('console')).toEqual(['hello-ack', 'pair-offer']);
     expect(d.cStored).toBeNull();
 
     await d.console(confirm(true));
+    expect(d.e.phase).toBe('pair-revealed');
+    await d.extension({ kind: 'confirm', accept: true });
     expect(d.c.phase).toBe('ready');
     expect(d.e.phase).toBe('ready');
     expect(d.cStored?.key).toEqual(d.eStored?.key);
@@ -209,13 +210,14 @@ describe('pairing, side by side', () => {
     expect(d.audits()).toEqual(['pairing-rejected']);
   });
 
-  it('requireLocalPairingConfirmation: the extension keeps the key only after the popup confirms too', async () => {
-    const d = new Duo({ requireLocal: true });
+  it('an unpaired extension keeps the key only after the popup confirms too: the console\'s accept alone stores, proves and serves nothing (issue 9 item 1)', async () => {
+    const d = new Duo();
     await d.start();
     expect(d.view().awaitingLocalConfirmation).toBe(true);
     await d.console(confirm(true));
     expect(d.e.phase).toBe('pair-revealed');
     expect(d.eStored).toBeNull();
+    expect(d.sent('extension')).not.toContain('auth-begin');
     await d.extension({ kind: 'confirm', accept: true });
     expect(d.e.phase).toBe('ready');
     expect(d.c.phase).toBe('ready');

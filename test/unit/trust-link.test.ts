@@ -269,7 +269,7 @@ describe('rule: the person pairs the extension once by comparing a short code', 
 });
 
 /** A program posing as the console on its socket (the console is not running). */
-async function impostor(socketPath: string, mode: 'skip-auth' | 'downgrade') {
+async function impostor(socketPath: string, mode: 'skip-auth' | 'downgrade', onMessage: () => void = () => {}) {
   const got: string[] = [];
   let pairingKey: Uint8Array | null = null;
   const server = net.createServer((s) => {
@@ -283,8 +283,11 @@ async function impostor(socketPath: string, mode: 'skip-auth' | 'downgrade') {
         if (!f.ok) continue;
         const m = f.value as Record<string, string>;
         got.push(m.type as string);
+        onMessage();
         queue = queue.then(async () => {
-          if (m.type === 'hello') {
+          if (m.type === 'ping') {
+            send({ type: 'pong', seq: m.seq }); // a live console, as far as heartbeats go
+          } else if (m.type === 'hello') {
             send({ type: 'hello-ack', protocolVersion: PROTOCOL_VERSION, consoleVersion: '6.6.6', paired: mode === 'skip-auth' });
             if (mode === 'skip-auth') {
               // No challenge at all: straight to work, as if authenticated.
@@ -302,6 +305,8 @@ async function impostor(socketPath: string, mode: 'skip-auth' | 'downgrade') {
             });
             pairingKey = secret.key;
             send({ type: 'pair-result', accepted: true, pairingId: randomHex() }); // "the person confirmed"
+            // A barrier, not a clock: the extension answers this ping only after it handled pair-result.
+            send({ type: 'ping', seq: 7 });
           } else if (m.type === 'auth-begin' && pairingKey) {
             const nonce = randomHex();
             send({ type: 'auth-challenge', nonce, proof: await authProof(pairingKey, auth('console', m.pairingId as string, m.nonce as string, nonce)) });
@@ -315,6 +320,9 @@ async function impostor(socketPath: string, mode: 'skip-auth' | 'downgrade') {
   });
   servers.push(server);
   await new Promise<void>((res) => server.listen(socketPath, () => res()));
+  // A careful impostor of the same user makes its socket look like the console's (0600):
+  // the native host's owner and mode checks cannot tell it apart (issue 9 item 1).
+  await fs.chmod(socketPath, 0o600);
   return { got };
 }
 
@@ -377,6 +385,62 @@ describe('rule: a process posing as the console gets nothing from a paired exten
     await r.connected();
     expect((r.extStorage.map.get(PAIRING_STORAGE_KEY) as { pairingId: string }).pairingId).not.toBe(before.pairingId);
     expect(await r.bridge.request({ op: 'list-tabs' })).toEqual({ ok: true, value: [] });
+  });
+});
+
+describe('rule: a first pairing is confirmed in the extension too (issue 9 item 1)', () => {
+  it('an impostor console on the socket cannot pair an UNPAIRED extension silently: its accept alone stores, proves and serves nothing until the person answers in the popup', async () => {
+    const r = rig(); // no console at all: the impostor holds the socket
+    await r.installHost();
+    const fake = await impostor(r.socketPath, 'downgrade', r.changed);
+    const states: string[] = [];
+    r.startExtension({ onState: (s) => (states.push(s.state), r.changed()) });
+    // The impostor said pair-result{accepted:true}; the pong proves the extension handled it.
+    await r.until(() => fake.got.includes('pong'), 'the extension handled the impostor\'s accept');
+    expect(fake.got).toContain('pair-reveal');
+    expect(r.link?.state()).toMatchObject({ state: 'awaiting-pairing', awaitingLocalConfirmation: true, paired: false });
+    expect(fake.got).not.toContain('auth-begin');
+    expect(fake.got).not.toContain('auth-response');
+    expect(r.requests).toEqual([]);
+    expect(r.extStorage.map.has(PAIRING_STORAGE_KEY)).toBe(false);
+    expect(await r.link?.verifyGrant({ requestId: 'q', faculty: 'webmcp-invoke', operation: 'invoke', tabId: 1, frameId: 0, documentId: 'D', origin: 'https://a', urlHash: 'c'.repeat(64), subjectHash: 'a'.repeat(64), argumentsHash: 'b'.repeat(64), nonce: randomHex(), expiresAt: Date.now() + 1000, mac: 'A'.repeat(43) + '=' })).toBe(false);
+    // "They differ" in the popup: refused, nothing kept, never connected.
+    r.link?.confirmPairing(false);
+    await r.until(() => r.link?.state().state === 'refused', 'rejected in the popup');
+    expect(r.link?.state().error?.code).toBe('pairing-rejected');
+    expect(r.extStorage.map.has(PAIRING_STORAGE_KEY)).toBe(false);
+    expect(states).not.toContain('connected');
+    expect(r.requests).toEqual([]);
+  });
+
+  it('a pairing stored before the popup confirmed pairings (confirmed in the console only) may not share tabs from the console; reads still work, and one confirmed on both sides may', async () => {
+    const { r } = await seeded(); // a record without confirmedInExtension: the console alone said yes
+    r.startExtension();
+    await r.connected();
+    expect(r.link?.pairing()).toMatchObject({ paired: true, confirmedInExtension: false });
+    expect(await r.bridge.request({ op: 'share-tab', tabId: 1 })).toMatchObject({ ok: false, error: { code: 'pairing-unconfirmed' } });
+    expect(r.requests.map((q) => q.req.op)).toEqual([]); // never reached the worker core
+    expect(await r.bridge.request({ op: 'list-tabs' })).toEqual({ ok: true, value: [] });
+
+    // The same pairing confirmed on both sides: the request reaches the worker core.
+    r.link?.stop();
+    await r.until(() => r.bridge.status().state === 'no-extension', 'the console sees the drop');
+    const rec = r.extStorage.map.get(PAIRING_STORAGE_KEY) as Record<string, unknown>;
+    await r.extStorage.set(PAIRING_STORAGE_KEY, { ...rec, confirmedInExtension: true });
+    r.startExtension();
+    await r.connected();
+    await r.bridge.request({ op: 'share-tab', tabId: 1 });
+    expect(r.requests.map((q) => q.req.op)).toContain('share-tab');
+  });
+
+  it('every pairing made now is recorded as confirmed in the extension', async () => {
+    const r = rig();
+    await r.startConsole();
+    await r.installHost();
+    r.startExtension();
+    await r.pair();
+    expect(r.extStorage.map.get(PAIRING_STORAGE_KEY)).toMatchObject({ confirmedInExtension: true });
+    expect(r.link?.pairing().confirmedInExtension).toBe(true);
   });
 });
 

@@ -41,7 +41,7 @@ const RETRY_ALARM = 'echo-console-link-retry';
  * level of the worker (so the alarm listener is registered on every wake).
  */
 export function startChromeLink(
-  o: Pick<StartLinkOptions, 'onRequest' | 'onState' | 'logger' | 'requireLocalPairingConfirmation' | 'timing'>,
+  o: Pick<StartLinkOptions, 'onRequest' | 'onState' | 'logger' | 'timing'>,
 ): ExtLink {
   const link = startLink({
     ...o,

@@ -26,7 +26,7 @@ export interface ExtLinkState {
   state: 'not-installed' | 'console-not-running' | 'connecting' | 'awaiting-pairing' | 'connected' | 'version-mismatch' | 'refused' | 'stopped';
   paired: boolean;
   pairingCode?: string;
-  /** The popup must call `confirmPairing` too (requireLocalPairingConfirmation, or a key is already held). */
+  /** The popup must call `confirmPairing` too: always while a code waits (issue 9 item 1). */
   awaitingLocalConfirmation?: boolean;
   /** ms since the epoch of the last pong. */
   lastHeartbeatAt?: number;

@@ -11,7 +11,7 @@
  * native host's own `host-error` frames, the stored pairing, the reconnect
  * backoff (0.5 s doubling to 30 s, reset on success) and what the popup shows.
  * The handshake is `extensionStep` (pure, driven by a StepRunner: it checks
- * the CONSOLE's proof first, and a key already held is replaced only with the
+ * the CONSOLE's proof first, and no pairing key is kept without the
  * person's word in the popup), requests are served through the shared
  * `LinkMux`, liveness is the shared `Heartbeat`. A request in flight when the
  * link drops is aborted and its answer discarded: nothing is ever replayed.
@@ -81,14 +81,6 @@ export interface StartLinkOptions {
   /** Every state change (a fresh copy). */
   onState?: (s: ExtLinkState) => void;
   logger?: { warn(message: string, detail?: unknown): void; info?(message: string, detail?: unknown): void };
-  /**
-   * Ask the person in the popup too before a new pairing key is kept
-   * (`confirmPairing`). Off by default: the console is where the person
-   * confirms. On, a program holding the console's socket cannot complete a
-   * pairing by itself. A pairing that would REPLACE a key already held always
-   * needs the popup's confirmation, whatever this says.
-   */
-  requireLocalPairingConfirmation?: boolean;
   timing?: {
     heartbeatIntervalMs?: number;
     heartbeatTimeoutMs?: number;
@@ -115,8 +107,11 @@ export interface ExtLink {
   confirmPairing(accept: boolean): void;
   /** Reconnect now with a fresh backoff (the popup's "Try again" / "Pair again"). */
   retry(): void;
-  /** Whether a pairing key is stored, and its id (never the key itself). */
-  pairing(): { paired: boolean; pairingId: string | null };
+  /**
+   * Whether a pairing key is stored, its id (never the key itself), and whether the person
+   * confirmed it in the popup too (`false` for a pairing stored before issue 9 item 1).
+   */
+  pairing(): { paired: boolean; pairingId: string | null; confirmedInExtension: boolean };
   /** Disconnect and stop retrying (tests; worker shutdown). */
   stop(): void;
 }
@@ -129,7 +124,26 @@ interface StoredPairing {
   pairingId: string;
   key: string;
   pairedAt: number;
+  /**
+   * The person confirmed this pairing's code in the popup too. Every pairing stored since
+   * issue 9 item 1 says so; a record without it was confirmed in the console only (possibly
+   * by an impostor that held the socket), so the console may not share tabs through it.
+   */
+  confirmedInExtension?: true;
 }
+
+/**
+ * The console's requests that only a pairing confirmed on both sides may make: sharing a tab
+ * from the console (issue 9 item 1). The person's own "Share this tab" in the popup is theirs.
+ */
+export const NEEDS_BOTH_SIDES: ReadonlySet<ConsoleRequest['op']> = new Set(['share-tab']);
+
+/** The refusal of a `NEEDS_BOTH_SIDES` request over a pairing confirmed in the console only. */
+export const PAIRING_UNCONFIRMED: ErrorInfo = {
+  code: 'pairing-unconfirmed',
+  message:
+    'This pairing was confirmed in Echo Console only, never in the extension, so the console may not share tabs through it. Unpair, pair again and confirm the code in the extension popup too; or share the tab from the popup.',
+};
 
 interface Conn {
   port: LinkPort;
@@ -186,7 +200,6 @@ export function startLink(opts: StartLinkOptions): ExtLink {
     extensionId: opts.extensionId,
     extensionVersion: opts.extensionVersion,
     held: stored && key ? { pairingId: stored.pairingId, key } : null,
-    requireLocalPairingConfirmation: !!opts.requireLocalPairingConfirmation,
     handshakeTimeoutMs: t.handshakeTimeoutMs,
   });
 
@@ -320,7 +333,8 @@ export function startLink(opts: StartLinkOptions): ExtLink {
         attempt = 0;
         return;
       case 'store': {
-        const rec: StoredPairing = { v: 1, pairingId: e.pairingId, key: toBase64(e.key), pairedAt: Date.now() };
+        // The step stores only after the popup confirmed (handshake-extension.ts, needsLocal).
+        const rec: StoredPairing = { v: 1, pairingId: e.pairingId, key: toBase64(e.key), pairedAt: Date.now(), confirmedInExtension: true };
         try {
           await opts.storage.set(PAIRING_STORAGE_KEY, rec);
         } catch (x) {
@@ -338,7 +352,9 @@ export function startLink(opts: StartLinkOptions): ExtLink {
         setState({ lastHeartbeatAt: c.heartbeat.touch() });
         return;
       case 'request':
-        return c.mux.serve(e.id, e.request, opts.onRequest);
+        return c.mux.serve(e.id, e.request, (req, ctx) =>
+          NEEDS_BOTH_SIDES.has(req.op) && stored?.confirmedInExtension !== true ? Promise.resolve({ ok: false as const, error: { ...PAIRING_UNCONFIRMED } }) : opts.onRequest(req, ctx),
+        );
       case 'close':
         return drop(c, e.error, e.state);
       default:
@@ -459,7 +475,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
       }
       if (!c) void connectNow();
     },
-    pairing: () => ({ paired: stored !== null, pairingId: stored?.pairingId ?? null }),
+    pairing: () => ({ paired: stored !== null, pairingId: stored?.pairingId ?? null, confirmedInExtension: stored?.confirmedInExtension === true }),
     stop() {
       stopped = true;
       if (retryTimer) clearTimeout(retryTimer);

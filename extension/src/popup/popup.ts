@@ -23,7 +23,7 @@ const REASONS: Record<string, string> = {
 const LINK_LABELS: Record<PopupLinkState['state'], [string, 'ok' | 'warn' | 'bad' | '']> = {
   connected: ['Connected to the console', 'ok'],
   connecting: ['Connecting to the console…', 'warn'],
-  'awaiting-pairing': ['Pairing: confirm the code in the console', 'warn'],
+  'awaiting-pairing': ['Pairing: confirmed here; now confirm the code in the console', 'warn'],
   'console-not-running': ['The console is not running. Start Echo Console.', 'bad'],
   'not-installed': ["Echo Console's native host is not registered for this browser.", 'bad'],
   disconnected: ['Not connected (no heartbeat from the console)', 'bad'],
@@ -59,7 +59,10 @@ function renderLink(link: PopupLinkState): void {
   const [label, tone] = LINK_LABELS[link.state] ?? LINK_LABELS.unknown;
   const problem = link.problem;
   // While pairing, the pairing label stays (the code is what to act on); the problem says why.
-  $('link-label').textContent = problem && link.state !== 'awaiting-pairing' ? PROBLEM_LABELS[problem.code] : label;
+  // A new pairing waits for the person here as well as in the console (issue 9 item 1): whoever
+  // answers on the console's socket is never trusted to confirm alone.
+  const pairingLabel = link.state === 'awaiting-pairing' && link.awaitingLocalConfirmation === true ? 'Pairing: compare the codes, then confirm here and in the console' : label;
+  $('link-label').textContent = problem && link.state !== 'awaiting-pairing' ? PROBLEM_LABELS[problem.code] : pairingLabel;
   $('link-dot').className = `dot ${problem && link.state !== 'awaiting-pairing' ? 'bad' : tone}`;
   $('link-dot').dataset.state = link.state;
   if (problem) $('link-dot').dataset.problem = problem.code;

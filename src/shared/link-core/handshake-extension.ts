@@ -24,8 +24,6 @@ export interface ExtensionEnv {
   extensionVersion: string;
   /** The stored pairing, or null. */
   held: { pairingId: string; key: Uint8Array } | null;
-  /** Ask the popup too before keeping a new key (always so when a key is already held). */
-  requireLocalPairingConfirmation: boolean;
   /** ms to wait for hello-ack. */
   handshakeTimeoutMs: number;
 }
@@ -55,8 +53,12 @@ export interface ExtensionState {
     /** The pairingId once the console accepted. */
     consoleAccepted?: string;
     localAccepted?: boolean;
-    /** The popup must confirm too: with requireLocalPairingConfirmation, and whenever a key is already held. */
-    needsLocal: boolean;
+    /**
+     * The popup must confirm too. Always true (issue 9 item 1): whoever answers on the socket
+     * may be a same-user impostor while the console is not running, so its `pair-result
+     * {accepted:true}` alone is never the person's word. Kept as a field so the state says it.
+     */
+    needsLocal: true;
   };
   auth?: { pairingId: string; key: Uint8Array; extNonce?: string };
 }
@@ -255,7 +257,9 @@ function extensionReceived(s: ExtensionState, raw: unknown, env: ExtensionEnv): 
           },
         });
       }
-      return eOut({ phase: 'pair-keygen', pairing: { needsLocal: env.requireLocalPairingConfirmation || h !== null } }, [], [
+      // Every new pairing waits for the person in the popup too (issue 9 item 1): nothing is
+      // stored, authenticated or served before it, whatever the peer says.
+      return eOut({ phase: 'pair-keygen', pairing: { needsLocal: true } }, [], [
         ...effects,
         { kind: 'crypto', req: { op: 'ext-begin' } },
       ]);

@@ -55,6 +55,9 @@ import type { DiscoveryResult, Grant, InvocationResult, ToolDescriptor } from '.
 import { startDemoServers, type DemoServers } from '../../support/demo-servers';
 import { launchExtension, type ExtensionHandle } from './extension-fixture';
 import { EXEC_COUNTER, execCount, grantFields, invokeRequestFor } from './invocation';
+import { confirmInPopup } from './pairing';
+
+export { confirmInPopup } from './pairing';
 
 /** The bundled native host that `npm run build:tools` writes. */
 export const HOST_SCRIPT = resolve(import.meta.dirname, '../../../out/tools/native-host.mjs');
@@ -79,6 +82,11 @@ export interface LinkWorldOptions {
    * descriptor, hence its hash, is unchanged). Default true.
    */
   countExecutions?: boolean;
+  /**
+   * Runs after the socket folder and the host manifest exist and before Chromium starts (with
+   * `startCore: false`: e.g. put an impostor on the socket, issue 9 item 1).
+   */
+  beforeBrowser?: (w: { socketPath: string }) => Promise<void>;
   /** Playwright default flags to leave out (LaunchOptions.ignoreDefaultArgs), e.g. `--disable-popup-blocking`. */
   ignoreDefaultArgs?: string[];
 }
@@ -107,9 +115,10 @@ export interface LinkWorld {
   stopCore(): Promise<void>;
   /**
    * Complete pairing as a person would: wait for the code in the console
-   * (`LinkStatus.pairingCode`), check the popup shows the same one, confirm
-   * through `core.api.confirmPairing({accept: true})`, and wait until both
-   * sides say `connected`. Answers the code.
+   * (`LinkStatus.pairingCode`), check the popup shows the same one, click
+   * "The codes match" in the popup, confirm through
+   * `core.api.confirmPairing({accept: true})`, and wait until both sides say
+   * `connected`. Answers the code.
    */
   pair(): Promise<{ code: string }>;
   /** The extension's popup page (opened once, kept open). */
@@ -242,6 +251,7 @@ export async function startLinkWorld(opts: LinkWorldOptions = {}): Promise<LinkW
   if (opts.startCore !== false) await startCore();
   let ext: ExtensionHandle;
   try {
+    await opts.beforeBrowser?.({ socketPath });
     ext = await launchExtension({ userDataDir, ...(opts.ignoreDefaultArgs ? { ignoreDefaultArgs: opts.ignoreDefaultArgs } : {}) });
   } catch (e) {
     await stopCore();
@@ -300,6 +310,9 @@ export async function startLinkWorld(opts: LinkWorldOptions = {}): Promise<LinkW
       const popup = await world.popup();
       const shown = await until(async () => (await popup.locator('#pairing-code').textContent())?.trim(), 'the popup to show a pairing code');
       if (shown !== code) throw new Error(`the popup shows ${shown} but the console shows ${code}`);
+      // Confirmed on both sides, as the person does (issue 9 item 1): "The codes match" in the
+      // real popup page, and the console's confirmation.
+      await confirmInPopup(popup);
       const r = await c.api.confirmPairing({ accept: true });
       if (!r.ok) throw new Error(`confirmPairing: ${r.error.code} ${r.error.message}`);
       await world.waitForCoreLink((x) => x.state === 'connected' && x.paired, 'connected after pairing');

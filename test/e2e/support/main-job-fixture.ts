@@ -32,6 +32,7 @@ import { startDemoServers, type DemoServers } from '../../support/demo-servers';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 import { EXEC_COUNTER, execCount } from './invocation';
 import { createAgentToken } from '../../support/agent-token';
+import { confirmInPopup, popupCode } from './pairing';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 /** What the builds write; copied per run (see the header). */
@@ -261,9 +262,19 @@ export async function startMainJob(opts: MainJobOptions = {}): Promise<MainJob> 
   }
 }
 
-/** Pair without a UI (the benchmark): wait for the code, confirm through the console API, wait for `connected`. */
+/**
+ * Pair without the console's UI (the benchmark): wait for the code, click "The codes match" in
+ * the extension's real popup page (issue 9 item 1), confirm through the console API, wait for
+ * `connected`.
+ */
 export async function pairThroughApi(job: MainJob): Promise<void> {
-  await waitForLink(job.core, (s) => s.state === 'awaiting-pairing' && !!s.pairingCode);
+  const s = await waitForLink(job.core, (x) => x.state === 'awaiting-pairing' && !!x.pairingCode);
+  const popup = await job.context.newPage();
+  await popup.goto(`chrome-extension://${job.extensionId}/popup/popup.html`);
+  const shown = await popupCode(popup);
+  if (shown !== s.pairingCode) throw new Error(`the popup shows ${shown} but the console shows ${s.pairingCode}`);
+  await confirmInPopup(popup);
+  await popup.close();
   const r = await job.core.api.confirmPairing({ accept: true });
   if (!r.ok) throw new Error(`confirmPairing failed: ${r.error.code} ${r.error.message}`);
   await waitForLink(job.core, (s) => s.state === 'connected' && s.paired);
