@@ -7,8 +7,11 @@
 /** Reported in host-hello. */
 export const HOST_VERSION = '0.1.0';
 
-/** Exit codes: 0 clean close, 1 protocol/frame error, 2 console not running, 3 other socket error, 64 usage. */
-export const HOST_EXIT = { ok: 0, frame: 1, consoleNotRunning: 2, socketError: 3, usage: 64 } as const;
+/**
+ * Exit codes: 0 clean close, 1 protocol/frame error, 2 console not running, 3 other socket error,
+ * 4 the socket is not served by this user's console (owner, mode or peer uid; peer-check.ts), 64 usage.
+ */
+export const HOST_EXIT = { ok: 0, frame: 1, consoleNotRunning: 2, socketError: 3, consoleUntrusted: 4, usage: 64 } as const;
 
 /** Parsed host arguments. */
 export interface HostArgs {

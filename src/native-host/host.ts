@@ -12,12 +12,19 @@
  *      $ECHO_CONSOLE_SOCKET, else the default of socket-path.ts);
  *   2. if that fails, writes ONE `host-error{code:'console-not-running'}` frame
  *      to stdout and exits 2 (3 for any other socket error);
- *   3. sends `host-hello{callerOrigin, hostVersion, pid}` to the console: the
+ *   3. checks who serves the socket before relaying anything (peer-check.ts,
+ *      issue 9 item 1): the socket and its folder must be this user's and
+ *      closed to others (lstat), and on Linux every process holding the
+ *      socket must run as this user (/proc/net/unix and /proc/<pid>/fd); if
+ *      not, ONE `host-error{code:'console-untrusted'}` frame and exit 4. A
+ *      process of the SAME user passes these checks: only the person's
+ *      confirmation in the popup stops it;
+ *   4. sends `host-hello{callerOrigin, hostVersion, pid}` to the console: the
  *      console decides whether that origin is its extension;
- *   4. relays frames both ways unchanged, refusing any frame over 1 MiB
+ *   5. relays frames both ways unchanged, refusing any frame over 1 MiB
  *      (Chrome's cap on host→browser messages; we apply it both ways) with a
  *      `host-error{code:'frame-too-large'}` and exit 1;
- *   5. exits when stdin closes (Chrome disconnected the port) or the socket
+ *   6. exits when stdin closes (Chrome disconnected the port) or the socket
  *      closes (the console dropped the link).
  * It never interprets messages: pairing, auth and validation are the
  * console's and the extension's. stdout carries frames only; diagnostics go
@@ -28,7 +35,8 @@ import { encodeFrame, encodePayload, FrameDecoder } from '../shared/framing';
 import { LIMITS } from '../shared/limits';
 import type { HostToConsole, HostToExtension } from '../shared/protocol';
 import { HOST_EXIT, HOST_VERSION, parseHostArgs } from './host-args';
-import { resolveSocketPath } from './socket-path';
+import { checkSocketFiles, checkSocketPeer, realProbe, type PeerProblem } from './peer-check';
+import { isNamedPipe, resolveSocketPath } from './socket-path';
 
 function log(msg: string): void {
   process.stderr.write(`echo-console native host [${process.pid}]: ${msg}\n`);
@@ -57,6 +65,17 @@ function main(): void {
     process.exit(HOST_EXIT.usage);
   }
   const socketPath = resolveSocketPath(args.socket);
+  const unix = !isNamedPipe(socketPath) && process.platform !== 'win32';
+  const refuse = (p: PeerProblem): void => {
+    log(p.message);
+    finish(HOST_EXIT.consoleUntrusted, { type: 'host-error', code: p.code, message: p.message });
+  };
+  const probe = realProbe();
+  if (unix) {
+    // Owner and mode before connecting: never talk to a socket another user could have made.
+    const files = checkSocketFiles(socketPath, probe);
+    if (files !== null && files !== 'missing') return refuse(files);
+  }
   const sock = net.createConnection(socketPath);
   let connected = false;
   // Chrome may terminate the host when the port disconnects: flush what we relayed first.
@@ -67,6 +86,12 @@ function main(): void {
 
   sock.once('connect', () => {
     connected = true;
+    // Who accepted us: on Linux, every holder of the socket must run as this user.
+    const peer = unix && process.platform === 'linux' ? checkSocketPeer(socketPath, probe) : null;
+    if (peer) {
+      sock.destroy();
+      return refuse(peer);
+    }
     const hello: HostToConsole = { type: 'host-hello', callerOrigin: args.callerOrigin as string, hostVersion: HOST_VERSION, pid: process.pid };
     sock.write(encodeFrame(hello));
     relay(sock);

@@ -179,7 +179,8 @@ export type ConsoleToExtension =
   | { type: 'error'; code: string; message: string; protocolVersion?: number };
 
 /** Messages the native host itself writes to the extension (not relayed from the console). */
-export type HostToExtension = { type: 'host-error'; code: 'console-not-running' | 'socket-error' | 'frame-too-large'; message: string };
+/** `console-untrusted`: the socket, its folder or the process serving it is not this user's (issue 9 item 1, src/native-host/peer-check.ts). */
+export type HostToExtension = { type: 'host-error'; code: 'console-not-running' | 'socket-error' | 'frame-too-large' | 'console-untrusted'; message: string };
 
 /** The first frame the native host sends to the console over the socket: who Chrome said is calling. */
 export type HostToConsole = { type: 'host-hello'; callerOrigin: string; hostVersion: string; pid: number };
@@ -426,7 +427,7 @@ const consoleToExtension: Check = tagged('type', {
 const hostToExtension: Check = tagged('type', {
   'host-error': obj({
     type: oneOf('host-error'),
-    code: oneOf('console-not-running', 'socket-error', 'frame-too-large'),
+    code: oneOf('console-not-running', 'socket-error', 'frame-too-large', 'console-untrusted'),
     message: errorMessage,
   }),
 });

@@ -19,8 +19,10 @@ import type { ErrorInfo } from '../../../src/shared/result';
  * - `version-mismatch`: console and extension speak different protocol versions;
  * - `refused`: see `error.code`: `pairing-rejected`, `pairing-timeout`, `unpaired`,
  *   `auth-failed` (the console could not prove the key: possibly an impostor),
- *   `origin-not-allowed`, `already-connected`, ... Those that need the person
- *   (all but `already-connected`) stop retrying until `retry()`.
+ *   `origin-not-allowed`, `already-connected`, `console-untrusted` (the native
+ *   host found the socket not served by this user's console), ... Those that
+ *   need the person (all but `already-connected` and `console-untrusted`) stop
+ *   retrying until `retry()`.
  */
 export interface ExtLinkState {
   state: 'not-installed' | 'console-not-running' | 'connecting' | 'awaiting-pairing' | 'connected' | 'version-mismatch' | 'refused' | 'stopped';
@@ -61,7 +63,7 @@ export function endedView(shown: LinkError | undefined, state?: ExtLinkState['st
       ? 'version-mismatch'
       : shown?.code === 'console-not-running'
         ? 'console-not-running'
-        : shown && (NEEDS_PERSON.has(shown.code) || shown.code === 'already-connected')
+        : shown && (NEEDS_PERSON.has(shown.code) || shown.code === 'already-connected' || shown.code === 'console-untrusted')
           ? 'refused'
           : 'connecting');
   const { problem, ...info } = shown ?? { problem: undefined };
