@@ -35,7 +35,9 @@ import { encodeFrame, encodePayload, FrameDecoder } from '../shared/framing';
 import { LIMITS } from '../shared/limits';
 import type { HostToConsole, HostToExtension } from '../shared/protocol';
 import { HOST_EXIT, HOST_VERSION, parseHostArgs } from './host-args';
+import { execFileSync } from 'node:child_process';
 import { checkSocketFiles, checkSocketPeer, realProbe, type PeerProblem } from './peer-check';
+import { checkPipe } from './pipe-acl';
 import { isNamedPipe, resolveSocketPath } from './socket-path';
 
 function log(msg: string): void {
@@ -75,6 +77,13 @@ function main(): void {
     // Owner and mode before connecting: never talk to a socket another user could have made.
     const files = checkSocketFiles(socketPath, probe);
     if (files !== null && files !== 'missing') return refuse(files);
+  }
+  if (isNamedPipe(socketPath) && process.platform === 'win32') {
+    // The pipe must carry the owner-only DACL the console gives it (pipe-acl.ts); fail closed.
+    const why = checkPipe(socketPath, (script) =>
+      execFileSync('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', script], { encoding: 'utf8', timeout: 15_000, windowsHide: true, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+    if (why && !/cannot find|not found|does not exist|ENOENT/i.test(why)) return refuse({ code: 'console-untrusted', message: `Not trusted: ${why}.` });
   }
   const sock = net.createConnection(socketPath);
   let connected = false;

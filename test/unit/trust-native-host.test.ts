@@ -15,6 +15,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_EXIT } from '../../src/native-host/host-args';
 import { checkSocketFiles, checkSocketPeer, parseProcNetUnix, parseStatusUids, realProbe, socketHolders, type PeerProbe } from '../../src/native-host/peer-check';
+import { checkPipe, checkPipeSddl, ownerOnlyPipeAclScript, parseSddl, readPipeAclScript } from '../../src/native-host/pipe-acl';
 import { FrameDecoder } from '../../src/shared/framing';
 import { EXT, buildHost, tempDir } from './bridge-harness';
 
@@ -203,5 +204,54 @@ describe.runIf(linux)('who serves it (Linux): /proc/net/unix and /proc/<pid>/fd'
     expect(run.frames).toEqual([{ type: 'host-error', code: 'console-untrusted', message: expect.stringMatching(/another user may be posing as Echo Console/) }]);
     // The host connected (it must, to ask who accepted) but sent no byte: no host-hello, nothing of Chrome's.
     expect(out).not.toMatch(/GOT/);
+  });
+});
+
+describe('Windows: the named pipe carries an owner-only DACL (tested against SDDL text: these machines run Linux)', () => {
+  const ME = 'S-1-5-21-1004336348-1177238915-682003330-1001';
+  const OTHER = 'S-1-5-21-1004336348-1177238915-682003330-1002';
+  const PIPE = '\\\\.\\pipe\\echo-console-alice';
+
+  it('accepts exactly what the console sets: the SDDL of ownerOnlyPipeAclScript, with the SID filled in', () => {
+    const script = ownerOnlyPipeAclScript(PIPE);
+    const sddl = /SetSecurityDescriptorSddlForm\("([^"]+)"\)/.exec(script)?.[1]?.replaceAll('$($sid)', ME);
+    expect(sddl).toBe(`O:${ME}D:P(A;;GA;;;${ME})`);
+    expect(checkPipeSddl(sddl as string, ME)).toBeNull();
+    // As Windows prints it back (generic rights mapped to file rights, a group added).
+    expect(checkPipeSddl(`O:${ME}G:${ME}D:P(A;;FA;;;${ME})`, ME)).toBeNull();
+    expect(checkPipeSddl(`O:${ME}D:P(A;;FA;;;${ME})(D;;FA;;;WD)(A;;FA;;;OW)`, ME)).toBeNull(); // a deny and the owner's rights take nothing
+  });
+
+  it.each([
+    ["Node's default pipe DACL (Everyone and Anonymous may read, SYSTEM and Administrators anything)", `O:${ME}G:${ME}D:(A;;FA;;;SY)(A;;FA;;;BA)(A;;FA;;;${ME})(A;;FR;;;WD)(A;;FR;;;AN)`, /lets SY in/],
+    ['a pipe another user owns (squatted before the console started)', `O:${OTHER}D:P(A;;FA;;;${OTHER})`, /belongs to S-1-5-21-.*-1002, not to you/],
+    ['a pipe another user owns that also lets me in', `O:${OTHER}D:P(A;;FA;;;${ME})(A;;FA;;;${OTHER})`, /belongs to .*-1002/],
+    ['my pipe that lets another user in', `O:${ME}D:P(A;;FA;;;${ME})(A;;GRGW;;;${OTHER})`, /lets S-1-5-21-.*-1002 in \(rights GRGW\)/],
+    ['Everyone by an object ACE', `O:${ME}D:P(A;;FA;;;${ME})(OA;;CC;;;WD)`, /lets WD in/],
+    ['a null DACL (anyone may do anything)', `O:${ME}D:NO_ACCESS_CONTROL`, /no access list/],
+    ['no DACL part at all', `O:${ME}G:${ME}`, /no access list/],
+    ['an empty answer', '', /belongs to nobody known/],
+  ])('refuses %s', (_what, sddl, reason) => {
+    expect(checkPipeSddl(sddl, ME)).toMatch(reason);
+  });
+
+  it('parses owner aliases and ACE fields', () => {
+    expect(parseSddl('O:BAG:SYD:P(A;OICI;FA;;;SY)(D;;FW;;;WD)')).toEqual({
+      owner: 'BA',
+      dacl: { flags: 'P', aces: [{ type: 'A', flags: 'OICI', rights: 'FA', sid: 'SY' }, { type: 'D', flags: '', rights: 'FW', sid: 'WD' }] },
+    });
+    expect(checkPipeSddl(`O:${ME}D:P(A;;FA;;;${ME})`, 'not a sid')).toMatch(/cannot tell who you are/);
+  });
+
+  it('the host reads SID and SDDL with one PowerShell script, and fails closed when it fails', () => {
+    const script = readPipeAclScript("\\\\.\\pipe\\o'brien");
+    expect(script).toContain("GetAccessControl('\\\\.\\pipe\\o''brien')"); // single-quoted, quote doubled
+    expect(script).toContain("GetSecurityDescriptorSddlForm('Owner, Access')");
+    expect(ownerOnlyPipeAclScript("\\\\.\\pipe\\o'brien")).toContain("SetAccessControl('\\\\.\\pipe\\o''brien', $ds)");
+    let ran = '';
+    expect(checkPipe(PIPE, (s) => ((ran = s), `${ME}\r\nO:${ME}D:P(A;;FA;;;${ME})\r\n`))).toBeNull();
+    expect(ran).toBe(readPipeAclScript(PIPE));
+    expect(checkPipe(PIPE, () => `${ME}\nO:${ME}D:(A;;FA;;;${ME})(A;;FR;;;WD)\n`)).toMatch(/lets WD in/);
+    expect(checkPipe(PIPE, () => { throw new Error('powershell.exe: Access is denied.\nmore'); })).toMatch(/could not read the access list .*Access is denied\.\)$/);
   });
 });

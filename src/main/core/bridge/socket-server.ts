@@ -16,7 +16,9 @@ import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { err, ok, type Result } from '../../../shared/result';
+import { execFileSync } from 'node:child_process';
 import { isNamedPipe } from '../../../native-host/socket-path';
+import { ownerOnlyPipeAclScript } from '../../../native-host/pipe-acl';
 
 /** sun_path is 104 bytes on macOS and 108 on Linux, including the terminating NUL. */
 export const MAX_UNIX_SOCKET_PATH_BYTES = 103;
@@ -88,6 +90,16 @@ export async function listenPrivate(socketPath: string, onConnection: (s: net.So
     server.listen(socketPath, () => resolve(ok(null)));
   });
   if (!listening.ok) return listening;
+  if (pipe && process.platform === 'win32') {
+    // Owner-only DACL (issue 9 item 1; the host checks it, pipe-acl.ts). Fails closed: a pipe
+    // other users may open is not what the host will accept, so say so at start.
+    try {
+      execFileSync('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', ownerOnlyPipeAclScript(socketPath)], { timeout: 15_000, windowsHide: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (e) {
+      server.close();
+      return err('listen-failed', `cannot restrict the pipe ${socketPath} to this user: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
   if (!pipe) {
     try {
       await fs.chmod(socketPath, 0o600);
