@@ -21,7 +21,7 @@ export function PairingNotice(p: PairingNoticeProps) {
   return (
     <section className="pairing-notice" aria-labelledby={headingId} data-testid="pairing">
       <h2 id={headingId}>The Chrome extension asks to pair with this console</h2>
-      <p role="status">Does the extension’s popup show this code? Confirm only if the two codes are the same.</p>
+      <p role="status">Does the extension’s popup show this code? Confirm only if the two codes are the same, here and in the popup (“The codes match”).</p>
       <p className="pairing-code" data-testid="pairing-code" aria-label={p.code ? `Pairing code ${p.code}` : 'No pairing code yet'}>
         {p.code ?? '—'}
       </p>

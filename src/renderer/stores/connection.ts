@@ -94,9 +94,10 @@ export function linkLabel(link: LinkStatus | null, now: number, transport?: Tran
       return { tone: 'ok', text: 'Connected', detail: `Last heartbeat ${Math.max(0, Math.round(age / 1000))} s ago.` };
     }
     case 'awaiting-pairing':
-      return { tone: 'warn', text: 'Awaiting pairing', detail: 'Compare the code with the one in the extension’s popup.' };
+      return { tone: 'warn', text: 'Awaiting pairing', detail: 'Compare the code with the one in the extension’s popup, then confirm here and in the popup.' };
     case 'handshaking':
-      return { tone: 'idle', text: 'Connecting…' };
+      // After the console's confirmation the extension waits for the person in its popup too (issue 9 item 1).
+      return { tone: 'idle', text: 'Connecting…', detail: 'If the extension’s popup still shows the pairing code, click “The codes match” there.' };
     case 'version-mismatch':
       return { tone: 'bad', text: 'Version mismatch', detail: link.error?.message ?? 'Update the extension or the console so both speak the same protocol version.' };
     case 'refused':
