@@ -14,6 +14,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_UNIDENTIFIED, PAIRING_SECRET_NAME } from '../../src/main/core/bridge/index';
 import { PAIRING_STORAGE_KEY } from '../../extension/src/background/link';
+import { popupLinkState } from '../../extension/src/lib/link-state';
 import { encodeFrame, FrameDecoder } from '../../src/shared/framing';
 import { authProof, derivePairing, generateEphemeral, pairingCommitment, randomHex, toBase64 } from '../../src/shared/pairing-crypto';
 import { PROTOCOL_VERSION, type ExtensionEvent } from '../../src/shared/protocol';
@@ -418,6 +419,8 @@ describe('rule: a first pairing is confirmed in the extension too (issue 9 item 
     r.startExtension();
     await r.connected();
     expect(r.link?.pairing()).toMatchObject({ paired: true, confirmedInExtension: false });
+    expect(r.link?.state()).toMatchObject({ state: 'connected', unconfirmedPairing: true }); // the popup says so
+    expect(popupLinkState(r.link?.state(), Date.now(), 15_000)).toMatchObject({ paired: true, unconfirmedPairing: true });
     expect(await r.bridge.request({ op: 'share-tab', tabId: 1 })).toMatchObject({ ok: false, error: { code: 'pairing-unconfirmed' } });
     expect(r.requests.map((q) => q.req.op)).toEqual([]); // never reached the worker core
     expect(await r.bridge.request({ op: 'list-tabs' })).toEqual({ ok: true, value: [] });
@@ -431,6 +434,7 @@ describe('rule: a first pairing is confirmed in the extension too (issue 9 item 
     await r.connected();
     await r.bridge.request({ op: 'share-tab', tabId: 1 });
     expect(r.requests.map((q) => q.req.op)).toContain('share-tab');
+    expect(r.link?.state().unconfirmedPairing).toBeUndefined();
   });
 
   it('every pairing made now is recorded as confirmed in the extension', async () => {

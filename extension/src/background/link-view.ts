@@ -27,6 +27,8 @@ import type { ErrorInfo } from '../../../src/shared/result';
 export interface ExtLinkState {
   state: 'not-installed' | 'console-not-running' | 'connecting' | 'awaiting-pairing' | 'connected' | 'version-mismatch' | 'refused' | 'stopped';
   paired: boolean;
+  /** The stored pairing was confirmed in the console only (before issue 9 item 1): the console may not share tabs through it. */
+  unconfirmedPairing?: true;
   pairingCode?: string;
   /** The popup must call `confirmPairing` too: always while a code waits (issue 9 item 1). */
   awaitingLocalConfirmation?: boolean;

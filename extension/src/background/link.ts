@@ -184,7 +184,7 @@ export function startLink(opts: StartLinkOptions): ExtLink {
   let current: ExtLinkState = { state: 'connecting', paired: false };
 
   const setState = (patch: Partial<ExtLinkState>): void => {
-    const next: ExtLinkState = { ...current, ...patch, paired: stored !== null };
+    const next: ExtLinkState = { ...current, ...patch, paired: stored !== null, unconfirmedPairing: stored !== null && stored.confirmedInExtension !== true ? true : undefined };
     for (const k of Object.keys(next) as (keyof ExtLinkState)[]) if (next[k] === undefined) delete next[k];
     if (JSON.stringify(next) === JSON.stringify(current)) return;
     current = next;

@@ -19,6 +19,7 @@ export function popupLinkState(s: unknown, now: number, heartbeatTimeoutMs: numb
   const out: PopupLinkState = { state, paired };
   if (typeof x.pairingCode === 'string') out.pairingCode = x.pairingCode;
   if (x.awaitingLocalConfirmation === true) out.awaitingLocalConfirmation = true;
+  if (paired && x.unconfirmedPairing === true) out.unconfirmedPairing = true;
   if (lastHeartbeatAt !== undefined) out.lastHeartbeatAt = lastHeartbeatAt;
   const message = typeof x.message === 'string' ? x.message : typeof (x.error as { message?: unknown })?.message === 'string' ? (x.error as { message: string }).message : undefined;
   if (message) out.message = message.slice(0, 300);

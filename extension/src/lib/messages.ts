@@ -156,6 +156,8 @@ export interface PopupLinkState {
   /** `connected` only while heartbeats are answered (the link module decides). */
   state: 'not-installed' | 'connecting' | 'console-not-running' | 'awaiting-pairing' | 'connected' | 'disconnected' | 'version-mismatch' | 'refused' | 'stopped' | 'unknown';
   paired: boolean;
+  /** The pairing was confirmed in the console only (made before the popup asked too): pair again to let the console share tabs. */
+  unconfirmedPairing?: boolean;
   pairingCode?: string;
   /** The link waits for the person's answer in the popup as well. */
   awaitingLocalConfirmation?: boolean;

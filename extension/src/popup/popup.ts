@@ -77,6 +77,7 @@ function renderLink(link: PopupLinkState): void {
   show($('link-message'), !!message);
   $('link-message').textContent = message ?? '';
   show($('unpair'), link.paired);
+  show($('unconfirmed-pairing'), link.paired && link.unconfirmedPairing === true);
 }
 
 let busy = false;
