@@ -20,7 +20,8 @@
  *             console → pair-offer{publicKey, nonce}; ext → pair-reveal{nonce};
  *             both derive the same pairing key and short code (shown in popup and console);
  *             the person confirms in the console → pair-result{accepted, pairingId};
- *             accepted: the extension goes straight on to auth-begin with the new key.
+ *             the person confirms in the popup too (issue 9 item 1; the peer's word alone
+ *             is never the person's); then the extension goes on to auth-begin with the new key.
  *   paired:   ext → auth-begin{pairingId, nonce}; console → auth-challenge{nonce, proof};
  *             ext checks the console's proof first → auth-response{proof}; console checks → auth-ok
  *   then:     console → request{id, request}; ext → response{id, result}

@@ -14,7 +14,7 @@ import type { ErrorInfo } from '../../../src/shared/result';
  * - `not-installed`: Chrome found no native host (the console writes it when it runs);
  * - `console-not-running`: the host ran but no console listens (host-error);
  * - `connecting`: handshake in progress, or waiting to retry (`retryAt`);
- * - `awaiting-pairing`: compare `pairingCode` with the console and confirm there;
+ * - `awaiting-pairing`: compare `pairingCode` with the console and confirm in both (the popup: `awaitingLocalConfirmation`);
  * - `connected`: authenticated and a pong arrived within LIMITS.heartbeatTimeoutMs;
  * - `version-mismatch`: console and extension speak different protocol versions;
  * - `refused`: see `error.code`: `pairing-rejected`, `pairing-timeout`, `unpaired`,
