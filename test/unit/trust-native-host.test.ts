@@ -17,7 +17,8 @@ import { HOST_EXIT } from '../../src/native-host/host-args';
 import { checkSocketFiles, checkSocketPeer, parseProcNetUnix, parseStatusUids, realProbe, socketHolders, type PeerProbe } from '../../src/native-host/peer-check';
 import { checkPipe, checkPipeSddl, ownerOnlyPipeAclScript, parseSddl, readPipeAclScript } from '../../src/native-host/pipe-acl';
 import { FrameDecoder } from '../../src/shared/framing';
-import { EXT, buildHost, tempDir } from './bridge-harness';
+import { writeHostManifestForProfile } from '../../src/main/core/bridge/host-manifest';
+import { EXT, Rig, buildHost, tempDir } from './bridge-harness';
 
 const linux = process.platform === 'linux';
 const root = typeof process.getuid === 'function' && process.getuid() === 0;
@@ -253,5 +254,22 @@ describe('Windows: the named pipe carries an owner-only DACL (tested against SDD
     expect(ran).toBe(readPipeAclScript(PIPE));
     expect(checkPipe(PIPE, () => `${ME}\nO:${ME}D:(A;;FA;;;${ME})(A;;FR;;;WD)\n`)).toMatch(/lets WD in/);
     expect(checkPipe(PIPE, () => { throw new Error('powershell.exe: Access is denied.\nmore'); })).toMatch(/could not read the access list .*Access is denied\.\)$/);
+  });
+});
+
+describe('what the extension shows', () => {
+  it('a socket in a folder open to others: the real extension link shows "refused" with the host\'s reason, stores nothing, serves nothing, and keeps retrying', async () => {
+    const s = await serve(0o600, 0o755);
+    const r = new Rig(s.folder, hostScript, 'open');
+    cleanups.push(() => r.close());
+    // The manifest names the served socket's path (link.sock), not the Rig's default.
+    await writeHostManifestForProfile(r.profile, { extensionIds: [EXT], hostScript, socketPath: s.socketPath, nodePath: process.execPath });
+    r.startExtension();
+    await r.until(() => r.link?.state().error?.code === 'console-untrusted', 'the host to refuse the socket');
+    expect(r.link?.state()).toMatchObject({ state: 'refused', paired: false, error: { message: expect.stringMatching(/open to other users \(mode 0755/) } });
+    expect(r.link?.state().retryAt).toBeGreaterThan(0); // not the person's to fix here: it tries again
+    expect(r.requests).toEqual([]);
+    expect(r.extStorage.map.size).toBe(0);
+    expect(s.got).toEqual({ bytes: 0, connections: 0 });
   });
 });
