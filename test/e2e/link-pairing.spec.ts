@@ -102,3 +102,35 @@ test('an impostor console on the socket (the console not running) cannot pair th
     await imp.close();
   }
 });
+
+test('a pairing confirmed in the console only (stored before the popup asked too) cannot share a tab from the console; the popup says why; reads still work (issue 9 item 1)', async ({ world }) => {
+  const page = await world.context.newPage();
+  await page.goto(world.demo.url('store'));
+  await page.locator('html[data-ready="true"]').waitFor({ state: 'attached', timeout: 15_000 });
+  const worker = await world.worker();
+  const tabId = await worker.evaluate(async (u) => (await chrome.tabs.query({})).find((t) => t.url === u)?.id ?? -1, page.url());
+  // The record as a pairing made before this rule looks: no confirmedInExtension.
+  await worker.evaluate(async (k) => {
+    const rec = (await chrome.storage.local.get(k))[k] as Record<string, unknown>;
+    delete rec.confirmedInExtension;
+    await chrome.storage.local.set({ [k]: rec });
+  }, PAIRING_STORAGE_KEY);
+  // A new worker reads it (Chrome stops idle workers; here through CDP, from the test side).
+  const popup = await world.popup();
+  const cdp = await world.context.newCDPSession(popup);
+  const versions: { versionId: string; scriptURL: string; runningStatus: string }[] = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', (e) => void versions.push(...e.versions));
+  await cdp.send('ServiceWorker.enable');
+  const ours = await until(() => versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${world.extensionId}/`) && v.runningStatus === 'running'), 'our running service worker');
+  const seen = versions.length;
+  await cdp.send('ServiceWorker.stopWorker', { versionId: ours.versionId });
+  await until(() => versions.slice(seen).some((v) => v.versionId === ours.versionId && v.runningStatus === 'stopped'), 'the worker to stop');
+  await until(async () => world.core.link.status().state === 'connected' && (await world.extensionLinkState()).state === 'connected', 'connected again from the new worker');
+  await cdp.detach();
+
+  expect(await world.core.api.shareTab({ tabId })).toMatchObject({ ok: false, error: { code: 'pairing-unconfirmed' } });
+  expect(await (await world.worker()).evaluate(`globalThis.echoConsole.handleRequest({ op: 'list-tabs' })`)).toEqual({ ok: true, value: [] });
+  expect((await world.core.link.request({ op: 'list-tabs' })).ok).toBe(true); // reads still work
+  await expect(popup.locator('#unconfirmed-pairing')).toBeVisible();
+  await expect(popup.locator('#unconfirmed-pairing')).toContainText('confirmed in Echo Console only');
+});
