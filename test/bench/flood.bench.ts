@@ -166,6 +166,8 @@ export async function run(): Promise<Record<string, unknown>> {
       loadAtEnd: loadAverage(),
     };
   } finally {
+    const exited = new Promise((resolve) => consoleProc.once('exit', resolve));
     consoleProc.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
   }
 }

@@ -426,6 +426,12 @@ export class AgentEndpoint {
       const s = session;
       if (!s) return this.reject(res, 404, 'Session not found: initialize a new session.');
       s.lastUsed = Date.now();
+      // The call rate is metered here, at the door, for HTTP: a flood's refused calls are answered
+      // without the SDK or the pipeline running, so they cost the console little (issue 9 item 3).
+      if (req.method === 'POST' && isWellFormedCall(body)) {
+        const admitted = this.meter(s.token, 'calls');
+        if (!admitted.ok) return this.rateLimitedCall(res, body.id, admitted);
+      }
       this.recordMalformedCall(body, s.server, s.token);
       if (req.method === 'GET') return this.openStream(s, req, res);
       return s.transport!.handleRequest(req, res, body);
@@ -483,6 +489,17 @@ export class AgentEndpoint {
     // Always look up, even without a match, so timing says nothing about the header.
     const token = this.opts.authenticate(m?.[1] ?? '');
     return m !== null ? token : null;
+  }
+
+  /**
+   * A tools/call refused by the call rate: the MCP tool error a handler would give (`isError`,
+   * "Error (rate-limited): …"; MCP spec 2025-06-18, "Tools", "Error Handling") as a plain JSON
+   * response (Streamable HTTP allows `application/json` for a POST's answer).
+   */
+  private rateLimitedCall(res: ServerResponse, id: string | number, d: { message: string }): void {
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { isError: true, content: [{ type: 'text', text: `Error (rate-limited): ${d.message}` }] } }));
   }
 
   /** 429 with `Retry-After` (whole seconds, RFC 9110 §10.2.3) and the limit's message. */
@@ -573,7 +590,7 @@ export class AgentEndpoint {
   }
 
   /** One SDK Server per session; `session.inFlight` counts its tools/call requests being handled. */
-  private makeServer(session: Pick<Session, 'inFlight' | 'token'>): Server {
+  private makeServer(session: Pick<Session, 'inFlight' | 'token' | 'via'>): Server {
     const info = this.opts.serverInfo ?? { name: 'echo-console', version: '0.1.0' };
     const server = new Server(info, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -587,9 +604,11 @@ export class AgentEndpoint {
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const actor = actorOf(server, session.token);
-      // Per-token call rate (issue 9 item 3), on HTTP and the agent socket alike; receipted by the quotas.
-      const admitted = this.meter(session.token, 'calls');
-      if (!admitted.ok) return { isError: true, content: [{ type: 'text', text: `Error (rate-limited): ${admitted.message}` }] };
+      // Per-token call rate (issue 9 item 3) on the agent socket; HTTP calls were metered at the door.
+      if (session.via === 'socket') {
+        const admitted = this.meter(session.token, 'calls');
+        if (!admitted.ok) return { isError: true, content: [{ type: 'text', text: `Error (rate-limited): ${admitted.message}` }] };
+      }
       session.inFlight++;
       try {
         // MCP progress (spec, "Progress"): only when the client asked, with its progressToken.
@@ -650,6 +669,13 @@ function actorOf(server: Server, token: AgentTokenRef): Actor {
   const clientName = clean(info?.name, 100);
   const version = clean(info?.version, 40);
   return { kind: 'agent', name: token.name, tokenId: token.id, ...(clientName ? { clientName } : {}), ...(version ? { version } : {}) };
+}
+
+/** A JSON-RPC `tools/call` request the SDK will accept (CallToolRequestSchema) and answer by its id. */
+function isWellFormedCall(m: unknown): m is { id: string | number; method: 'tools/call' } {
+  if (!m || typeof m !== 'object' || (m as { method?: unknown }).method !== 'tools/call') return false;
+  const id = (m as { id?: unknown }).id;
+  return (typeof id === 'string' || typeof id === 'number') && CallToolRequestSchema.safeParse(m).success;
 }
 
 async function readBody(req: IncomingMessage, max: number): Promise<{ ok: true; value: unknown; bytes: number } | { ok: false; status: number; message: string }> {
