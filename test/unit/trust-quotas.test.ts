@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
@@ -17,6 +18,7 @@ import { RECEIPT_WINDOW_MS, type AgentQuotaLimits } from '../../src/main/core/ag
 import { createAgentTokenInfo } from '../support/agent-token';
 import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
 
+const BIN = join(process.cwd(), 'bin/echo-console-mcp.mjs');
 let dir: string;
 let core: ConsoleCore;
 let link: FakeLink;
@@ -113,6 +115,31 @@ describe('per-agent limits under attack (issue 9 items 3 and 10)', () => {
       return n + (more ? Number(more[1]) : 1);
     }, 0);
     expect(counted).toBe(limited.length);
+  });
+
+  it('over the private agent socket (the stdio command) the same call rate holds: a flood past the burst gets rate-limited errors, receipted boundedly', async () => {
+    await start({ callsPerSecond: 0.1, callBurst: 3 });
+    const mallory = await createAgentTokenInfo(core.api, 'mallory over stdio');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, '--data-dir', dir],
+      env: { ...getDefaultEnvironment(), ECHO_CONSOLE_TOKEN: mallory.secret },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-flooder', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const answers = (await Promise.all(Array.from({ length: 30 }, () => client.callTool({ name: 'list_tabs', arguments: {} })))) as CallToolResult[];
+    const limited = answers.filter((r) => r.isError && textOf(r).startsWith('Error (rate-limited)'));
+    expect(limited.length).toBeGreaterThanOrEqual(26);
+    expect(textOf(limited[0])).toContain('agent token "mallory over stdio"');
+    core.agentEndpoint.quotas.flush();
+    const counted = rateLimitedReceipts(mallory.id).reduce((n, x) => {
+      const more = /^(\d+) more refused/.exec(String((x.detail as { message?: string }).message));
+      return n + (more ? Number(more[1]) : 1);
+    }, 0);
+    expect(counted).toBe(limited.length);
+    expect(rateLimitedReceipts(mallory.id).length).toBeLessThan(limited.length);
   });
 
   it('one token floods HTTP requests: 429 with Retry-After before the body is read, and a 700 KB batch behind it is refused unread', async () => {
