@@ -66,6 +66,14 @@ function rateLimitedReceipts(tokenId: string) {
   return core.ledger.query({ limit: 500 }).receipts.filter((r) => r.detail && (r.detail as { code?: string }).code === 'rate-limited' && r.actor.tokenId === tokenId);
 }
 
+/** How many refusals the rate-limited receipts of `tokenId` account for (an episode's first, then "N more refused"). */
+function refusalsReceipted(tokenId: string): number {
+  return rateLimitedReceipts(tokenId).reduce((n, x) => {
+    const more = /^(\d+) more refused/.exec(String((x.detail as { message?: string }).message));
+    return n + (more ? Number(more[1]) : 1);
+  }, 0);
+}
+
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'echo-quota-'));
   link = new FakeLink();
@@ -110,10 +118,7 @@ describe('per-agent limits under attack (issue 9 items 3 and 10)', () => {
     expect(r.isError).toBeFalsy();
     // Nothing is lost: the receipts account for every refused call.
     core.agentEndpoint.quotas.flush();
-    const counted = rateLimitedReceipts(mallory.id).reduce((n, x) => {
-      const more = /^(\d+) more refused/.exec(String((x.detail as { message?: string }).message));
-      return n + (more ? Number(more[1]) : 1);
-    }, 0);
+    const counted = refusalsReceipted(mallory.id);
     expect(counted).toBe(limited.length);
   });
 
@@ -134,10 +139,7 @@ describe('per-agent limits under attack (issue 9 items 3 and 10)', () => {
     expect(limited.length).toBeGreaterThanOrEqual(26);
     expect(textOf(limited[0])).toContain('agent token "mallory over stdio"');
     core.agentEndpoint.quotas.flush();
-    const counted = rateLimitedReceipts(mallory.id).reduce((n, x) => {
-      const more = /^(\d+) more refused/.exec(String((x.detail as { message?: string }).message));
-      return n + (more ? Number(more[1]) : 1);
-    }, 0);
+    const counted = refusalsReceipted(mallory.id);
     expect(counted).toBe(limited.length);
     expect(rateLimitedReceipts(mallory.id).length).toBeLessThan(limited.length);
   });
