@@ -33,9 +33,10 @@
  * - `validity`: per agent call, the extension's counters (background/stats.ts:
  *   rediscovery before dispatch, grant MAC check, nonce check; read after every
  *   call, each must move on every call) and the ledger's
- *   durable receipts (all six of requested … succeeded for every request, the
- *   three before an effect fsynced within each call (Ledger.commitCounts), and
- *   `PRAGMA synchronous` = FULL on the core's own connection); `valid: false`
+ *   durable receipts (all six of requested … succeeded for every request, an
+ *   fsync completed before each of the call's three effects and nothing pending
+ *   at its answer (Ledger.durabilityCounts), and `PRAGMA synchronous` at least
+ *   NORMAL on the core's own connection); `valid: false`
  *   when any is short, since a fast call that skipped a check proves nothing;
  *   `validity.counterProbe`: three dispatches straight to the worker (broken MAC,
  *   good grant, replay) showing each counter moves at its own check only
@@ -54,7 +55,7 @@ import { nodeSha256 } from '../../src/main/core/digest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { headerJson, pairThroughApi, startMainJob, texts, untrustedBody, type MainJob } from '../e2e/support/main-job-fixture';
 import { FLOOR_SERIES, loadAverage, startFloor, stats, type FloorSeries } from './floor';
-import { judgeProbe, judgeValidity, type CheckCounters, type ProbeObservation, type ProbeStep, type Validity } from './validity';
+import { judgeProbe, judgeValidity, type CallDurability, type CheckCounters, type ProbeObservation, type ProbeStep, type Validity } from './validity';
 import type { DispatchRequest } from '../e2e/support/invocation';
 
 const N = Number(process.env.BENCH_AGENT_N ?? 200);
@@ -147,14 +148,14 @@ function checkValidity(
   before: CheckCounters | null,
   after: CheckCounters | null,
   perCall: Array<CheckCounters | null>,
-  syncedPerCall: Array<number | null>,
+  durabilityPerCall: Array<CallDurability | null>,
 ): Validity {
   return judgeValidity({
     requestIds,
     before,
     after,
     perCall,
-    syncedPerCall,
+    durabilityPerCall,
     eventsOf: (id) => job.core.ledger.query({ requestId: id, limit: 50 }).receipts.map((r) => r.event),
     synchronous: ledgerSynchronous(job),
   });
@@ -249,16 +250,17 @@ export async function run(): Promise<Record<string, unknown>> {
     const countersBefore = await checkCounters(job);
     const requestIds: Array<string | null> = [];
     const perCall: Array<CheckCounters | null> = [];
-    const syncedPerCall: Array<number | null> = [];
+    const durabilityPerCall: Array<CallDurability | null> = [];
     // Interleaved rounds (k agent calls, then k of each floor echo), so a busy moment
     // of the machine falls on every series alike; the first WARMUP of each are dropped.
     let i = 0;
     for (let round = 0; i < WARMUP + N; round++) {
       const k = round === 0 ? WARMUP : Math.min(ROUND, WARMUP + N - i);
       for (let j = 0; j < k; j++, i++) {
-        const syncedBefore = job.core.ledger.commitCounts().synced;
+        const fsyncsBefore = job.core.ledger.durabilityCounts().fsyncs;
         const a = await agentCall(job, client, tabId, tool.name, tool.descriptorHash, 1 + (i % 40));
-        syncedPerCall.push(job.core.ledger.commitCounts().synced - syncedBefore);
+        const atAnswer = job.core.ledger.durabilityCounts();
+        durabilityPerCall.push({ fsyncs: atAnswer.fsyncs - fsyncsBefore, pendingAtAnswer: atAnswer.commits - atAnswer.durableCommits });
         perCall.push(await checkCounters(job)); // outside the call's timing: proves this one call ran every check
         const b = await directCall(page, 41 + (i % 40), floor.argumentForm);
         requestIds.push(a.requestId);
@@ -362,7 +364,7 @@ export async function run(): Promise<Record<string, unknown>> {
     // the same kind of arguments (what this call cannot do without). The no-op echo tool's
     // executeTool (floor.inPageExecuteTool) is reported too, with the ratio over it.
     const hopSum = (q: 'p50' | 'p95') => r2(FLOOR_SERIES.filter((s) => s !== 'inPageExecuteTool').reduce((a, s) => a + floorStats[s][q], 0) + inPage[q]);
-    const calls = checkValidity(job, requestIds, countersBefore, countersAfter, perCall, syncedPerCall);
+    const calls = checkValidity(job, requestIds, countersBefore, countersAfter, perCall, durabilityPerCall);
     const validity = { ...calls, counterProbe: probe, valid: calls.valid && probe.ok };
     return {
       calls: N,

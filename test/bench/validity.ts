@@ -10,13 +10,22 @@
 export const RECEIPTS_PER_CALL = ['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'succeeded'] as const;
 
 /**
- * The receipts of each call that must be fsynced before they return (ledger AppendOptions: every
- * one right before an effect); the others (`validated`, `approved`) reach the disk with them.
+ * The effects of each call that wait for the ledger's fsync (docs/ledger.md, "Durability"): every
+ * receipt written before each is on disk first. Each follows new receipts, so each takes its own
+ * fsync of the log: a call must have at least this many completed fsyncs.
  */
-export const SYNCED_RECEIPTS_PER_CALL = ['requested', 'approval-shown', 'dispatched', 'succeeded'] as const;
+export const DURABLE_EFFECTS_PER_CALL = ['the dialog (after approval-shown)', 'the dispatch (after dispatched)', 'the answer (after succeeded)'] as const;
 
-/** SQLite's `PRAGMA synchronous` value for FULL (sqlite.org/pragma.html#pragma_synchronous). */
-export const SYNCHRONOUS_FULL = 2;
+/** SQLite's `PRAGMA synchronous` value for NORMAL, the least the ledger may run with (sqlite.org/pragma.html#pragma_synchronous). */
+export const SYNCHRONOUS_NORMAL = 1;
+
+/** The ledger's durability during one call (Ledger.durabilityCounts, after − before and at the answer). */
+export interface CallDurability {
+  /** fsyncs of the log completed during the call. */
+  fsyncs: number;
+  /** Commits not yet on disk when the answer reached the agent (must be 0). */
+  pendingAtAnswer: number;
+}
 
 /** The extension's check counters: calls since its service worker started. */
 export interface CheckCounters {
@@ -43,10 +52,10 @@ export interface ValidityInput {
   /** `PRAGMA synchronous` of the ledger's own connection; null when unreadable. */
   synchronous: number | null;
   /**
-   * The ledger's fsynced commits during each call (Ledger.commitCounts().synced after − before),
-   * one per entry of `requestIds`; each must be at least SYNCED_RECEIPTS_PER_CALL.length.
+   * The ledger's durability during each call, one per entry of `requestIds`: at least
+   * DURABLE_EFFECTS_PER_CALL.length fsyncs, and nothing pending at the answer.
    */
-  syncedPerCall: ReadonlyArray<number | null>;
+  durabilityPerCall: ReadonlyArray<CallDurability | null>;
 }
 
 export interface Validity {
@@ -61,9 +70,9 @@ export interface Validity {
   /** Up to 5 requests short of a receipt, with what they miss. */
   incomplete: Array<{ requestId: string | null; missing: string[] }>;
   ledgerSynchronous: number | null;
-  /** Calls with fewer fsynced commits than SYNCED_RECEIPTS_PER_CALL (or none readable). */
+  /** Calls with fewer fsyncs than DURABLE_EFFECTS_PER_CALL, or a receipt not on disk at the answer (or none readable). */
   callsShortOfASync: number;
-  /** True only when there were calls, every call moved every counter and fsynced its SYNCED_RECEIPTS_PER_CALL, every request has every receipt, and synchronous is FULL. */
+  /** True only when there were calls, every call moved every counter, waited for its fsyncs and answered with nothing pending, every request has every receipt, and synchronous is at least NORMAL. */
   valid: boolean;
 }
 
@@ -95,8 +104,8 @@ export function judgeValidity(input: ValidityInput): Validity {
   const countersOk = Object.values(counters).every((v) => v !== null && v >= calls);
   let shortOfSync = 0;
   for (let i = 0; i < calls; i++) {
-    const n = input.syncedPerCall[i];
-    if (n === null || n === undefined || !(n >= SYNCED_RECEIPTS_PER_CALL.length)) shortOfSync++;
+    const d = input.durabilityPerCall[i];
+    if (!d || !(d.fsyncs >= DURABLE_EFFECTS_PER_CALL.length) || d.pendingAtAnswer !== 0) shortOfSync++;
   }
   return {
     calls,
@@ -107,7 +116,7 @@ export function judgeValidity(input: ValidityInput): Validity {
     incomplete,
     ledgerSynchronous: input.synchronous,
     callsShortOfASync: shortOfSync,
-    valid: calls > 0 && countersOk && short === 0 && shortOfSync === 0 && withAll === calls && input.synchronous === SYNCHRONOUS_FULL,
+    valid: calls > 0 && countersOk && short === 0 && shortOfSync === 0 && withAll === calls && input.synchronous !== null && input.synchronous >= SYNCHRONOUS_NORMAL,
   };
 }
 

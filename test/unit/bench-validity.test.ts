@@ -1,13 +1,15 @@
 /**
  * The agent benchmark's validity judgement (test/bench/validity.ts): a run is
  * valid only when every call ran the rediscovery, the grant MAC check and the
- * nonce check, left all six receipts, fsynced the three before an effect, and
- * the ledger writes with synchronous=FULL.
+ * nonce check, left all six receipts, waited for an fsync before each of its
+ * three effects with nothing pending at the answer, and the ledger writes with
+ * synchronous at least NORMAL.
  * Each way a run can fall short is shown to make it invalid.
  */
 import { describe, expect, it } from 'vitest';
 import { PROBE_EXPECTED, RECEIPTS_PER_CALL, judgeProbe, judgeValidity, type ProbeObservation, type ProbeStep, type ValidityInput } from '../bench/validity';
 
+const ok3 = { fsyncs: 3, pendingAtAnswer: 0 };
 const zero = { rediscoveries: 10, macChecks: 20, nonceChecks: 30 };
 function input(over: Partial<ValidityInput> = {}): ValidityInput {
   return {
@@ -20,8 +22,8 @@ function input(over: Partial<ValidityInput> = {}): ValidityInput {
       { rediscoveries: 13, macChecks: 23, nonceChecks: 33 },
     ],
     eventsOf: () => [...RECEIPTS_PER_CALL],
-    synchronous: 2,
-    syncedPerCall: [4, 4, 5],
+    synchronous: 1,
+    durabilityPerCall: [ok3, ok3, { fsyncs: 4, pendingAtAnswer: 0 }],
     ...over,
   };
 }
@@ -77,15 +79,17 @@ describe('agent bench validity', () => {
     expect(v.valid).toBe(false);
   });
 
-  it('is invalid unless the ledger writes with synchronous=FULL', () => {
-    expect(judgeValidity(input({ synchronous: 1 })).valid).toBe(false);
+  it('is invalid unless the ledger writes with synchronous at least NORMAL', () => {
+    expect(judgeValidity(input({ synchronous: 0 })).valid).toBe(false);
+    expect(judgeValidity(input({ synchronous: 2 })).valid).toBe(true);
     expect(judgeValidity(input({ synchronous: null })).valid).toBe(false);
   });
 
-  it('is invalid when a call fsynced fewer receipts than the four before its effects (or none was read)', () => {
-    expect(judgeValidity(input({ syncedPerCall: [4, 3, 4] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
-    expect(judgeValidity(input({ syncedPerCall: [4, null, 4] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
-    expect(judgeValidity(input({ syncedPerCall: [4, 4] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+  it('is invalid when a call waited for fewer fsyncs than its three effects, answered with a receipt not on disk, or was not read', () => {
+    expect(judgeValidity(input({ durabilityPerCall: [ok3, { fsyncs: 2, pendingAtAnswer: 0 }, ok3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+    expect(judgeValidity(input({ durabilityPerCall: [ok3, { fsyncs: 3, pendingAtAnswer: 1 }, ok3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+    expect(judgeValidity(input({ durabilityPerCall: [ok3, null, ok3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
+    expect(judgeValidity(input({ durabilityPerCall: [ok3, ok3] }))).toMatchObject({ callsShortOfASync: 1, valid: false });
   });
 
   it('is invalid with no calls at all', () => {

@@ -212,6 +212,37 @@ export function trailOf(ledger: Ledger, requestId: string): Receipt[] {
 }
 
 /** Resolves when `predicate` holds, checked on every change the broker emits (no sleeps). */
+/**
+ * A receipt sink over `ledger` that logs each append and marks it on disk when a
+ * `durable()` that began after it resolves (what Ledger.durable promises);
+ * `notDurable()`: the events appended and not yet covered. `failDurable` makes
+ * every later `durable()` reject, as a failed fsync does.
+ */
+export function durabilitySpy(ledger: Ledger): {
+  sink: { append: Ledger['append']; durable: () => Promise<void>; query: Ledger['query'] };
+  log: Array<{ event: string; durable: boolean }>;
+  notDurable: () => string[];
+  failDurable: () => void;
+} {
+  const log: Array<{ event: string; durable: boolean }> = [];
+  let failing = false;
+  const sink = {
+    append: (input: Parameters<Ledger['append']>[0]) => {
+      const r = ledger.append(input);
+      log.push({ event: input.event, durable: false });
+      return r;
+    },
+    durable: async () => {
+      const covered = log.length;
+      if (failing) throw new Error('EIO: i/o error, fsync');
+      await ledger.durable();
+      for (const e of log.slice(0, covered)) e.durable = true;
+    },
+    query: (q: Parameters<Ledger['query']>[0]) => ledger.query(q),
+  };
+  return { sink, log, notDurable: () => log.filter((e) => !e.durable).map((e) => e.event), failDurable: () => (failing = true) };
+}
+
 export function until(subscribe: (l: () => void) => () => void, predicate: () => boolean): Promise<void> {
   return new Promise((resolve) => {
     if (predicate()) return resolve();

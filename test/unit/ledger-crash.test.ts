@@ -2,7 +2,7 @@
  * Crash safety: a child process appends in a loop and prints each receipt once
  * `append` has returned; we SIGKILL it 20 times at random moments. After each
  * kill the ledger must open, verify whole, and hold every acknowledged receipt
- * with the acknowledged hash, those appended `sync: 'with-next'` included.
+ * with the acknowledged hash: acknowledged at commit, before its background fsync.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';

@@ -4,7 +4,7 @@
  * checkpoints, export, append-only triggers, and opening rules.
  */
 import { PassThrough } from 'node:stream';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, fstatSync, fsync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/shared/canonical';
@@ -12,7 +12,7 @@ import { sha256HexSync } from '../../src/main/core/digest';
 import { LIMITS, utf8Bytes } from '../../src/shared/limits';
 import type { Receipt, ReceiptInput } from '../../src/shared/receipt';
 import {
-  GENESIS_PREV_HASH, Ledger, LedgerFormatError, LedgerInputError, LedgerStateError, TRUNCATION_KEY, MAX_PAGE_LIMIT, VERIFY_CHUNK,
+  GENESIS_PREV_HASH, Ledger, LedgerDurabilityError, LedgerFormatError, LedgerInputError, LedgerStateError, TRUNCATION_KEY, MAX_PAGE_LIMIT, VERIFY_CHUNK,
 } from '../../src/main/core/ledger/index';
 import { consoleInput, fullInput, tempDir } from './support/ledger-fixtures';
 
@@ -69,13 +69,13 @@ describe('append', () => {
     expect(ledger.append(consoleInput()).prevHash).toBe(stored[1]?.hash);
   });
 
-  it('runs with WAL and synchronous=FULL', () => {
+  it('runs with WAL and synchronous=NORMAL (the fsync of the log is the ledger\'s own, off the event loop)', () => {
     const raw = new Database(tmp.file('l.db'));
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
     // synchronous is a per-connection setting: read the ledger's own connection.
     const db = (ledger as unknown as { db: Database.Database }).db;
-    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
   });
 
   const bad: [string, unknown, RegExp][] = [
@@ -391,17 +391,25 @@ describe('export', () => {
   });
 });
 
-describe("append's durability (AppendOptions)", () => {
+describe('durability: commit at once, fsync off the event loop (durability.ts)', () => {
   const synchronous = (l: Ledger) => (l as unknown as { db: Database.Database }).db.pragma('synchronous', { simple: true });
 
-  it("'with-next' commits at once (chained, visible, kept across reopen) and leaves the connection at synchronous FULL; only 'now' commits count as synced", () => {
-    expect(synchronous(ledger)).toBe(2);
-    const a = ledger.append(consoleInput({ event: 'requested' }), { sync: 'with-next' });
-    expect(synchronous(ledger)).toBe(2);
+  it('append commits at once (chained, visible, kept across reopen) and returns before the fsync; durable() resolves once one fsync covered every commit', async () => {
+    expect(synchronous(ledger)).toBe(1); // NORMAL: the commit writes the log, the fsync comes after
+    const a = ledger.append(consoleInput({ event: 'requested' }));
     const b = ledger.append(consoleInput({ event: 'refused' }));
-    const c = ledger.append(consoleInput({ event: 'requested' }), { sync: 'now' });
     expect(b.prevHash).toBe(a.hash);
-    expect(ledger.commitCounts()).toEqual({ all: 3, synced: 2 });
+    expect(ledger.query({ limit: 10 }).receipts).toHaveLength(2);
+    // The fsync runs in libuv's pool and reports on a later turn of the event loop: not yet.
+    expect(ledger.durabilityCounts()).toEqual({ commits: 2, durableCommits: 0, fsyncs: 0 });
+    await ledger.durable();
+    const after = ledger.durabilityCounts();
+    expect(after.durableCommits).toBe(2);
+    expect(after.fsyncs).toBeGreaterThanOrEqual(1);
+    expect(after.fsyncs).toBeLessThanOrEqual(2);
+    await ledger.durable(); // nothing pending: at once, no new fsync
+    expect(ledger.durabilityCounts().fsyncs).toBe(after.fsyncs);
+    const c = ledger.append(consoleInput({ event: 'requested' }));
     ledger.close();
     ledger = new Ledger(tmp.file('l.db'), { now: () => clock++ });
     expect(ledger.verify()).toMatchObject({ ok: true, count: 3 });
@@ -409,19 +417,55 @@ describe("append's durability (AppendOptions)", () => {
     expect(ledger.get(3)?.hash).toBe(c.hash);
   });
 
-  it("a 'with-next' commit that fails stores nothing and still leaves synchronous FULL", () => {
-    let bad = true;
-    const l2 = new Ledger(tmp.file('l2.db'), { now: () => (bad ? 1.5 : clock++) });
+  it("the fsync is of the ledger's own write-ahead log file", async () => {
+    const synced: number[] = [];
+    const l2 = new Ledger(tmp.file('l2.db'), { syncFd: (fd, done) => (synced.push(fstatSync(fd).ino), fsync(fd, done)) });
     try {
-      expect(() => l2.append(consoleInput({ event: 'requested' }), { sync: 'with-next' })).toThrow(LedgerInputError);
-      expect(synchronous(l2)).toBe(2);
-      expect(l2.head().count).toBe(0);
-      bad = false;
       l2.append(consoleInput({ event: 'requested' }));
-      expect(l2.commitCounts()).toEqual({ all: 1, synced: 1 });
+      await l2.durable();
+      expect(synced.length).toBeGreaterThan(0);
+      expect(new Set(synced)).toEqual(new Set([statSync(`${tmp.file('l2.db')}-wal`).ino]));
     } finally {
       l2.close();
     }
+  });
+
+  it('a failed fsync is sticky: the waiter rejects, later appends throw, durable() keeps rejecting; nothing is claimed durable', async () => {
+    const eio = Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    const l2 = new Ledger(tmp.file('l2.db'), { syncFd: (_fd, done) => setImmediate(() => done(eio)) });
+    try {
+      l2.append(consoleInput({ event: 'requested' }));
+      await expect(l2.durable()).rejects.toThrow(LedgerDurabilityError);
+      expect(() => l2.append(consoleInput({ event: 'requested' }))).toThrow(/could not be made durable.*EIO/);
+      await expect(l2.durable()).rejects.toThrow(LedgerDurabilityError);
+      expect(l2.durabilityCounts()).toMatchObject({ commits: 1, durableCommits: 0 });
+      expect(l2.head().count).toBe(1);
+    } finally {
+      l2.close();
+    }
+  });
+
+  it('a commit that fails stores nothing and is not counted', () => {
+    let bad = true;
+    const l2 = new Ledger(tmp.file('l2.db'), { now: () => (bad ? 1.5 : clock++) });
+    try {
+      expect(() => l2.append(consoleInput({ event: 'requested' }))).toThrow(LedgerInputError);
+      expect(l2.head().count).toBe(0);
+      bad = false;
+      l2.append(consoleInput({ event: 'requested' }));
+      expect(l2.durabilityCounts().commits).toBe(1);
+    } finally {
+      l2.close();
+    }
+  });
+
+  it('close() syncs what is pending and settles every waiter', async () => {
+    const l2 = new Ledger(tmp.file('l2.db'));
+    l2.append(consoleInput({ event: 'requested' }));
+    const waiting = l2.durable();
+    l2.close();
+    await expect(waiting).resolves.toBeUndefined();
+    await expect(l2.durable()).rejects.toThrow(LedgerStateError);
   });
 });
 

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Broker, type AgentContext } from '../../src/main/core/broker';
 import { ToolRouter } from '../../src/main/core/policy';
 import type { Ledger } from '../../src/main/core/ledger';
-import { FakeLink, ORIGIN, sharedTab, standInHover, tempLedger, trailOf, until } from './broker.fixtures';
+import { FakeLink, ORIGIN, durabilitySpy, sharedTab, standInHover, tempLedger, trailOf, until } from './broker.fixtures';
 
 const H = (c: string) => c.repeat(64);
 const hover = standInHover;
@@ -80,35 +80,24 @@ describe('the pipeline with another faculty', () => {
   });
 });
 
-describe('durability: a receipt that reaches the disk with the next one is never the last before an effect', () => {
-  /** The sink the broker writes to, logging each append's sync mode; `unsynced()`: appends since the last fsynced one. */
+describe('durability: every receipt is on disk before anything leaves the console', () => {
+  /** A broker over a sink that tracks which receipts a completed `durable()` covers. */
   function spyingBroker() {
-    const log: Array<{ event: string; sync: 'now' | 'with-next' }> = [];
-    const sink = {
-      append: (input: Parameters<Ledger['append']>[0], opts?: { sync?: 'now' | 'with-next' }) => {
-        log.push({ event: input.event, sync: opts?.sync ?? 'now' });
-        return ledger.append(input, opts);
-      },
-      query: (q: Parameters<Ledger['query']>[0]) => ledger.query(q),
-    };
-    const b = new Broker({ link, receipts: sink, policy, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
-    const unsynced = () => {
-      const last = log.map((e) => e.sync).lastIndexOf('now');
-      return log.slice(last + 1).map((e) => e.event);
-    };
-    return { b, log, unsynced };
+    const spy = durabilitySpy(ledger);
+    const b = new Broker({ link, receipts: spy.sink, policy, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
+    return { b, ...spy };
   }
 
   it('before the dialog, before the dispatch and before the answer, everything written is on disk (approve, deny, a rule, a refusal)', async () => {
-    const { b, log, unsynced } = spyingBroker();
+    const { b, log, notDurable } = spyingBroker();
     try {
       await b.listTabs(ctx('read'));
       const atEffects: Array<[string, string[]]> = [];
       const off = b.approvals.onChange(() => {
-        if (b.approvals.list().length > 0) atEffects.push(['dialog', unsynced()]);
+        if (b.approvals.list().length > 0) atEffects.push(['dialog', notDurable()]);
       });
-      link.invokeHandler = async () => (atEffects.push(['dispatch', unsynced()]), { ok: true, value: { outcome: 'succeeded', result: '{}', elapsedMs: 1 } });
-      const answer = async (p: Promise<unknown>) => (await p, atEffects.push(['answer', unsynced()]));
+      link.invokeHandler = async () => (atEffects.push(['dispatch', notDurable()]), { ok: true, value: { outcome: 'succeeded', result: '{}', elapsedMs: 1 } });
+      const answer = async (p: Promise<unknown>) => (await p, atEffects.push(['answer', notDurable()]));
 
       const approved = b.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, ctx('low-impact-mutation'));
       await until((l) => b.approvals.onChange(l), () => b.approvals.list().length === 1);
@@ -127,10 +116,33 @@ describe('durability: a receipt that reaches the disk with the next one is never
 
       expect(atEffects.map(([e]) => e)).toEqual(['dialog', 'dispatch', 'answer', 'dialog', 'answer', 'dispatch', 'answer', 'answer']);
       for (const [effect, pending] of atEffects) expect(pending, effect).toEqual([]);
-      // And the cheaper commits were used where the rule allows them.
-      expect(log.filter((e) => e.sync === 'with-next').map((e) => e.event)).toEqual(
-        expect.arrayContaining(['validated', 'approved']),
-      );
+      // Every receipt was written and, by the last answer, is on disk.
+      expect(log.map((e) => e.event)).toEqual(expect.arrayContaining(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'succeeded', 'denied', 'refused']));
+      expect(notDurable()).toEqual([]);
+    } finally {
+      b.dispose();
+    }
+  });
+
+  it('when the receipts cannot be made durable, nothing is shown, read or dispatched: ledger-unavailable', async () => {
+    const { b, failDurable } = spyingBroker();
+    try {
+      await b.listTabs(ctx('read'));
+      const readsBefore = link.requests.length;
+      failDurable();
+      let dialogs = 0;
+      const off = b.approvals.onChange(() => {
+        if (b.approvals.list().length > 0) dialogs += 1;
+      });
+      expect(await b.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, ctx('low-impact-mutation'))).toMatchObject({ ok: false, error: { code: 'ledger-unavailable' } });
+      expect(dialogs).toBe(0);
+      // Under the person's tab rule there is no dialog: the dispatch is what waits, and is never sent.
+      policy.setRules([{ tabId: 7, origin: ORIGIN, kind: 'low-impact-mutation', action: 'allow', reason: 'fine' }]);
+      expect(await b.action(hover, { tabId: 7, ref: 'e2', arguments: {} }, ctx('low-impact-mutation'))).toMatchObject({ ok: false, error: { code: 'ledger-unavailable' } });
+      expect(link.invokes()).toHaveLength(0);
+      expect(await b.listTabs(ctx('read'))).toMatchObject({ ok: false, error: { code: 'ledger-unavailable' } });
+      expect(link.requests.length).toBe(readsBefore);
+      off();
     } finally {
       b.dispose();
     }

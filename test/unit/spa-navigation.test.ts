@@ -15,7 +15,7 @@ import { urlHash } from '../../src/shared/canonical';
 import type { FrameLocation } from '../../src/shared/types';
 import { nodeSha256 } from '../../src/main/core/digest';
 import { locateFrame } from '../../extension/src/background/faculties/webmcp-discover';
-import { FakeLink, ORIGIN, discoveredBroker, makeDiscovery, sharedTab, trailOf, until } from './broker.fixtures';
+import { FakeLink, ORIGIN, discoveredBroker, durabilitySpy, makeDiscovery, sharedTab, trailOf, until } from './broker.fixtures';
 
 const OPEN = { type: 'object', properties: {}, additionalProperties: false };
 const agent = (kind: AgentContext['kind'] = 'mutation'): AgentContext => ({ actor: { kind: 'agent', name: 'spa-test' }, kind });
@@ -96,11 +96,7 @@ describe('same-document navigation (console)', () => {
   });
 
   it('nothing written waits for its fsync when the console asks the extension to locate, and a cancel during it is receipted cancelled', async () => {
-    const log: Array<{ event: string; sync: string }> = [];
-    const sink = {
-      append: (input: Parameters<Ledger['append']>[0], opts?: { sync?: 'now' | 'with-next' }) => (log.push({ event: input.event, sync: opts?.sync ?? 'now' }), ledger.append(input, opts)),
-      query: (q: Parameters<Ledger['query']>[0]) => ledger.query(q),
-    };
+    const { sink, notDurable } = durabilitySpy(ledger);
     const b = new Broker({ link, receipts: sink, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
     try {
       await b.listTabs(agent('read'));
@@ -110,8 +106,7 @@ describe('same-document navigation (console)', () => {
       const ac = new AbortController();
       const inner = answerLocate;
       answerLocate = async (a) => {
-        const last = log.map((e) => e.sync).lastIndexOf('now');
-        unsyncedAtLocate.push(log.slice(last + 1).map((e) => e.event));
+        unsyncedAtLocate.push(notDurable());
         ac.abort(); // the agent cancels while the console asks the extension
         return inner(a);
       };

@@ -11,6 +11,12 @@
  * when the page changed); everything else — limits, receipts, the policy floor,
  * the approval, the one-use grant, outcome-unknown handling — is here, once.
  * See docs/broker.md for the rules and the choices made.
+ *
+ * Receipts commit at once and reach the disk in the background; before every
+ * effect outside the console — a request to the extension (a read, a `locate`,
+ * a `form` read, the dispatch), the dialog shown to the person, the answer to
+ * the agent — the pipeline waits until everything written so far is on disk
+ * (`Trail.settle`, `durableFirst`; docs/ledger.md, "Durability").
  */
 import { randomBytes } from 'node:crypto';
 import type { ApprovalView } from '../../../shared/ipc';
@@ -87,6 +93,8 @@ export class Pipeline {
       sharing: o.sharing,
       validator: o.validator,
       locate: async (tabId, frameId, documentId, signal) => {
+        const first = await this.durableFirst();
+        if (!first.ok) return first;
         const r = await o.link.request(
           { op: 'read', faculty: 'webmcp-discover', operation: 'locate', tabId, arguments: { frameId, documentId } },
           { signal, timeoutMs: o.readTimeoutMs ?? 15_000 },
@@ -96,6 +104,8 @@ export class Pipeline {
         return loc ? ok(loc) : err('bad-answer', "the extension's answer to locate is not a FrameLocation of that frame and document");
       },
       readForm: async (tabId, frameId, documentId, toolName, signal) => {
+        const first = await this.durableFirst();
+        if (!first.ok) return first;
         const r = await o.link.request(
           { op: 'read', faculty: 'webmcp-discover', operation: 'form', tabId, arguments: { frameId, documentId, toolName } },
           { signal, timeoutMs: o.readTimeoutMs ?? 15_000 },
@@ -104,6 +114,16 @@ export class Pipeline {
         return isFormSnapshot(r.value) ? ok(r.value) : err('bad-answer', "the extension's answer to form is not a form snapshot");
       },
     };
+  }
+
+  /** Every receipt written so far on disk before a link read (`ledger-unavailable` when it could not be). */
+  private async durableFirst(): Promise<Result<void>> {
+    try {
+      await this.o.receipts.durable();
+      return ok(undefined);
+    } catch (e) {
+      return err('ledger-unavailable', `The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
+    }
   }
 
   /** A new trail (receipts) for one request of `faculty`. */
@@ -123,14 +143,25 @@ export class Pipeline {
     work: (trail: Trail) => Promise<Result<V>>,
     after: (v: V, trail: Trail) => { origin?: string | null; url?: string | null; detail: Record<string, unknown> },
   ): Promise<BrokerAnswer<V>> {
-    const { ctx } = p;
     const trail = this.trail(p.faculty, { operation: p.operation, ...(p.tabId !== undefined ? { tabId: p.tabId } : {}) });
+    // The value goes to the agent only once its receipts are on disk.
+    return trail.settled(await this.readSteps(p, trail, work, after), false);
+  }
+
+  private async readSteps<V>(
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered' },
+    trail: Trail,
+    work: (trail: Trail) => Promise<Result<V>>,
+    after: (v: V, trail: Trail) => { origin?: string | null; url?: string | null; detail: Record<string, unknown> },
+  ): Promise<BrokerAnswer<V>> {
+    const { ctx } = p;
     try {
       trail.write('requested', ctx.actor, { agentTool: p.agentTool });
       if (p.tabId !== undefined && this.o.sharing.isRefusedConsoleTab(p.tabId)) return trail.refuse(ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       const knownOrigin = p.tabId !== undefined ? (this.o.sharing.get(p.tabId)?.origin ?? null) : null;
       const before = this.o.policy.decide({ faculty: p.faculty, kind: ctx.kind, origin: knownOrigin, tabId: p.tabId ?? null });
       if (before.action !== 'allow') return trail.refuse(ctx.actor, 'policy-denied', `Denied by the console's policy: ${before.reason}.`);
+      await trail.settle();
       const res = await work(trail);
       if (!res.ok) return trail.readFailed(ctx.actor, ctx.signal, res.error);
       const seen = after(res.value, trail);
@@ -166,13 +197,22 @@ export class Pipeline {
   async action<R extends ActionRequestBase>(f: ActionFaculty<R>, req: R, ctx: AgentContext): Promise<BrokerAnswer<ActionValue>> {
     const shaped = await shapeArguments(req.arguments);
     const trail = this.trail(f.faculty, { ...f.initialFields(req), operation: f.operation, argumentsHash: shaped.hash });
+    const state = { dispatched: false };
+    // The answer goes to the agent once every receipt of the request is on disk.
+    return trail.settled(await this.actionSteps(f, req, ctx, trail, shaped, state), state.dispatched);
+  }
+
+  private async actionSteps<R extends ActionRequestBase>(
+    f: ActionFaculty<R>,
+    req: R,
+    ctx: AgentContext,
+    trail: Trail,
+    shaped: Awaited<ReturnType<typeof shapeArguments>>,
+    state: { dispatched: boolean },
+  ): Promise<BrokerAnswer<ActionValue>> {
     const actor = ctx.actor;
     const operationId = typeof req.operationId === 'string' ? req.operationId.slice(0, 128) : undefined;
     try {
-      // `validated` and `approved` reach the disk with the next receipt: every path from each writes
-      // another (a refusal, `approval-shown`, `dispatched`) before anything leaves the console (ledger
-      // AppendOptions; docs/ledger.md, "Durability"). `requested` is on disk at once: resolving the
-      // subject may ask the extension (a `locate` after a same-document navigation).
       trail.write('requested', actor, { agentTool: f.agentTool, operation: f.operation, argumentsBytes: shaped.bytes, ...(operationId ? { operationId } : {}) });
 
       // 1. shapeArguments: limits and shape (before anything else looks at them).
@@ -207,7 +247,7 @@ export class Pipeline {
       }
       // The stripped URLs the person reviews, and whether they changed since the agent's look.
       const where = { url: r.target.tabUrl, frameUrl: r.target.frameUrl, ...(r.movedSinceLook ? { movedSinceLook: true } : {}) };
-      trail.write('validated', actor, { ...v.value, ...where }, 'with-next');
+      trail.write('validated', actor, { ...v.value, ...where });
 
       // 4. policy: the floor (review for every mutation) cannot be lowered; a rule may deny.
       const decision = this.o.policy.decide({ faculty: f.faculty, operation: f.operation, kind: ctx.kind, origin: r.target.origin, tabId: r.target.tabId, ...r.policy });
@@ -221,7 +261,7 @@ export class Pipeline {
         if (this.o.link.status().state !== 'connected') {
           return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was done. Try again once it is connected.');
         }
-        trail.write('approved', { kind: 'console' }, { byRule: decision.ruleIndex, policy: decision.reason }, 'with-next');
+        trail.write('approved', { kind: 'console' }, { byRule: decision.ruleIndex, policy: decision.reason });
       } else {
         const approval = await this.requestApproval(f, trail, ctx, r, args, argsHash, decision.reason, operationId);
         if (approval) return approval;
@@ -265,6 +305,9 @@ export class Pipeline {
       const waitsForPerson = r.subject.form !== undefined && !r.subject.form.autosubmit;
       const timeoutMs = waitsForPerson ? (this.o.formWaitTimeoutMs ?? FORM_WAIT_TIMEOUT_MS) : this.o.dispatchTimeoutMs;
       trail.write('dispatched', actor, { grantExpiresAt: signed.value.expiresAt, timeoutMs, ...(waitsForPerson ? { awaitingPerson: true } : {}) });
+      // Nothing leaves for the page before its receipts are on disk (a failure: ledger-unavailable, nothing dispatched).
+      await trail.settle();
+      state.dispatched = true;
       const stopProgress = waitsForPerson ? this.progressWhileWaiting(ctx, timeoutMs) : () => undefined;
       let res: Result<InvocationResult>;
       try {
@@ -343,6 +386,8 @@ export class Pipeline {
       ...(operationId ? { operationId } : {}),
     };
     trail.write('approval-shown', actor, { expiresAt: view.expiresAt, policy: policyReason, ...(operationId ? { operationId } : {}) });
+    // The person sees the request only once its receipts are on disk.
+    await trail.settle();
     const outcome: ApprovalDecision = await this.o.approvals.request(view, ctx.signal);
     switch (outcome.kind) {
       case 'denied':
@@ -366,7 +411,7 @@ export class Pipeline {
       case 'refused':
         return trail.refuse({ kind: 'console' }, outcome.code, `Refused before dispatch: ${outcome.reason}. Nothing was dispatched; ${f.lookAgain(r.target.tabId)}.`);
       case 'approved':
-        trail.write('approved', { kind: 'person' }, {}, 'with-next');
+        trail.write('approved', { kind: 'person' }, {});
         return null;
     }
   }

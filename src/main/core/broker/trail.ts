@@ -6,6 +6,11 @@
  * Before dispatch a receipt that cannot be written aborts the request
  * (`write` throws LedgerUnavailable: fail closed, nothing happens unrecorded);
  * after dispatch the agent still gets its answer (`tryWrite`).
+ *
+ * A write commits at once; it reaches the disk in the background. Before
+ * anything leaves the console (a request to the extension, a dialog, the
+ * answer) the pipeline awaits `settle()`, so every receipt written so far is on
+ * disk first (docs/ledger.md, "Durability").
  */
 import { randomUUID } from 'node:crypto';
 import type { Actor, Faculty, Receipt, ReceiptEvent, ReceiptInput } from '../../../shared/receipt';
@@ -15,8 +20,10 @@ import type { ArgumentIssue } from './validator';
 
 /** Where receipts go: the Ledger (src/main/core/ledger) satisfies this. */
 export interface ReceiptSink {
-  /** Append one receipt; may throw when the store is unavailable. `opts.sync`: the Ledger's AppendOptions. */
-  append(input: ReceiptInput, opts?: { sync?: 'now' | 'with-next' }): Receipt;
+  /** Append (commit) one receipt; may throw when the store is unavailable. */
+  append(input: ReceiptInput): Receipt;
+  /** Resolves when every receipt appended so far is on disk; rejects when that failed (Ledger.durable). */
+  durable(): Promise<void>;
 }
 
 /**
@@ -112,21 +119,46 @@ export class Trail {
   }
 
   /**
-   * Append one receipt of this request. `sync: 'with-next'` only for a receipt
-   * the pipeline always follows with another before any effect outside the
-   * console (ledger AppendOptions); by default it is on disk when this returns.
+   * Append (commit) one receipt of this request; on disk once `settle()` resolves.
    * @throws LedgerUnavailable when the sink throws (before dispatch that aborts the request).
    */
-  write(event: ReceiptEvent, actor: Actor, detail: Record<string, unknown>, sync: 'now' | 'with-next' = 'now'): Receipt {
+  write(event: ReceiptEvent, actor: Actor, detail: Record<string, unknown>): Receipt {
     let r: Receipt;
     try {
-      const input: ReceiptInput = { ...this.fields, requestId: this.requestId, faculty: this.faculty, event, actor, detail };
-      r = sync === 'now' ? this.sink.append(input) : this.sink.append(input, { sync });
+      r = this.sink.append({ ...this.fields, requestId: this.requestId, faculty: this.faculty, event, actor, detail });
     } catch (e) {
       throw new LedgerUnavailable(`The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
     }
     this.last = r.id;
     return r;
+  }
+
+  /**
+   * Wait until every receipt written so far (by any request) is on disk; the
+   * pipeline calls it before each effect outside the console.
+   * @throws LedgerUnavailable when the ledger could not make them durable (nothing further is done).
+   */
+  async settle(): Promise<void> {
+    try {
+      await this.sink.durable();
+    } catch (e) {
+      throw new LedgerUnavailable(`The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
+    }
+  }
+
+  /**
+   * Settle before handing `answer` to the agent. After dispatch the answer still
+   * goes out when the ledger failed (its health shows it); before, a failure
+   * becomes `ledger-unavailable`.
+   */
+  async settled<T>(answer: BrokerAnswer<T>, afterDispatch: boolean): Promise<BrokerAnswer<T>> {
+    try {
+      await this.settle();
+      return answer;
+    } catch (e) {
+      if (afterDispatch || !(e instanceof LedgerUnavailable)) return answer;
+      return this.answer({ ok: false, error: { code: e.code, message: e.message } });
+    }
   }
 
   /** After dispatch the answer must still reach the agent even if the ledger fails. */

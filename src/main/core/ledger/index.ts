@@ -2,8 +2,10 @@
  * The receipt ledger: an append-only, hash-chained record of every step of
  * every request (src/shared/receipt.ts), kept in SQLite through better-sqlite3.
  *
- * - `append` is synchronous and durable when it returns (WAL, synchronous=FULL),
- *   unless asked to reach the disk with the next one (AppendOptions).
+ * - `append` commits at once (WAL, synchronous=NORMAL: it survives a crash of
+ *   the console when it returns) and the write-ahead log is fsynced in the
+ *   background, off the event loop; `durable()` resolves when every receipt
+ *   appended so far survives a power loss too (durability.ts).
  * - Each receipt is chained to the previous one (chain.ts); `verify` recomputes
  *   the whole chain and names the first broken link; `checkpoint` +
  *   `verifyAgainst` detect a cut-off tail or a rewritten history.
@@ -23,6 +25,7 @@ import type { SignedCheckpoint } from '../../../shared/checkpoint';
 import { MAX_UNSIGNED_TAIL, checkCheckpoints, keyIdOf, missingTriggers, newestCheckpoint, type CheckpointReads, type LedgerSigningKey } from './checkpoints';
 import { openDatabase, type OpenDatabaseOptions } from './sqlite';
 import { prepareSchema } from './schema';
+import { WalDurability, type DurabilityCounts, type SyncFd } from './durability';
 import {
   GENESIS_PREV_HASH, HASH_INPUT_SQL, HASH_INPUT_SQL_FORMAT_1, ROW_COLUMNS_SQL, ROW_COLUMNS_SQL_FORMAT_1, canonicalReceiptText, chainHash,
   type RawRow,
@@ -35,6 +38,7 @@ import { ChainVerifier, fileIdentity, scanSql, type VerifyAsyncOptions, type Ver
 export { OUTCOME_EVENTS } from '../../../shared/receipt';
 export { LedgerInputError, OPERATION_RE, boundedDetail, TRUNCATION_KEY, MAX_FIELD_CHARS } from './input';
 export { LedgerFormatError, LEDGER_FORMAT } from './schema';
+export { LedgerDurabilityError, type DurabilityCounts, type SyncFd } from './durability';
 export { GENESIS_PREV_HASH, CHAINED_FIELDS, canonicalReceiptText, chainHash } from './chain';
 export { openDatabase, NativeBindingMissingError } from './sqlite';
 export {
@@ -71,23 +75,8 @@ export interface LedgerOptions extends Pick<OpenDatabaseOptions, 'electronAbiDir
   signingKeyCreated?: boolean;
   /** For a reader without the private key (the CLI): the Ed25519 public key, raw 32 bytes in base64, that checks the signatures. */
   publicKey?: string;
-}
-
-/**
- * How an append reaches the disk.
- * - `sync: 'now'` (the default): the write-ahead log is fsynced before `append`
- *   returns (synchronous=FULL): the receipt survives a power loss.
- * - `sync: 'with-next'`: committed (synchronous=NORMAL for this one commit):
- *   it survives a crash of the console, since the log is written to the
- *   operating system before `append` returns, and it reaches the disk with the
- *   next `now` commit, whose fsync covers every earlier frame of the log
- *   (sqlite.org/pragma.html#pragma_synchronous, WAL mode). Only for a receipt
- *   that is always followed by another before anything leaves the console (a
- *   dialog, a dispatch, an answer): the broker uses it for `requested`,
- *   `validated` and `approved` of a reviewed action (docs/ledger.md, "Durability").
- */
-export interface AppendOptions {
-  sync?: 'now' | 'with-next';
+  /** The fsync of the write-ahead log (default `fs.fsync`); tests replace it only to make it fail. */
+  syncFd?: SyncFd;
 }
 
 /**
@@ -134,9 +123,8 @@ export class Ledger {
     recovery: recovery.RecoveryStatements;
   };
   private readonly appendTx: Database.Transaction<(items: NormalisedInput[]) => Receipt[]>;
-  /** `PRAGMA synchronous` for one `with-next` commit and back (schema.ts sets FULL at open). */
-  private readonly syncStmts: { normal: Database.Statement; full: Database.Statement };
-  private readonly commits = { all: 0, synced: 0 };
+  /** The background fsync of the write-ahead log; null when read-only. */
+  private readonly durability: WalDurability | null;
   private readonly verifier: ChainVerifier;
   private readonly signingKey: LedgerSigningKey | null;
   private readonly publicKey: string | null;
@@ -186,7 +174,7 @@ export class Ledger {
       identity: fileIdentity(file),
       openOpts,
     });
-    this.syncStmts = { normal: db.prepare('PRAGMA synchronous = NORMAL'), full: db.prepare('PRAGMA synchronous = FULL') };
+    this.durability = this.readonly ? null : new WalDurability(file, opts.syncFd);
     this.signingKey = this.readonly ? null : (opts.signingKey ?? null);
     this.publicKey = opts.signingKey?.publicKey ?? opts.publicKey ?? null;
     const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get() !== undefined;
@@ -328,45 +316,42 @@ export class Ledger {
   /**
    * Append one receipt: validate, redact and bound `detail`, assign seq (next in
    * the chain), id (UUID v4), time (ms since the epoch, UTC), prevHash and hash,
-   * and commit. Durable when it returns: the write-ahead log has been fsynced.
+   * and commit. Committed when it returns (it survives a crash of the console and
+   * every reader sees it); on disk against a power loss once `durable()` resolves.
    * Listeners registered with `onAppend` are then called synchronously.
    * @returns the stored receipt, exactly as `query` will return it.
    * @throws LedgerInputError for bad input (see normaliseInput in input.ts);
-   *   LedgerStateError when closed or read-only; SqliteError when the disk write fails
-   *   (nothing is stored then).
+   *   LedgerStateError when closed or read-only; LedgerDurabilityError once an fsync
+   *   of the log has failed; SqliteError when the disk write fails (nothing is stored then).
    */
-  append(input: ReceiptInput, opts: AppendOptions = {}): Receipt {
-    return this.appendBatch([input], opts)[0] as Receipt;
+  append(input: ReceiptInput): Receipt {
+    return this.appendBatch([input])[0] as Receipt;
   }
 
   /**
-   * Append several receipts in one transaction: all are stored or none.
-   * Durable when it returns, like `append`; cheaper per receipt (one fsync).
-   * `opts.sync`: see AppendOptions.
+   * Append several receipts in one transaction (one commit): all are stored or none.
+   * Committed when it returns, like `append`.
    * @returns the stored receipts, in order.
    * @throws as `append`; nothing is stored when any input is invalid.
    */
-  appendBatch(inputs: readonly ReceiptInput[], opts: AppendOptions = {}): Receipt[] {
+  appendBatch(inputs: readonly ReceiptInput[]): Receipt[] {
     this.writable();
+    const failed = this.durability?.failed;
+    if (failed) throw failed;
     if (!Array.isArray(inputs)) throw new LedgerInputError('appendBatch expects an array of receipt inputs');
     const normalised = inputs.map((i) => normaliseInput(i));
     if (normalised.length === 0) return [];
-    const withNext = opts.sync === 'with-next';
     let stored: Receipt[];
-    if (withNext) this.syncStmts.normal.run();
     this.signedInTx = null;
     try {
       stored = this.appendTx.immediate(normalised);
     } catch (e) {
       this.signedInTx = null;
       throw e;
-    } finally {
-      if (withNext) this.syncStmts.full.run();
     }
     const signed = this.signedInTx as SignedCheckpoint | null;
     this.signedInTx = null;
-    this.commits.all += 1;
-    if (!withNext) this.commits.synced += 1;
+    this.durability?.committed();
     for (const r of stored) {
       for (const l of this.listeners) {
         try {
@@ -389,12 +374,20 @@ export class Ledger {
   }
 
   /**
-   * Commits since this Ledger was opened: `all`, and `synced`, those that
-   * fsynced the write-ahead log before returning (every one but the
-   * `sync: 'with-next'` ones). The agent benchmark reads them (test/bench).
+   * Resolves when every receipt appended before this call is on disk (its
+   * write-ahead log frames fsynced, off the event loop; durability.ts). The
+   * broker awaits it before anything leaves the console (docs/ledger.md,
+   * "Durability"). At once for a read-only ledger or when nothing is pending.
+   * @throws (rejects) LedgerDurabilityError when an fsync failed; LedgerStateError when closed.
    */
-  commitCounts(): { all: number; synced: number } {
-    return { ...this.commits };
+  durable(): Promise<void> {
+    if (!this.db) return Promise.reject(new LedgerStateError('the ledger is closed'));
+    return this.durability ? this.durability.durable() : Promise.resolve();
+  }
+
+  /** Commits, durable commits and fsyncs since this Ledger was opened (the agent benchmark reads them, test/bench). */
+  durabilityCounts(): DurabilityCounts {
+    return this.durability ? this.durability.counts() : { commits: 0, durableCommits: 0, fsyncs: 0 };
   }
 
   /**
@@ -602,6 +595,7 @@ export class Ledger {
     this.checkpointListeners.clear();
     this.queryCache.clear();
     if (this.db) {
+      this.durability?.close();
       this.db.close();
       this.db = null;
     }

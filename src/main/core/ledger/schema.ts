@@ -113,8 +113,10 @@ function hasReceiptsTable(db: Database.Database): boolean {
 
 /**
  * Set the connection's pragmas and create or check the schema.
- * - WAL + synchronous=FULL: a commit is on disk (the WAL is fsynced) before
- *   `append` returns, and readers never block the writer.
+ * - WAL + synchronous=NORMAL: a commit is written to the operating system
+ *   before `append` returns (it survives a crash of the console), the Ledger
+ *   fsyncs the log in the background (durability.ts) and the broker awaits that
+ *   before any effect; readers never block the writer.
  * - recursive_triggers: makes `INSERT OR REPLACE` fire the delete trigger, so a
  *   REPLACE cannot silently remove a row through a UNIQUE conflict on `id`.
  * - A read-write open never recreates a missing guard trigger (verify reports it), adds
@@ -129,7 +131,7 @@ export function prepareSchema(db: Database.Database, readonly: boolean): number 
   db.pragma('busy_timeout = 5000');
   if (!readonly) {
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma('synchronous = NORMAL');
   }
   db.pragma('recursive_triggers = ON');
   const appId = db.pragma('application_id', { simple: true }) as number;

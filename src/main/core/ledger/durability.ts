@@ -1,0 +1,214 @@
+/**
+ * Group commit with the fsync off the event loop (issue 9 item 3).
+ *
+ * The ledger commits every receipt at once with `synchronous = NORMAL` in WAL
+ * mode: the frames are handed to the operating system by `write()` before
+ * `append` returns, so a commit survives a crash or kill of the console, and
+ * readers see it at once. What NORMAL leaves out is the fsync that makes the
+ * write-ahead log survive a power loss (sqlite.org/pragma.html#pragma_synchronous,
+ * "WAL mode"). This module does that fsync on the write-ahead log file through
+ * libuv's thread pool (`fs.fsync`), so the console's event loop — the approval
+ * dialog, the receipts view — never waits on the disk; before 2026-12 each
+ * receipt's fsync ran synchronously on it, and a flood of agent calls stalled the
+ * console's UI for tens of ms at a time (docs/architecture.md, "The flood bench").
+ *
+ * - Every commit starts (or joins) a background fsync: at most one runs at a
+ *   time, and one fsync covers every commit made before it started (group commit).
+ * - `durable()` resolves once every commit made before the call is on disk. The
+ *   broker awaits it before anything leaves the console (a link request, a
+ *   dialog, an answer to the agent): docs/ledger.md, "Durability".
+ * - Checkpoints stay SQLite's: with NORMAL, SQLite syncs the log before it
+ *   copies frames into the database and syncs the database after, so a frame is
+ *   either in the log this module syncs or in the database SQLite synced.
+ * - A failed fsync is sticky (after one, Linux may have dropped the dirty pages,
+ *   so a later "successful" fsync proves nothing): every waiter and every later
+ *   `durable()` rejects with it, and the ledger refuses further appends.
+ *
+ * The log file is opened lazily (after the first commit it exists) with `r+`,
+ * which Windows' FlushFileBuffers needs; the folder is fsynced once, so the log's
+ * directory entry is on disk too. The file is never replaced while the ledger's
+ * own connection is open: SQLite deletes the log only when the last connection
+ * closes, and `close()` here syncs first.
+ */
+import { closeSync, fsync, fsyncSync, open, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** How one file descriptor is made durable: `fs.fsync` by default (replaced only by tests, to fail it). */
+export type SyncFd = (fd: number, done: (err: NodeJS.ErrnoException | null) => void) => void;
+
+/** Commits and fsyncs since the ledger was opened (the agent bench reads them, test/bench/validity.ts). */
+export interface DurabilityCounts {
+  /** Commits made. */
+  commits: number;
+  /** Of them, those known to be on disk (covered by a completed fsync of the log). */
+  durableCommits: number;
+  /** fsyncs of the log completed (one covers every commit made before it started). */
+  fsyncs: number;
+}
+
+/** Thrown (as a rejection) by `durable()` and by appends once an fsync of the log has failed. */
+export class LedgerDurabilityError extends Error {
+  readonly code = 'ledger-not-durable';
+  constructor(cause: unknown) {
+    super(`the receipt ledger could not be made durable (fsync of its write-ahead log failed: ${cause instanceof Error ? cause.message : String(cause)})`);
+    this.name = 'LedgerDurabilityError';
+  }
+}
+
+interface Waiter {
+  upTo: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/** The background fsync of one ledger's write-ahead log (`<file>-wal`). */
+export class WalDurability {
+  private fd: number | null = null;
+  private dirSynced = false;
+  private commits = 0;
+  private durableCommits = 0;
+  private fsyncs = 0;
+  private running = false;
+  private closed = false;
+  private failure: LedgerDurabilityError | null = null;
+  private waiters: Waiter[] = [];
+
+  /**
+   * @param dbFile the database file; its log is `${dbFile}-wal` (SQLite's naming).
+   * @param syncFd the fsync to use (default `fs.fsync`).
+   */
+  constructor(
+    private readonly dbFile: string,
+    private readonly syncFd: SyncFd = fsync,
+  ) {}
+
+  /** The sticky failure, or null while every fsync has succeeded. */
+  get failed(): LedgerDurabilityError | null {
+    return this.failure;
+  }
+
+  /** Note one commit and start a background fsync unless one is running (it will start another when done). */
+  committed(): void {
+    this.commits += 1;
+    this.kick();
+  }
+
+  /**
+   * Resolves when every commit made before this call is on disk; at once when
+   * there is none pending. Never blocks the event loop.
+   * @throws (rejects) LedgerDurabilityError after a failed fsync, now or earlier.
+   */
+  durable(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.durableCommits >= this.commits) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ upTo: this.commits, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** Commits, durable commits and fsyncs so far. */
+  counts(): DurabilityCounts {
+    return { commits: this.commits, durableCommits: this.durableCommits, fsyncs: this.fsyncs };
+  }
+
+  /**
+   * Before the database closes: fsync what is pending on this thread (once, at
+   * close), settle every waiter, and close the log's descriptor (after an fsync
+   * still running in the pool, so the number is never reused under it).
+   */
+  close(): void {
+    if (this.closed) return;
+    if (!this.failure && this.durableCommits < this.commits) {
+      try {
+        const fd = this.open();
+        fsyncSync(fd);
+        this.settle(this.commits);
+      } catch (e) {
+        this.fail(e);
+      }
+    }
+    this.closed = true;
+    this.fail(new Error('the ledger was closed'), false);
+    if (!this.running) this.closeFd();
+  }
+
+  private kick(): void {
+    if (this.running || this.closed || this.failure || this.durableCommits >= this.commits) return;
+    this.running = true;
+    const upTo = this.commits;
+    let fd: number;
+    try {
+      fd = this.open();
+    } catch (e) {
+      this.running = false;
+      this.fail(e);
+      return;
+    }
+    this.syncFd(fd, (err) => {
+      if (err) {
+        this.running = false;
+        this.fail(err);
+        if (this.closed) this.closeFd();
+        return;
+      }
+      this.fsyncs += 1;
+      if (!this.dirSynced) this.syncDir();
+      this.running = false;
+      this.settle(upTo);
+      if (this.closed) this.closeFd();
+      else this.kick();
+    });
+  }
+
+  /** The log's descriptor, opened on first use (synchronously: once per ledger). */
+  private open(): number {
+    if (this.fd === null) this.fd = openSync(`${this.dbFile}-wal`, 'r+');
+    return this.fd;
+  }
+
+  /** The folder's entry for the log, once (POSIX; Windows has no directory fsync, and needs none). */
+  private syncDir(): void {
+    this.dirSynced = true;
+    if (process.platform === 'win32') return;
+    open(dirname(this.dbFile), 'r', (err, dfd) => {
+      if (err) return;
+      fsync(dfd, () => {
+        try {
+          closeSync(dfd);
+        } catch {
+          /* nothing to keep */
+        }
+      });
+    });
+  }
+
+  private settle(upTo: number): void {
+    this.durableCommits = Math.max(this.durableCommits, upTo);
+    const still: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (w.upTo <= this.durableCommits) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  /** Reject every waiter; `sticky`: an fsync failed, so every later `durable()` rejects too. */
+  private fail(cause: unknown, sticky = true): void {
+    const error = cause instanceof LedgerDurabilityError ? cause : new LedgerDurabilityError(cause);
+    if (sticky) this.failure = error;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(error);
+  }
+
+  private closeFd(): void {
+    if (this.fd === null) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
+    this.fd = null;
+  }
+}
