@@ -160,7 +160,8 @@ export type ConsoleEvent =
   | { kind: 'approvals'; approvals: ApprovalView[] }
   | { kind: 'link'; link: LinkStatus }
   | { kind: 'shared-tabs'; tabs: SharedTab[] }
-  | { kind: 'receipt'; receipt: Receipt }
+  /** Receipts appended since the last such event, oldest first (batched: at most one event per 25 ms, src/main/core/receipt-events.ts). */
+  | { kind: 'receipts'; receipts: Receipt[] }
   | { kind: 'endpoint'; endpoint: EndpointInfo }
   /** A token was created or revoked, or its sessions changed (never a secret). */
   | { kind: 'agent-tokens'; tokens: AgentTokenInfo[] }

@@ -96,12 +96,16 @@ async function agentCall(job: MainJob, client: Client, tabId: number, name: stri
   let requestId: string | null = null;
   let shownAt = 0;
   let approveCalledAt = 0;
+  // Marks at each append (the UI's receipt events are batched, so they would lag).
+  const unsubAppend = job.core.ledger.onAppend((r) => {
+    const now = performance.now();
+    if (r.faculty !== 'webmcp-invoke') return;
+    if (r.event === 'requested' && requestId === null) requestId = r.requestId;
+    if (r.requestId === requestId) marks[r.event] = now;
+  });
   const unsub = job.core.onEvent((e) => {
     const now = performance.now();
-    if (e.kind === 'receipt' && e.receipt.faculty === 'webmcp-invoke') {
-      if (e.receipt.event === 'requested' && requestId === null) requestId = e.receipt.requestId;
-      if (e.receipt.requestId === requestId) marks[e.receipt.event] = now;
-    } else if (e.kind === 'approvals' && shownAt === 0) {
+    if (e.kind === 'approvals' && shownAt === 0) {
       const a = e.approvals.find((x) => x.requestId === requestId);
       if (a) {
         shownAt = now;
@@ -116,6 +120,7 @@ async function agentCall(job: MainJob, client: Client, tabId: number, name: stri
     r = await client.callTool({ name: 'webmcp_invoke', arguments: { tabId, name, descriptorHash, arguments: { productId: 'mug', quantity } } });
   } finally {
     unsub();
+    unsubAppend();
   }
   const t1 = performance.now();
   if (r.isError) throw new Error(`invoke failed: ${texts(r)[0]}`);

@@ -148,7 +148,7 @@ export class FakeConsole implements ConsoleApi {
     const r = receipt(this.receipts.length + 1, p.decision === 'approve' ? 'approved' : 'denied', Date.now(), { requestId: a.requestId });
     this.receipts.push(r);
     this.emit({ kind: 'approvals', approvals: this.approvals });
-    this.emit({ kind: 'receipt', receipt: r });
+    this.emit({ kind: 'receipts', receipts: [r] });
     return ok(null);
   }
 

@@ -106,7 +106,7 @@ describe('ConsoleApi: work', () => {
 
   it('receipts flow to the UI as events, and the ledger verifies', async () => {
     await core.api.shareTab({ tabId: 9 });
-    expect(events.some((e) => e.kind === 'receipt' && e.receipt.event === 'tab-shared')).toBe(true);
+    await until((l) => core.onEvent(l), () => events.some((e) => e.kind === 'receipts' && e.receipts.some((r) => r.event === 'tab-shared')));
     const v = await core.api.verifyLedger();
     expect(v.ok && v.value.ok).toBe(true);
     const q = await core.api.queryReceipts({ event: 'tab-shared' });

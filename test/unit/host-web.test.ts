@@ -235,7 +235,7 @@ describe('web host: WebSocket', () => {
 
     ws.send(JSON.stringify({ id: 4, method: 'decideApproval', params: { requestId: 'req-1', decision: 'approve' } }));
     expect(await nextMessage(ws)).toEqual({ event: { kind: 'approvals', approvals: [] } });
-    expect(await nextMessage(ws)).toMatchObject({ event: { kind: 'receipt' } });
+    expect(await nextMessage(ws)).toMatchObject({ event: { kind: 'receipts', receipts: [{ event: 'approved' }] } });
     expect(await nextMessage(ws)).toEqual({ id: 4, result: { ok: true, value: null } });
     ws.close();
   });

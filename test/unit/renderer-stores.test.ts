@@ -87,7 +87,7 @@ describe('approvals store', () => {
     const stores = createConsoleStores(new FakeConsole() as never);
     stores.approvals.getState().setPending([A]);
     stores.approvals.getState().setPending([]);
-    applyEvent(stores, { kind: 'receipt', receipt: { requestId: 'a', event: 'refused', detail: { code: 'navigated' } } as unknown as Receipt });
+    applyEvent(stores, { kind: 'receipts', receipts: [{ requestId: 'a', event: 'refused', detail: { code: 'navigated' } } as unknown as Receipt] });
     expect(stores.approvals.getState().notice).toMatch(/URL changed/);
   });
 

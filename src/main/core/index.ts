@@ -34,6 +34,7 @@ import { FileLedgerKeyHolder, defaultLedgerKeyFile, type LedgerKeyHolder } from 
 import { WitnessRelay } from './witness';
 import { ToolRouter, type PolicyRule } from './policy';
 import type { ExtensionLink } from './ports';
+import { batchReceiptEvents } from './receipt-events';
 import { SETTINGS_FILE, SettingsStore } from './settings';
 import type { TrustedInputGate } from './trusted-input';
 
@@ -261,7 +262,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
 
   // ---- wiring -------------------------------------------------------------------
   const unsubs: Array<() => void> = [];
-  unsubs.push(ledger.onAppend((r) => emit({ kind: 'receipt', receipt: r })));
+  // Batched (./receipt-events.ts): one event per receipt was most of the console's work under a flood.
+  unsubs.push(batchReceiptEvents((l) => ledger.onAppend(l), (receipts) => emit({ kind: 'receipts', receipts })));
   unsubs.push(broker.approvals.onChange((approvals) => emit({ kind: 'approvals', approvals })));
   // Sharing writes its own receipts (src/main/core/sharing); the UI hears every change.
   unsubs.push(broker.onSharedTabs((tabs) => emit({ kind: 'shared-tabs', tabs })));

@@ -37,9 +37,12 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.connection.getState().setLink(e.link);
     case 'shared-tabs':
       return stores.connection.getState().setSharedTabs(e.tabs);
-    case 'receipt':
-      stores.approvals.getState().explainEnd(e.receipt);
-      return stores.receipts.getState().add(e.receipt);
+    case 'receipts':
+      for (const r of e.receipts) {
+        stores.approvals.getState().explainEnd(r);
+        stores.receipts.getState().add(r);
+      }
+      return;
     case 'endpoint':
       return stores.connection.getState().setEndpoint(e.endpoint);
     case 'agent-tokens':
