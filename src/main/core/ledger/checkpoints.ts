@@ -232,3 +232,27 @@ export function checkCheckpoints(r: CheckpointReads, headCount: number, publicKe
   }
   return { problems, newest, unsignedTail };
 }
+
+/**
+ * At a read-write open with a key, inside the caller's write transaction: adopt a
+ * ledger that has never been signed when the key is new (sign its head through
+ * `store`), else check the newest checkpoint and the tail.
+ * @returns why signing must be held (the console never signs over a tampered file), or null.
+ */
+export function signingAtOpen(
+  db: Database.Database,
+  reads: CheckpointReads,
+  key: LedgerSigningKey,
+  head: { count: number; headHash: string },
+  keyCreated: boolean,
+  now: () => number,
+  store: (cp: SignedCheckpoint) => void,
+): string | null {
+  const newest = newestCheckpoint(reads);
+  if (!newest && head.count > 0 && keyCreated && missingTriggers(db).length === 0) {
+    store(key.sign({ count: head.count, headHash: head.headHash, time: now() }));
+    return null;
+  }
+  const found = checkCheckpoints(reads, head.count, key.publicKey);
+  return found.problems.length ? found.problems.map((p) => p.message).join('; ') : null;
+}

@@ -16,16 +16,17 @@
  * the chain check verify.ts; this class opens the file, appends, and delegates.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type Database from 'better-sqlite3';
 import { isOutcomeEvent, type Checkpoint, type Receipt, type ReceiptInput, type ReceiptPage, type ReceiptQuery, type VerifyReport } from '../../../shared/receipt';
 import type { SignedCheckpoint } from '../../../shared/checkpoint';
-import { MAX_UNSIGNED_TAIL, checkCheckpoints, keyIdOf, missingTriggers, newestCheckpoint, type CheckpointReads, type LedgerSigningKey } from './checkpoints';
+import { MAX_UNSIGNED_TAIL, newestCheckpoint, signingAtOpen, type CheckpointReads, type LedgerSigningKey } from './checkpoints';
 import { openDatabase, type OpenDatabaseOptions } from './sqlite';
 import { prepareSchema } from './schema';
 import { WalDurability, type DurabilityCounts, type SyncFd } from './durability';
+import { exportJsonLines } from './export';
+import { againstCheckpoint, withCheckpointChecks, type WitnessInput } from './report';
+import { LedgerStateError, type LedgerOptions } from './options';
 import {
   GENESIS_PREV_HASH, HASH_INPUT_SQL, HASH_INPUT_SQL_FORMAT_1, ROW_COLUMNS_SQL, ROW_COLUMNS_SQL_FORMAT_1, canonicalReceiptText, chainHash,
   type RawRow,
@@ -51,49 +52,9 @@ export {
   type VerifyOptions, type ParallelVerifyOptions, type VerifyStats, type VerifyAsyncOptions,
 } from './verify';
 
-export interface LedgerOptions extends Pick<OpenDatabaseOptions, 'electronAbiDir' | 'timeoutMs'> {
-  /**
-   * Open read-only (CLI verify/export/tail): no schema changes (a format-1 file
-   * is read as it is, not migrated), `append` throws. The file must exist.
-   */
-  readonly?: boolean;
-  /** Clock, ms since the epoch (tests inject one). Default Date.now. */
-  now?: () => number;
-  /**
-   * Sign checkpoints with this key (read-write opens; docs/ledger.md, "Signed checkpoints"):
-   * in the same transaction as any commit that holds an outcome receipt or would leave
-   * more than MAX_UNSIGNED_TAIL receipts unsigned. Its public key also checks signatures
-   * in `verify`. At open, the console checks the newest checkpoint and the tail; when
-   * they fail it stops signing (`signing().held`), so it never signs over a tampered file.
-   */
-  signingKey?: LedgerSigningKey;
-  /**
-   * The key was created just now (the first run with signing). Only then is a ledger
-   * that holds receipts but no checkpoint adopted: its head is signed at open. With an
-   * older key, a ledger without checkpoints fails the tail check instead (they were removed).
-   */
-  signingKeyCreated?: boolean;
-  /** For a reader without the private key (the CLI): the Ed25519 public key, raw 32 bytes in base64, that checks the signatures. */
-  publicKey?: string;
-  /** The fsync of the write-ahead log (default `fs.fsync`); tests replace it only to make it fail. */
-  syncFd?: SyncFd;
-}
-
-/**
- * The witness `verify` checks against (the extension's copy of the newest checkpoint):
- * `{checkpoint}` when one was read, or `{checkpoint: null, note}` saying why none could be
- * (not connected, the extension holds none, it answered an error). Undefined: not asked.
- */
-export type WitnessInput = { checkpoint: SignedCheckpoint | null; note?: string } | undefined;
-
-/** Thrown when the ledger is used after `close`, or appended to while read-only. */
-export class LedgerStateError extends Error {
-  readonly code = 'ledger-state';
-  constructor(message: string) {
-    super(message);
-    this.name = 'LedgerStateError';
-  }
-}
+export type { LedgerOptions } from './options';
+export { LedgerStateError } from './options';
+export type { WitnessInput } from './report';
 
 /**
  * The receipt ledger. One instance per database file and process is the normal
@@ -228,17 +189,9 @@ export class Ledger {
    * signing (the console never signs over a tampered file) and say why.
    */
   private openSigning(keyCreated: boolean): void {
-    const key = this.signingKey as LedgerSigningKey;
     const db = this.open();
     db.transaction(() => {
-      const head = this.head();
-      const newest = newestCheckpoint(this.checkpointReads);
-      if (!newest && head.count > 0 && keyCreated && missingTriggers(db).length === 0) {
-        this.storeCheckpoint(key.sign({ count: head.count, headHash: head.headHash, time: this.now() }));
-        return;
-      }
-      const found = checkCheckpoints(this.checkpointReads, head.count, key.publicKey);
-      if (found.problems.length) this.held = found.problems.map((p) => p.message).join('; ');
+      this.held = signingAtOpen(db, this.checkpointReads, this.signingKey as LedgerSigningKey, this.head(), keyCreated, this.now, (cp) => this.storeCheckpoint(cp));
     }).immediate();
   }
 
@@ -268,39 +221,15 @@ export class Ledger {
     };
   }
 
-  /**
-   * The chain report completed with the checks of checkpoints.ts: guard triggers, the
-   * newest signed checkpoint, the unsigned tail, and the witness when given. A ledger
-   * with no key, no checkpoint and all its triggers gets the chain report unchanged.
-   */
+  /** The chain report completed with the checks of checkpoints.ts (report.ts). */
   private withCheckpoints(report: VerifyReport, witness: WitnessInput): VerifyReport {
-    const head = this.head();
-    const w = witness && 'checkpoint' in witness ? witness.checkpoint : null;
-    const found = checkCheckpoints(this.checkpointReads, head.count, this.publicKey, w);
-    if (!this.publicKey && !found.newest && found.problems.length === 0 && witness === undefined) return report;
-    const problems = [
-      ...(report.firstBroken ? [{ code: 'chain', seq: report.firstBroken.seq, message: `chain: ${report.firstBroken.reason}` }] : []),
-      ...found.problems.map((p) => ({ code: p.code, seq: p.seq, message: p.message })),
-    ];
-    const witnessFailed = found.problems.some((p) => p.code.startsWith('witness-'));
-    const first = found.problems[0];
-    const out: VerifyReport = {
-      ...report,
-      ok: report.ok && problems.length === 0,
-      ...(report.firstBroken ? {} : first ? { firstBroken: { seq: first.seq, reason: first.message } } : {}),
-      problems,
-      signed: {
-        keyId: this.publicKey ? (this.signingKey?.keyId ?? keyIdOf(this.publicKey)) : null,
-        checkpoint: found.newest ? { count: found.newest.count, headHash: found.newest.headHash, time: found.newest.time } : null,
-        unsignedTail: found.unsignedTail,
-        tailBound: MAX_UNSIGNED_TAIL,
-        witness: w ? (witnessFailed ? 'failed' : 'agrees') : 'not-checked',
-        ...(witness && 'note' in witness ? { witnessNote: witness.note } : witness === undefined ? { witnessNote: 'no witness was asked' } : {}),
-        ...(this.signingKey ? { signingHeld: this.held } : {}),
-      },
-    };
-    out.summary = summarise(out);
-    return out;
+    return withCheckpointChecks(report, {
+      head: this.head(),
+      reads: this.checkpointReads,
+      publicKey: this.publicKey,
+      signing: this.signingKey ? { keyId: this.signingKey.keyId, held: this.held } : null,
+      witness,
+    });
   }
 
   private open(): Database.Database {
@@ -535,58 +464,22 @@ export class Ledger {
       throw new LedgerInputError('checkpoint must be {count: integer >= 0, headHash: 64 hex, time}');
     }
     const report = this.verify(opts);
-    if (!report.ok) return report;
-    if (report.count < checkpoint.count) {
-      return {
-        ...report,
-        ok: false,
-        firstBroken: {
-          seq: report.count + 1,
-          reason: `tail cut off: the checkpoint recorded ${checkpoint.count} receipts, the ledger ends at ${report.count}`,
-        },
-      };
-    }
-    const at = checkpoint.count === 0 ? GENESIS_PREV_HASH : this.get(checkpoint.count)?.hash;
-    if (at !== checkpoint.headHash) {
-      return {
-        ...report,
-        ok: false,
-        firstBroken: { seq: checkpoint.count, reason: `history rewritten: receipt ${checkpoint.count} has a different hash than the checkpoint recorded` },
-      };
-    }
-    return report;
+    if (!report.ok || report.count < checkpoint.count) return againstCheckpoint(report, checkpoint, null);
+    return againstCheckpoint(report, checkpoint, checkpoint.count === 0 ? GENESIS_PREV_HASH : (this.get(checkpoint.count)?.hash ?? null));
   }
 
   /**
    * Write every receipt, oldest first, as JSON Lines (one Receipt object per
    * line, UTF-8, "\n" after each) to a file path (created or replaced) or a
-   * writable stream (left open). Reads in chunks, so appends may continue
-   * meanwhile; the export covers the receipts present when it started.
+   * writable stream (left open); export.ts.
    * @returns the number of receipts written and the hash of the last one.
    */
   async export(target: string | Writable): Promise<{ count: number; headHash: string }> {
     this.open();
-    const { count: end, headHash } = this.head();
-    const toFile = typeof target === 'string';
-    const out: Writable = toFile ? createWriteStream(target) : target;
-    try {
-      let after = 0;
-      while (after < end) {
-        this.open();
-        const rows = this.stmts.chunk.all(after, end, 1000) as RawRow[];
-        if (rows.length === 0) break;
-        let text = '';
-        for (const r of rows) text += JSON.stringify(rowToReceipt(r)) + '\n';
-        after = (rows[rows.length - 1] as RawRow)[0];
-        if (!out.write(text)) await once(out, 'drain');
-      }
-    } finally {
-      if (toFile) {
-        out.end();
-        await once(out, 'finish');
-      }
-    }
-    return { count: end, headHash };
+    return exportJsonLines(this.head(), (after, end) => {
+      this.open();
+      return this.stmts.chunk.all(after, end, 1000) as RawRow[];
+    }, target);
   }
 
   /** Close the database; later calls throw LedgerStateError. Idempotent. */
@@ -602,25 +495,3 @@ export class Ledger {
   }
 }
 
-
-/** The report in one line for a person (the console's receipts panel and the CLI). */
-function summarise(r: VerifyReport): string {
-  const s = r.signed;
-  if (!r.ok) {
-    const list = (r.problems ?? []).map((p) => p.message).join('; ');
-    return `BROKEN: ${list || (r.firstBroken?.reason ?? 'unknown')}`;
-  }
-  const parts = [`${r.count} receipts, chain intact`];
-  if (s?.checkpoint) parts.push(`signed checkpoint at #${s.checkpoint.count}${s.keyId ? ` (key ${s.keyId.slice(0, 16)}…)` : ''}`);
-  else parts.push('no signed checkpoint yet');
-  if (s) {
-    parts.push(
-      s.unsignedTail === 0
-        ? 'no unsigned tail'
-        : `${s.unsignedTail} receipt${s.unsignedTail === 1 ? '' : 's'} after it unsigned (within the bound of ${s.tailBound}: a cut among them cannot be detected)`,
-    );
-    parts.push(s.witness === 'agrees' ? "the extension's witness agrees" : `witness not checked${s.witnessNote ? ` (${s.witnessNote})` : ''}`);
-    if (s.signingHeld) parts.push(`signing held: ${s.signingHeld}`);
-  }
-  return parts.join('; ');
-}
