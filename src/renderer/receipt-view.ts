@@ -15,6 +15,7 @@ export const FACULTY_LABELS: Record<Faculty, string> = {
   'webmcp-invoke': 'invoke',
   'list-tabs': 'list tabs',
   'page-info': 'page info',
+  'semantic-read': 'page snapshot',
   semantic: 'semantic',
   'live-patch': 'live patch',
   'raw-js': 'raw JS',

@@ -71,7 +71,7 @@ export function isOutcomeEvent(e: unknown): e is OutcomeEvent {
  * `console` for the link's and the console's own events. The one list: the
  * type, the ledger's input check and the UI's labels derive from it.
  */
-export const FACULTIES = ['webmcp-discover', 'webmcp-invoke', 'list-tabs', 'page-info', 'semantic', 'live-patch', 'raw-js', 'link', 'console'] as const;
+export const FACULTIES = ['webmcp-discover', 'webmcp-invoke', 'list-tabs', 'page-info', 'semantic-read', 'semantic', 'live-patch', 'raw-js', 'link', 'console'] as const;
 export type Faculty = (typeof FACULTIES)[number];
 
 /** Who caused a receipt: the agent (MCP client name/version), the person, the extension, or the console itself. */

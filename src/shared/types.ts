@@ -188,6 +188,38 @@ export interface PageInfo {
 }
 
 /**
+ * What `page_snapshot` reads in one shared tab (faculty `semantic-read`,
+ * operation `snapshot`; docs/semantic-snapshot.md): the semantic snapshot's
+ * text (format in src/shared/snapshot.ts), already redacted and bounded. All
+ * of `text` is UNTRUSTED page content.
+ */
+export interface SemanticSnapshot {
+  tabId: number;
+  /** The shared origin (the top document's). */
+  origin: string;
+  /** The top-level URL, stripped (src/shared/url.ts). */
+  url: string;
+  /** The top document's documentId. */
+  documentId: string;
+  /** The ref zoomed into (absent for the whole page). */
+  ref?: string;
+  /** The frame and document the snapshot starts in (the top's, or the ref's). */
+  frameId: number;
+  rootDocumentId: string;
+  text: string;
+  /** The text was cut at the budget (it then ends with the truncation marker). */
+  truncated: boolean;
+  /** UTF-8 bytes of `text`. */
+  bytes: number;
+  /** The budget it was cut to (UTF-8 bytes). */
+  maxBytes: number;
+  /** Element lines carrying a ref. */
+  refs: number;
+  /** Frames in the snapshot: read (same-origin), cross-origin (origin only), not read. */
+  frames: { read: number; crossOrigin: number; notRead: number };
+}
+
+/**
  * Where one frame of a shared tab is now (faculty `webmcp-discover`, operation
  * `locate`, arguments `{frameId, documentId}`): read in that very document by
  * the extension, for a request made after a same-document navigation

@@ -10,13 +10,14 @@ const reader = (id: string, operations: string[] = ['info']): ReadFaculty => ({
 describe('FacultyRegistry', () => {
   const registry = new FacultyRegistry(defaultFaculties());
 
-  it('registers the WebMCP faculties and page-info, each with its own content module', () => {
-    expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info']);
+  it('registers the WebMCP faculties, page-info and semantic-read, each with its own content module', () => {
+    expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info', 'semantic-read']);
     const modules = defaultFaculties().map((f) => [f.id, f.kind, f.contentModule, [...f.operations]]);
     expect(modules).toEqual([
       ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate', 'form']],
       ['webmcp-invoke', 'dispatch', 'webmcp', ['invoke']],
       ['page-info', 'read', 'page-info', ['info']],
+      ['semantic-read', 'read', 'semantic', ['snapshot']],
     ]);
   });
 

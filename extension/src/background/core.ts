@@ -16,6 +16,7 @@ import type { Grant } from '../../../src/shared/types';
 import { Dispatcher, type DispatcherDeps } from './dispatch';
 import { FacultyRegistry, type Faculty, type FacultyServices } from './faculties/registry';
 import { pageInfo } from './faculties/page-info';
+import { semanticRead } from './faculties/semantic-read';
 import { webmcpDiscover } from './faculties/webmcp-discover';
 import { webmcpInvoke } from './faculties/webmcp-invoke';
 import { NonceStore, SharingStore, type KeyValueArea } from './store';
@@ -25,7 +26,7 @@ import { documentLeaves, navigationSince } from './navigations';
 
 /** Every faculty of the extension. Adding one: its file in faculties/, its content module in ../content/, one line here. */
 export function defaultFaculties(): Faculty[] {
-  return [webmcpDiscover, webmcpInvoke(), pageInfo()];
+  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead()];
 }
 
 export interface WorkerCoreOptions {

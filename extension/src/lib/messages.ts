@@ -8,6 +8,7 @@
 import type { DiscoveryViolation, SharedTab, WebMcpSupport } from '../../../src/shared/types';
 import type { RawTool } from './inspect';
 import type { FormBinding } from '../../../src/shared/form';
+import type { SnapshotPart } from '../../../src/shared/snapshot';
 
 // ---- service worker → content modules ----------------------------------------------
 //
@@ -175,3 +176,34 @@ export interface PopupState {
   sharedTabs: SharedTab[];
   extensionVersion: string;
 }
+
+/** Messages of the `semantic` content module (content/semantic.ts). */
+export type ToSemantic = {
+  type: 'echo:semantic:snapshot';
+  /** Budget in UTF-8 bytes (src/shared/snapshot.ts SNAPSHOT_BYTES). */
+  maxBytes: number;
+  /** The document's tag, when the worker hands one out (only a document without a tag takes it). */
+  tag?: string;
+  /** Snapshot only the subtree of this ref (when it is this document's). */
+  ref?: string;
+};
+
+/** What `echo:semantic:snapshot` answers inside its Result (page text in `parts` is UNTRUSTED and already redacted). */
+export type SemanticReport =
+  /** The document has no tag yet and none was given: ask again with one. */
+  | { kind: 'need-tag' }
+  /** The ref's tag is not this document's. */
+  | { kind: 'not-mine'; tag: string }
+  | {
+      kind: 'snapshot';
+      tag: string;
+      /** The document's frame key (content/semantic.ts): its parent's parts name it. */
+      key: string;
+      parts: SnapshotPart[];
+      truncated: boolean;
+      refs: number;
+      /** `self.origin` (an opaque origin is `"null"`). */
+      origin: string;
+      /** `location.href`, exact (the worker strips it). */
+      url: string;
+    };

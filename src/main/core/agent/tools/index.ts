@@ -7,9 +7,10 @@
 import type { AgentTool } from '../tool';
 import { listTabs } from './list-tabs';
 import { pageInfo } from './page-info';
+import { pageSnapshot } from './page-snapshot';
 import { webmcpDiscover } from './webmcp-discover';
 import { webmcpInvoke } from './webmcp-invoke';
 import { requestStatus } from './request-status';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
-export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo, requestStatus];
+export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo, pageSnapshot, requestStatus];

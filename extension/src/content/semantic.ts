@@ -1,0 +1,92 @@
+/**
+ * The `semantic` content module (ISOLATED world), for the `semantic-read`
+ * faculty's `snapshot` (issue 10 item 2; docs/semantic-snapshot.md). Answers
+ * `echo:semantic:snapshot` (lib/messages.ts ToSemantic) with this document's
+ * snapshot parts (lib/semantic-walk.ts), or the subtree of one ref.
+ *
+ * It owns the document's refs: a tag the service worker hands it once (never
+ * reused in the browser session), a counter that never resets while the
+ * document lives, a WeakMap element → number (an element keeps its ref across
+ * snapshots) and number → WeakRef (the page keeps its elements; a removed one
+ * is `ref-stale`). A ref of another tag is not this document's (`notMine`);
+ * the worker answers `navigated` when no live document owns it. A random
+ * frame key, kept in this isolated world only, lets the parent document's walk
+ * say which child frame sits at each iframe.
+ *
+ * Injected on demand into the same-origin documents of a shared tab; runs
+ * once per document (a second injection finds the first instance). Changes
+ * nothing in the page.
+ */
+import { err, ok, type Result } from '../../../src/shared/result';
+import { parseRef, SNAPSHOT_BYTES } from '../../../src/shared/snapshot';
+import type { SemanticReport, ToSemantic } from '../lib/messages';
+import { FRAME_KEY_GLOBAL, walk } from '../lib/semantic-walk';
+
+const INSTANCE_KEY = '__echoConsoleSemantic';
+
+/** This document's frame key: a parent's walk finds it through contentWindow (lib/semantic-walk.ts FRAME_KEY_GLOBAL). */
+const frameKey: string = crypto.randomUUID();
+
+/** This document's refs. */
+const state = {
+  tag: null as string | null,
+  next: 1,
+  ids: new WeakMap<Element, number>(),
+  els: new Map<number, WeakRef<Element>>(),
+};
+
+function refFor(el: Element): string {
+  let id = state.ids.get(el);
+  if (id === undefined) {
+    id = state.next++;
+    state.ids.set(el, id);
+    state.els.set(id, new WeakRef(el));
+  }
+  return `${state.tag}${id}`;
+}
+
+/** Forget refs whose element was collected (the number stays spent). */
+function sweep(): void {
+  if (state.els.size < 4096) return;
+  for (const [id, w] of state.els) if (!w.deref()) state.els.delete(id);
+}
+
+function snapshot(m: Extract<ToSemantic, { type: 'echo:semantic:snapshot' }>): Result<SemanticReport> {
+  const maxBytes = Number.isSafeInteger(m.maxBytes) ? Math.min(Math.max(m.maxBytes, SNAPSHOT_BYTES.min), SNAPSHOT_BYTES.max) : SNAPSHOT_BYTES.default;
+  if (state.tag === null) {
+    if (typeof m.tag !== 'string' || !/^[a-z]{1,6}$/.test(m.tag)) return ok({ kind: 'need-tag' });
+    state.tag = m.tag;
+  }
+  let root: Element | null = document.body ?? document.documentElement;
+  if (m.ref !== undefined) {
+    const r = parseRef(m.ref);
+    if (!r || r.tag !== state.tag) return ok({ kind: 'not-mine', tag: state.tag });
+    if (r.id >= state.next) return err('ref-unknown', `no element of this document was given ref ${m.ref}`);
+    root = state.els.get(r.id)?.deref() ?? null;
+    // Connected through shadow roots counts: isConnected follows the composed tree.
+    if (!root || !root.isConnected || root.ownerDocument !== document) return err('ref-stale', `the element of ref ${m.ref} has left the page`);
+  }
+  if (!root) return ok({ kind: 'snapshot', tag: state.tag, key: frameKey, parts: [], truncated: false, refs: 0, origin: String(self.origin), url: String(location.href) });
+  const w = walk(root, { refFor }, maxBytes);
+  sweep();
+  return ok({ kind: 'snapshot', tag: state.tag, key: frameKey, parts: w.parts, truncated: w.truncated, refs: w.refs, origin: String(self.origin), url: String(location.href) });
+}
+
+/** Answers only `echo:semantic:*`; other modules share this isolated world. */
+function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unknown>) => void): undefined {
+  const m = msg as ToSemantic;
+  if (!m || typeof m !== 'object' || m.type !== 'echo:semantic:snapshot') return undefined;
+  try {
+    sendResponse(snapshot(m));
+  } catch (e) {
+    sendResponse(err('content-error', e instanceof Error ? e.message.slice(0, 256) : 'snapshot failed'));
+  }
+  return undefined;
+}
+
+const g = globalThis as unknown as Record<string, boolean | undefined>;
+if (!g[INSTANCE_KEY]) {
+  g[INSTANCE_KEY] = true;
+  Object.defineProperty(globalThis, FRAME_KEY_GLOBAL, { value: frameKey, enumerable: false });
+  chrome.runtime.onMessage.addListener(onMessage);
+}

@@ -1,0 +1,340 @@
+/**
+ * Roles, accessible names, states and values of elements for the semantic
+ * snapshot (content/semantic.ts, lib/semantic-walk.ts). A compact subset of
+ * WAI-ARIA 1.2 and HTML-AAM (implicit roles), and of the Accessible Name
+ * computation (accname 1.2: aria-labelledby, aria-label, labels, alt, legend,
+ * caption, placeholder, title, and name from content for the roles that allow
+ * it). Runs in the page's isolated world; reads the DOM, changes nothing.
+ *
+ * The blocked-surface rules (issue 10 item 5) live here too: password inputs,
+ * fields whose `autocomplete` names a credential, a one-time code or card data
+ * (src/shared/snapshot.ts BLOCKED_AUTOCOMPLETE), and forms holding a password.
+ */
+import { autocompleteBlocked } from '../../../src/shared/snapshot';
+
+/** Roles an agent can act on: they get a ref. */
+export const INTERACTIVE_ROLES: ReadonlySet<string> = new Set([
+  'button', 'link', 'checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'combobox', 'listbox', 'option', 'slider', 'spinbutton',
+  'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'gridcell',
+]);
+
+/** Container roles that get a line and a ref (to zoom into), even without a name. */
+export const CONTAINER_ROLES: ReadonlySet<string> = new Set([
+  'form', 'dialog', 'alertdialog', 'main', 'navigation', 'region', 'article', 'complementary', 'banner', 'contentinfo', 'search',
+  'list', 'table', 'grid', 'group', 'tabpanel', 'menu', 'menubar', 'tree', 'toolbar', 'tablist', 'radiogroup', 'iframe',
+]);
+
+/** Roles whose accessible name comes from their content (accname 1.2 §4.3.2 step 2F). */
+const NAME_FROM_CONTENT: ReadonlySet<string> = new Set([
+  'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'cell', 'gridcell',
+  'columnheader', 'rowheader', 'checkbox', 'radio', 'switch', 'tooltip', 'summary',
+]);
+
+/** Roles whose content is fully told by their name: their text is not repeated below them. */
+export const LEAF_TEXT_ROLES: ReadonlySet<string> = new Set([
+  'button', 'link', 'heading', 'option', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'cell', 'gridcell',
+  'columnheader', 'rowheader', 'checkbox', 'radio', 'switch', 'summary', 'img', 'textbox', 'combobox', 'listbox', 'searchbox',
+]);
+
+/** Input types shown after the role (`textbox:date`), where the type says how to read the value. */
+const SHOWN_TYPES: ReadonlySet<string> = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'email', 'tel', 'url', 'number', 'password', 'color', 'file']);
+
+const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+function inputRole(el: HTMLInputElement): string | null {
+  const t = el.type;
+  if (t === 'hidden') return null;
+  if (t === 'button' || t === 'submit' || t === 'reset' || t === 'image') return 'button';
+  if (t === 'checkbox') return el.getAttribute('role') === 'switch' ? 'switch' : 'checkbox';
+  if (t === 'radio') return 'radio';
+  if (t === 'range') return 'slider';
+  if (t === 'number') return 'spinbutton';
+  if (t === 'file') return 'button';
+  if (t === 'color') return 'button';
+  if (el.hasAttribute('list')) return 'combobox';
+  if (t === 'search') return 'searchbox';
+  return 'textbox';
+}
+
+/** The nearest ancestor (through shadow roots) matching `sel`, or null. */
+function closestComposed(el: Element, sel: string): Element | null {
+  let cur: Element | null = el;
+  while (cur) {
+    const hit = cur.closest(sel);
+    if (hit) return hit;
+    const root = cur.getRootNode();
+    cur = root instanceof ShadowRoot ? root.host : null;
+  }
+  return null;
+}
+
+/** The element's role (explicit `role` first token, else the implicit one); null for generic or presentational elements. */
+export function roleOf(el: Element): string | null {
+  const explicit = el.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
+  if (explicit && explicit !== 'none' && explicit !== 'presentation' && explicit !== 'generic') return explicit;
+  if (explicit === 'none' || explicit === 'presentation') return null;
+  const tag = el.localName;
+  switch (tag) {
+    case 'a':
+    case 'area':
+      return el.hasAttribute('href') ? 'link' : null;
+    case 'button':
+      return 'button';
+    case 'input':
+      return inputRole(el as HTMLInputElement);
+    case 'select':
+      return (el as HTMLSelectElement).multiple || (el as HTMLSelectElement).size > 1 ? 'listbox' : 'combobox';
+    case 'option':
+      return 'option';
+    case 'textarea':
+      return 'textbox';
+    case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
+      return 'heading';
+    case 'img':
+      return el.getAttribute('alt') === '' ? null : 'img';
+    case 'nav':
+      return 'navigation';
+    case 'main':
+      return 'main';
+    case 'header':
+    case 'footer':
+      // Only when not inside sectioning content (HTML-AAM); inside, they are generic.
+      if (el.parentElement && closestComposed(el.parentElement, 'article, aside, main, nav, section')) return null;
+      return tag === 'header' ? 'banner' : 'contentinfo';
+    case 'aside':
+      return 'complementary';
+    case 'form':
+      return 'form';
+    case 'search':
+      return 'search';
+    case 'section':
+      return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : null;
+    case 'article':
+      return 'article';
+    case 'ul': case 'ol': case 'menu':
+      return 'list';
+    case 'table':
+      return 'table';
+    case 'tr':
+      return 'row';
+    case 'td':
+      return 'cell';
+    case 'th':
+      return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
+    case 'dialog':
+      return 'dialog';
+    case 'fieldset': case 'details': case 'optgroup':
+      return 'group';
+    case 'summary':
+      // The disclosure's button (HTML-AAM): only the first summary of a details.
+      return el.parentElement?.localName === 'details' && el.parentElement.querySelector(':scope > summary') === el ? 'button' : null;
+    case 'progress':
+      return 'progressbar';
+    case 'meter':
+      return 'meter';
+    case 'hr':
+      return 'separator';
+    case 'iframe':
+      return 'iframe';
+    case 'svg':
+      return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'img' : null;
+    default:
+      if (el instanceof HTMLElement && el.isContentEditable && !el.parentElement?.isContentEditable) return 'textbox';
+      return null;
+  }
+}
+
+/** Whether an element is rendered (not display:none or content-visibility hidden, not `hidden`/aria-hidden). */
+export function isHidden(el: Element): boolean {
+  if (el.getAttribute('aria-hidden') === 'true') return true;
+  if (el.localName === 'input' && (el as HTMLInputElement).type === 'hidden') return true;
+  // <option>s have no box of their own inside a closed <select>: keep them.
+  if (el.localName === 'option' || el.localName === 'optgroup') return false;
+  if (el.checkVisibility({ visibilityProperty: true })) return false;
+  // `display: contents` (a <slot>, a wrapper) has no box of its own but its children may: walk them.
+  return getComputedStyle(el).display !== 'contents';
+}
+
+/** The text of a subtree for a name (accname "name from content"): text and img alt, hidden parts left out. */
+export function textOf(node: Node, budget = 2000): string {
+  let out = '';
+  const walk = (n: Node): void => {
+    if (out.length > budget) return;
+    if (n.nodeType === Node.TEXT_NODE) {
+      out += n.nodeValue ?? '';
+      return;
+    }
+    if (!(n instanceof Element)) return;
+    if (n.getAttribute('aria-hidden') === 'true' || n.localName === 'script' || n.localName === 'style') return;
+    if (n.localName === 'img') {
+      out += ` ${n.getAttribute('alt') ?? ''} `;
+      return;
+    }
+    if (n.localName === 'input' && ['button', 'submit', 'reset'].includes((n as HTMLInputElement).type)) {
+      out += ` ${(n as HTMLInputElement).value} `;
+      return;
+    }
+    const sr = shadowRootOf(n);
+    const kids = sr ? sr.childNodes : n.localName === 'slot' ? (n as HTMLSlotElement).assignedNodes({ flatten: true }) : n.childNodes;
+    const block = !INLINE_TAGS.has(n.localName);
+    if (block) out += ' ';
+    for (const k of kids) walk(k);
+    if (block) out += ' ';
+  };
+  walk(node);
+  return collapse(out).slice(0, budget);
+}
+
+/** Tags rendered inline by default: their text joins the text around them. */
+export const INLINE_TAGS: ReadonlySet<string> = new Set([
+  'a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'mark', 'q', 's', 'samp', 'small',
+  'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'label', 'output', 'slot', 'del', 'ins', 'wbr', 'img', 'svg',
+]);
+
+/** The element's shadow root, open or closed (chrome.dom.openOrClosedShadowRoot, FACTS: closed roots too), or null. */
+export function shadowRootOf(el: Element): ShadowRoot | null {
+  if (!(el instanceof HTMLElement)) return null;
+  try {
+    return chrome.dom.openOrClosedShadowRoot(el) ?? null;
+  } catch {
+    return el.shadowRoot;
+  }
+}
+
+function byIds(el: Element, ids: string): string {
+  const root = el.getRootNode() as Document | ShadowRoot;
+  return collapse(
+    ids
+      .split(/\s+/)
+      .map((id) => (id ? root.getElementById?.(id) : null))
+      .filter((x): x is HTMLElement => !!x)
+      .map((x) => textOf(x))
+      .join(' '),
+  );
+}
+
+/** The accessible name of `el` with role `role` (accname 1.2, the common steps). */
+export function nameOf(el: Element, role: string | null): string {
+  const lb = el.getAttribute('aria-labelledby');
+  if (lb) {
+    const n = byIds(el, lb);
+    if (n) return n;
+  }
+  const al = el.getAttribute('aria-label');
+  if (al && al.trim()) return collapse(al);
+  const tag = el.localName;
+  if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'meter' || tag === 'progress') {
+    const input = el as HTMLInputElement;
+    if (tag === 'input' && ['button', 'submit', 'reset'].includes(input.type)) return collapse(input.value || (input.type === 'submit' ? 'Submit' : input.type === 'reset' ? 'Reset' : ''));
+    if (tag === 'input' && input.type === 'image') return collapse(input.alt || input.value || 'Submit');
+    const labels = input.labels ? [...input.labels].map((l) => textOfLabel(l, el)).join(' ') : '';
+    if (collapse(labels)) return collapse(labels);
+    const ph = el.getAttribute('placeholder');
+    if (ph && ph.trim()) return collapse(ph);
+  }
+  if (tag === 'img' || tag === 'area') {
+    const alt = el.getAttribute('alt');
+    if (alt && alt.trim()) return collapse(alt);
+  }
+  if (tag === 'fieldset') {
+    const lg = el.querySelector(':scope > legend');
+    if (lg) return textOf(lg);
+  }
+  if (tag === 'table') {
+    const cap = (el as HTMLTableElement).caption;
+    if (cap) return textOf(cap);
+  }
+  if (tag === 'iframe') return collapse(el.getAttribute('title') ?? '');
+  if (role && NAME_FROM_CONTENT.has(role)) {
+    const t = textOf(el);
+    if (t) return t;
+  }
+  const title = el.getAttribute('title');
+  return title ? collapse(title) : '';
+}
+
+/** A label's text without the text of the control inside it (its value is no part of its name). */
+function textOfLabel(label: HTMLLabelElement, control: Element): string {
+  if (!label.contains(control)) return textOf(label);
+  const copy = label.cloneNode(true) as HTMLElement;
+  copy.querySelectorAll('input, select, textarea').forEach((c) => c.remove());
+  return textOf(copy);
+}
+
+/** Whether a field is a blocked surface by itself: a password input, or an `autocomplete` naming a credential, one-time code or card data. */
+export function fieldBlocked(el: Element): boolean {
+  if (el.localName === 'input' && (el as HTMLInputElement).type === 'password') return true;
+  if (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select') return autocompleteBlocked(el.getAttribute('autocomplete'));
+  return false;
+}
+
+/** Whether a form holds a password input (then the form and every field in it are blocked), including fields associated by `form=`. */
+export function formHoldsPassword(form: HTMLFormElement): boolean {
+  for (const c of form.elements) if (c instanceof HTMLInputElement && c.type === 'password') return true;
+  return false;
+}
+
+/** The states the snapshot shows (checked, mixed, selected, expanded, collapsed, pressed, disabled, required, readonly, invalid, focused). */
+export function statesOf(el: Element, role: string, focused: boolean): string[] {
+  const s: string[] = [];
+  const aria = (a: string) => el.getAttribute(a);
+  if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
+    const native = el instanceof HTMLInputElement && (el.type === 'checkbox' || el.type === 'radio');
+    if (native && (el as HTMLInputElement).indeterminate) s.push('mixed');
+    else if (native ? (el as HTMLInputElement).checked : aria('aria-checked') === 'true') s.push('checked');
+    else if (aria('aria-checked') === 'mixed') s.push('mixed');
+  }
+  if (role === 'option' && (el instanceof HTMLOptionElement ? el.selected : aria('aria-selected') === 'true')) s.push('selected');
+  if ((role === 'tab' || role === 'gridcell' || role === 'row' || role === 'treeitem') && aria('aria-selected') === 'true') s.push('selected');
+  const exp = aria('aria-expanded');
+  if (exp === 'true') s.push('expanded');
+  else if (exp === 'false') s.push('collapsed');
+  else if (el.localName === 'summary' && role === 'button' && el.parentElement instanceof HTMLDetailsElement) s.push(el.parentElement.open ? 'expanded' : 'collapsed');
+  const pressed = aria('aria-pressed');
+  if (pressed === 'true') s.push('pressed');
+  else if (pressed === 'mixed') s.push('pressed=mixed');
+  if (el.matches(':disabled') || aria('aria-disabled') === 'true') s.push('disabled');
+  if ((el as HTMLInputElement).required === true || aria('aria-required') === 'true') s.push('required');
+  if ((el as HTMLInputElement).readOnly === true || aria('aria-readonly') === 'true') s.push('readonly');
+  if (aria('aria-invalid') === 'true' || ((el as HTMLInputElement).willValidate && el.matches(':user-invalid'))) s.push('invalid');
+  if (el.localName === 'dialog' && (el as HTMLDialogElement).open && el.matches(':modal')) s.push('modal');
+  if (focused) s.push('focused');
+  return s;
+}
+
+/** The input type shown after the role, if it says how to read the value. */
+export function shownType(el: Element): string | undefined {
+  if (el.localName !== 'input') return undefined;
+  const t = (el as HTMLInputElement).type;
+  return SHOWN_TYPES.has(t) ? t : undefined;
+}
+
+/** The heading level of `el` (h1–h6, or aria-level), or 2. */
+export function headingLevel(el: Element): number {
+  const m = /^h([1-6])$/.exec(el.localName);
+  if (m) return Number(m[1]);
+  const l = Number(el.getAttribute('aria-level'));
+  return Number.isInteger(l) && l >= 1 && l <= 9 ? l : 2;
+}
+
+/**
+ * The current value of a field as text (unredacted: the caller redacts and
+ * never calls this for a blocked field); undefined when the role has none.
+ */
+export function valueOf(el: Element, role: string): string | undefined {
+  if (el instanceof HTMLInputElement) {
+    if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'hidden', 'password'].includes(el.type)) return undefined;
+    if (el.type === 'file') return el.files && el.files.length ? [...el.files].map((f) => f.name).join(', ') : undefined;
+    return el.value;
+  }
+  if (el instanceof HTMLTextAreaElement) return el.value;
+  if (el instanceof HTMLSelectElement) {
+    const sel = [...el.selectedOptions].map((o) => collapse(o.label || o.text));
+    return sel.join(', ');
+  }
+  if (el instanceof HTMLProgressElement || el instanceof HTMLMeterElement) return String(el.value);
+  if (role === 'textbox' && el instanceof HTMLElement && el.isContentEditable) return collapse(el.innerText ?? '');
+  const now = el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow');
+  if (now !== null && ['slider', 'spinbutton', 'progressbar', 'meter', 'scrollbar'].includes(role)) return now;
+  return undefined;
+}
