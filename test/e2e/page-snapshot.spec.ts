@@ -133,6 +133,10 @@ test('states and values of select, radio, checkbox, date and text inputs; the pa
     expect(t).not.toContain('PRIVATE-12345');
     expect(t).not.toContain('private-field-value');
     expect(t).not.toContain('Balance');
+    // Nor does it name anything else (aria-labelledby pointing into it gives no name).
+    expect(t).toMatch(/^button "Show" #[a-z]+\d+$/m);
+    // A heading inside a link keeps its line (the link's name already holds its text).
+    expect(t).toMatch(/^link "Card heading with more words" #[a-z]+\d+\n h3 "Card heading"$/m);
     // The person types a password: still never shown.
     const page = world.context.pages().find((p) => p.url().includes('/snapshot/form.html'))!;
     await page.locator('#login input[type=password]').fill('typed-Secret-777');

@@ -10,7 +10,7 @@
  * fields whose `autocomplete` names a credential, a one-time code or card data
  * (src/shared/snapshot.ts BLOCKED_AUTOCOMPLETE), and forms holding a password.
  */
-import { autocompleteBlocked } from '../../../src/shared/snapshot';
+import { autocompleteBlocked, PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
 
 /** Roles an agent can act on: they get a ref. */
 export const INTERACTIVE_ROLES: ReadonlySet<string> = new Set([
@@ -66,6 +66,11 @@ function closestComposed(el: Element, sel: string): Element | null {
     cur = root instanceof ShadowRoot ? root.host : null;
   }
   return null;
+}
+
+/** Whether `el` or an ancestor (through shadow roots) carries PRIVATE_ATTRIBUTE. */
+export function insidePrivate(el: Element): boolean {
+  return closestComposed(el, `[${PRIVATE_ATTRIBUTE}]`) !== null;
 }
 
 /** The element's role (explicit `role` first token, else the implicit one); null for generic or presentational elements. */
@@ -165,7 +170,8 @@ export function textOf(node: Node, budget = 2000): string {
       return;
     }
     if (!(n instanceof Element)) return;
-    if (n.getAttribute('aria-hidden') === 'true' || n.localName === 'script' || n.localName === 'style') return;
+    // A private part gives no name to anything around it either.
+    if (n.getAttribute('aria-hidden') === 'true' || n.localName === 'script' || n.localName === 'style' || n.hasAttribute(PRIVATE_ATTRIBUTE)) return;
     if (n.localName === 'img') {
       out += ` ${n.getAttribute('alt') ?? ''} `;
       return;
@@ -207,7 +213,7 @@ function byIds(el: Element, ids: string): string {
     ids
       .split(/\s+/)
       .map((id) => (id ? root.getElementById?.(id) : null))
-      .filter((x): x is HTMLElement => !!x)
+      .filter((x): x is HTMLElement => !!x && !insidePrivate(x))
       .map((x) => textOf(x))
       .join(' '),
   );

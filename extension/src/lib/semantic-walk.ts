@@ -18,7 +18,7 @@ import { redactText } from '../../../src/shared/redact';
 import { formatLine, PRIVATE_ATTRIBUTE, quote, type NodeLine, type SnapshotPart } from '../../../src/shared/snapshot';
 import { utf8Length } from '../../../src/shared/bounds';
 import {
-  CONTAINER_ROLES, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, headingLevel, isHidden, nameOf,
+  CONTAINER_ROLES, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, headingLevel, insidePrivate, isHidden, nameOf,
   roleOf, shadowRootOf, shownType, statesOf, valueOf,
 } from './semantic-roles';
 
@@ -182,7 +182,8 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
       if (!inline) flush(ctx.depth);
       return;
     }
-    if (ctx.noText && (role === 'img' || (!INTERACTIVE_ROLES.has(role) && !CONTAINER_ROLES.has(role)))) {
+    // Inside a role whose name tells its text, only what an agent acts on or zooms into, and headings, keep a line.
+    if (ctx.noText && (role === 'img' || (!INTERACTIVE_ROLES.has(role) && !CONTAINER_ROLES.has(role) && role !== 'heading'))) {
       walkKids(n, ctx);
       return;
     }
@@ -233,7 +234,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
   try {
     const ctx: Ctx = { depth: 0, noText: false, labelText: false, inSelect: false };
     const root0 = root.ownerDocument.body === root || root === root.ownerDocument.documentElement;
-    const privateAncestor = !root0 && closestPrivate(root);
+    const privateAncestor = !root0 && insidePrivate(root);
     if (privateAncestor) push(formatLine({ role: roleOf(root) ?? 'generic', states: ['blocked', 'private'] }), 0);
     else if (root0) walkKids(root, ctx);
     else visit(root, ctx);
@@ -244,15 +245,4 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
   }
   endText();
   return { parts, truncated, refs: refCount };
-}
-
-/** Whether `el` or an ancestor (through shadow roots) carries PRIVATE_ATTRIBUTE. */
-function closestPrivate(el: Element): boolean {
-  let cur: Element | null = el;
-  while (cur) {
-    if (cur.closest(`[${PRIVATE_ATTRIBUTE}]`)) return true;
-    const r = cur.getRootNode();
-    cur = r instanceof ShadowRoot ? r.host : null;
-  }
-  return false;
 }
