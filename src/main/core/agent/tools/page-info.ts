@@ -10,12 +10,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PageInfo } from '../../../../shared/types';
 import { defineAgentTool } from '../tool';
+import { isCount, isObj, isStr } from '../answer-checks';
 import { errorResult, tabIdSchema, text } from '../answers';
 import { untrustedBlock, untrustedJson } from '../untrusted';
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
-const isStr = (v: unknown, max = 8192): v is string => typeof v === 'string' && v.length <= max;
 
 /**
  * Check the extension's `page-info` answer field by field (it crossed the link:
@@ -30,7 +28,7 @@ export function checkPageInfo(v: unknown, tabId: number): { ok: true; value: Pag
   if (!Array.isArray(v.frames) || v.frames.length > 1024) return { ok: false, message: 'frames is not a bounded array' };
   const frames: PageInfo['frames'] = [];
   for (const f of v.frames as unknown[]) {
-    if (!isObj(f) || !isInt(f.frameId)) return { ok: false, message: 'a frame has no frameId' };
+    if (!isObj(f) || !isCount(f.frameId)) return { ok: false, message: 'a frame has no frameId' };
     if (f.sameOrigin === true) {
       if (!isStr(f.url) || !isStr(f.documentId) || typeof f.webmcp !== 'boolean') return { ok: false, message: `frame ${f.frameId} is malformed` };
       frames.push({ frameId: f.frameId, sameOrigin: true, url: f.url, documentId: f.documentId, webmcp: f.webmcp });
@@ -40,7 +38,7 @@ export function checkPageInfo(v: unknown, tabId: number): { ok: true; value: Pag
       frames.push({ frameId: f.frameId, sameOrigin: false, origin: f.origin });
     } else return { ok: false, message: `frame ${f.frameId}: sameOrigin is not a boolean` };
   }
-  if (v.framesOmitted !== undefined && !isInt(v.framesOmitted)) return { ok: false, message: 'framesOmitted is not a count' };
+  if (v.framesOmitted !== undefined && !isCount(v.framesOmitted)) return { ok: false, message: 'framesOmitted is not a count' };
   return {
     ok: true,
     value: {
@@ -51,7 +49,7 @@ export function checkPageInfo(v: unknown, tabId: number): { ok: true; value: Pag
       documentId: v.documentId as string,
       webmcp: v.webmcp,
       frames,
-      ...(isInt(v.framesOmitted) && v.framesOmitted > 0 ? { framesOmitted: v.framesOmitted } : {}),
+      ...(isCount(v.framesOmitted) && v.framesOmitted > 0 ? { framesOmitted: v.framesOmitted } : {}),
     },
   };
 }

@@ -16,12 +16,10 @@ import { SNAPSHOT_BYTES, cutAtLine, quote } from '../../../../shared/snapshot';
 import { utf8Length } from '../../../../shared/bounds';
 import type { SemanticSnapshot } from '../../../../shared/types';
 import { defineAgentTool } from '../tool';
+import { isCount, isObj, isStr } from '../answer-checks';
 import { errorResult, tabIdSchema, text } from '../answers';
 import { untrustedBlock } from '../untrusted';
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
-const isStr = (v: unknown, max = 8192): v is string => typeof v === 'string' && v.length <= max;
 
 /**
  * Check the extension's `semantic-read` answer field by field (it crossed the
@@ -35,10 +33,10 @@ export function checkSnapshot(v: unknown, tabId: number, maxBytes: number): { ok
   if (v.tabId !== tabId) return { ok: false, message: 'tabId differs from the request' };
   for (const k of ['url', 'origin', 'documentId', 'rootDocumentId'] as const) if (!isStr(v[k])) return { ok: false, message: `${k} is not a string` };
   if (!isStr(v.text, SNAPSHOT_BYTES.max * 2)) return { ok: false, message: 'text is not a bounded string' };
-  if (!isInt(v.frameId) || !isInt(v.refs)) return { ok: false, message: 'frameId or refs is not a count' };
+  if (!isCount(v.frameId) || !isCount(v.refs)) return { ok: false, message: 'frameId or refs is not a count' };
   if (typeof v.truncated !== 'boolean') return { ok: false, message: 'truncated is not a boolean' };
   const f = v.frames;
-  if (!isObj(f) || !isInt(f.read) || !isInt(f.crossOrigin) || !isInt(f.notRead)) return { ok: false, message: 'frames is not three counts' };
+  if (!isObj(f) || !isCount(f.read) || !isCount(f.crossOrigin) || !isCount(f.notRead)) return { ok: false, message: 'frames is not three counts' };
   if (v.ref !== undefined && !isStr(v.ref, 64)) return { ok: false, message: 'ref is not a string' };
   // The console's own redaction over the whole text, then its own bound (a redaction marker can be longer than what it hides).
   let t = redactText(v.text as string).value;
