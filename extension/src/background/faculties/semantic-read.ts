@@ -67,16 +67,16 @@ const chromeDeps: SemanticDeps = {
   frames: liveFrames,
   inject: (tabId, ids) => injectInto(tabId, ids, SEMANTIC_MODULE),
   ask: askFrame,
-  // One at a time, so two snapshots never hand out the same number.
+  // One at a time, so two snapshots never hand out the same number; a failed
+  // write fails that snapshot only (the number was not stored, so none is spent twice).
   nextTag: () =>
-    (tagChain = tagChain.then(
-      async () => {
+    (tagChain = tagChain
+      .catch(() => 0)
+      .then(async () => {
         const last = Number((await chrome.storage.session.get(TAG_KEY))[TAG_KEY] ?? 0) || 0;
         await chrome.storage.session.set({ [TAG_KEY]: last + 1 });
         return last + 1;
-      },
-      () => Promise.reject(new Error('tag allocation failed')),
-    )),
+      })),
   lastTag: async () => Number((await chrome.storage.session.get(TAG_KEY))[TAG_KEY] ?? 0) || 0,
 };
 
