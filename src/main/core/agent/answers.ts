@@ -16,6 +16,15 @@ export const text = (t: string) => ({ type: 'text' as const, text: t });
 /** The schema of a `tabId` argument (Chrome tab ids are positive int32). */
 export const tabIdSchema = { type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'A tab id from list_tabs.' } as const;
 
+/**
+ * A tools/call refused by the agent token's call rate (issue 9 item 3, ./quotas.ts), as the
+ * MCP tool error a handler gives: `Error (rate-limited): <message>`. The same text whether the
+ * call came over HTTP (answered at the endpoint's door) or the agent socket (in the handler).
+ */
+export function rateLimitedResult(message: string): CallToolResult {
+  return { isError: true, content: [text(`Error (rate-limited): ${message}`)] };
+}
+
 /** A refused or failed call as an MCP tool error, with failing paths and any page text labelled. */
 export function errorResult(a: Extract<BrokerAnswer<unknown>, { ok: false }>, source: string): CallToolResult {
   const detail = refusalDetail(a.error.detail) ?? {};
