@@ -1,6 +1,6 @@
 /**
  * The contract of the link between the console and the extension (docs/design.md, "Conventions" §1).
- * Kept whole though over 500 lines: one contract file per boundary (Conventions §1); the checks below are its schemas.
+ * The checks below are its schemas, built from the validators of ./checks.ts.
  *
  * Path: extension service worker ⇄ Chrome native messaging (stdio, 4-byte
  * little-endian length + UTF-8 JSON, src/shared/framing.ts) ⇄ native host
@@ -32,6 +32,7 @@
  *             unpair (ext) / unpaired (console) end the pairing on both sides.
  *   either side → error{code, message} for a refused or malformed message.
  */
+import { also, arr, bool, checkProblem, int, isObj, json, nul, nullable, num, obj, oneOf, opt, str, tagged, type Check } from './checks';
 import { LIMITS, utf8Bytes } from './limits';
 import { INVOCATION_OUTCOMES } from './receipt';
 import { checkpointShapeProblem, type SignedCheckpoint } from './checkpoint';
@@ -185,100 +186,6 @@ export type HostToExtension = { type: 'host-error'; code: 'console-not-running' 
 
 /** The first frame the native host sends to the console over the socket: who Chrome said is calling. */
 export type HostToConsole = { type: 'host-hello'; callerOrigin: string; hostVersion: string; pid: number };
-
-// ---- validation (hand-written: no eval, runs in the extension's service worker) --------
-//
-// A validator is a function (value, path) → error text or null. They are small
-// and composed from tables below, so every message type has one line per field.
-
-type Check = (v: unknown, path: string) => string | null;
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const has = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
-function str(opts: { min?: number; max?: number; pattern?: RegExp; what?: string } = {}): Check {
-  const { min = 0, max = LIMITS.maxMessageBytes, pattern, what } = opts;
-  return (v, p) => {
-    if (typeof v !== 'string') return `${p}: expected a string`;
-    if (v.length < min || v.length > max) return `${p}: length ${v.length} is outside ${min}..${max}`;
-    if (pattern && !pattern.test(v)) return `${p}: expected ${what ?? String(pattern)}`;
-    return null;
-  };
-}
-function int(min = 0, max = Number.MAX_SAFE_INTEGER): Check {
-  return (v, p) => (Number.isSafeInteger(v) && (v as number) >= min && (v as number) <= max ? null : `${p}: expected an integer in ${min}..${max}`);
-}
-const num: Check = (v, p) => (typeof v === 'number' && Number.isFinite(v) ? null : `${p}: expected a finite number`);
-const bool: Check = (v, p) => (typeof v === 'boolean' ? null : `${p}: expected a boolean`);
-const nul: Check = (v, p) => (v === null ? null : `${p}: expected null`);
-function oneOf(...values: readonly (string | number | boolean | null)[]): Check {
-  return (v, p) => (values.includes(v as never) ? null : `${p}: expected one of ${values.map((x) => JSON.stringify(x)).join(', ')}`);
-}
-function nullable(c: Check): Check {
-  return (v, p) => (v === null ? null : c(v, p));
-}
-function arr(c: Check, max: number): Check {
-  return (v, p) => {
-    if (!Array.isArray(v)) return `${p}: expected an array`;
-    if (v.length > max) return `${p}: ${v.length} items exceed the limit of ${max}`;
-    for (let i = 0; i < v.length; i++) {
-      const e = c(v[i], `${p}[${i}]`);
-      if (e) return e;
-    }
-    return null;
-  };
-}
-/** Any JSON value, nesting at most `maxDepth` (JSON.parse output is otherwise already JSON). */
-function json(maxDepth = 64): Check {
-  const walk = (v: unknown, p: string, d: number): string | null => {
-    if (v === null || typeof v === 'string' || typeof v === 'boolean') return null;
-    if (typeof v === 'number') return Number.isFinite(v) ? null : `${p}: non-finite number`;
-    if (typeof v !== 'object') return `${p}: not a JSON value`;
-    if (d >= maxDepth) return `${p}: nested deeper than ${maxDepth}`;
-    for (const [k, child] of Array.isArray(v) ? v.entries() : Object.entries(v)) {
-      const e = walk(child, `${p}.${k}`, d + 1);
-      if (e) return e;
-    }
-    return null;
-  };
-  return (v, p) => (v === undefined ? `${p}: missing` : walk(v, p, 0));
-}
-const OPTIONAL = Symbol('optional');
-type Field = Check | { [OPTIONAL]: Check };
-const opt = (c: Check): Field => ({ [OPTIONAL]: c });
-/**
- * An object with exactly these fields. `strict`: refuse unknown keys (link
- * messages); otherwise unknown keys are tolerated (domain values others extend).
- */
-function obj(shape: Record<string, Field>, strict = true): Check {
-  return (v, p) => {
-    if (!isObj(v)) return `${p}: expected an object`;
-    for (const [k, f] of Object.entries(shape)) {
-      const optional = typeof f !== 'function';
-      const check = optional ? f[OPTIONAL] : f;
-      if (!has(v, k) || v[k] === undefined) {
-        if (optional) continue;
-        return `${p}.${k}: missing`;
-      }
-      const e = check(v[k], `${p}.${k}`);
-      if (e) return e;
-    }
-    if (strict) for (const k of Object.keys(v)) if (!has(shape, k)) return `${p}.${k}: unexpected field`;
-    return null;
-  };
-}
-/** A discriminated union on `key`: one object shape per tag. */
-function tagged(key: string, table: Record<string, Check>): Check {
-  return (v, p) => {
-    if (!isObj(v)) return `${p}: expected an object`;
-    const tag = v[key];
-    if (typeof tag !== 'string' || !has(table, tag)) return `${p}.${key}: unknown ${key} ${JSON.stringify(tag)?.slice(0, 40)}`;
-    return (table[tag] as Check)(v, p);
-  };
-}
-function also(c: Check, extra: (v: Record<string, unknown>, p: string) => string | null): Check {
-  return (v, p) => c(v, p) ?? extra(v as Record<string, unknown>, p);
-}
 
 /** Field formats shared by the validators and the crypto (exported for tests and the link code). */
 export const FORMATS = {
@@ -518,13 +425,8 @@ const requestValue: { [K in keyof ConsoleRequestValue]: Check } = {
 };
 
 function run<T>(check: Check, x: unknown, root: string): Result<T> {
-  let e: string | null;
-  try {
-    e = check(x, root);
-  } catch (thrown) {
-    // Defensive: a validator must never take a side down (e.g. a getter on a hostile object).
-    e = `${root}: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
-  }
+  // checkProblem never throws: a validator must never take a side down (e.g. a getter on a hostile object).
+  const e = checkProblem(check, x, root);
   return e === null ? { ok: true, value: x as T } : { ok: false, error: { code: 'bad-message', message: e } };
 }
 
