@@ -8,13 +8,15 @@
  * Redaction fails closed: when in doubt (a random-looking base64 run, a cycle, nesting too
  * deep to walk) the value is hidden, because a false positive costs the person a
  * glance at the page while a false negative stores a credential forever.
- * Kept whole though over 500 lines: one redaction policy (keys, text rules, walk) that is reviewed and changed as one;
- * the JSON scan it uses on result text is src/shared/redact-json.ts, the shape tests src/shared/redact-shapes.ts.
+ * This file holds the text rules and the walk over values; which key names mark a secret (or a digest)
+ * is src/shared/redact-keys.ts, the JSON scan it uses on result text src/shared/redact-json.ts, the
+ * shape tests src/shared/redact-shapes.ts.
  */
 import { redactJsonText as scanJson, type JsonRedactHooks } from './redact-json';
+import { isDigestKey, pairNameRule, sensitiveKeyRule } from './redact-keys';
 import { cardLike, credentialShaped, luhnValid, randomLooking, secretShaped } from './redact-shapes';
 
-export { luhnValid };
+export { luhnValid, sensitiveKeyRule };
 
 /** Marker that replaces a secret: `[redacted:<rule>]`. */
 export function redactionMarker(rule: string): string {
@@ -25,86 +27,6 @@ export function redactionMarker(rule: string): string {
 export interface Redacted<T = unknown> {
   value: T;
   redacted: boolean;
-}
-
-// ---------------------------------------------------------------------------
-// Sensitive keys
-
-/**
- * Normalised key names (lower case; `-`, `_`, `.` and white space removed) whose
- * values are secret, mapped to the rule name used in the marker.
- */
-const EXACT_KEYS: ReadonlyMap<string, string> = new Map([
-  ['password', 'password'],
-  ['passwd', 'password'],
-  ['pwd', 'password'],
-  ['pass', 'password'],
-  ['passcode', 'password'],
-  ['passphrase', 'password'],
-  ['pin', 'pin'],
-  ['pincode', 'pin'],
-  ['token', 'token'],
-  ['accesstoken', 'token'],
-  ['refreshtoken', 'token'],
-  ['idtoken', 'token'],
-  ['secret', 'secret'],
-  ['clientsecret', 'secret'],
-  ['secretid', 'secret'], // Vault AppRole secret_id: a credential despite the "id"
-  ['credential', 'secret'],
-  ['credentials', 'secret'],
-  ['authorization', 'authorization'],
-  ['proxyauthorization', 'authorization'],
-  ['cookie', 'cookie'],
-  ['setcookie', 'cookie'],
-  ['session', 'session'],
-  ['sessionid', 'session'],
-  ['otp', 'otp'],
-  ['totp', 'otp'],
-  ['apikey', 'apikey'],
-  ['xapikey', 'apikey'],
-  ['privatekey', 'privatekey'],
-  ['cvv', 'card'],
-  ['cvc', 'card'],
-]);
-
-/**
- * Suffixes that make a compound key sensitive (`db_password`, `githubToken`,
- * `x-auth-token`, `stripeSecret`, `PHPSESSID`). Chosen so that ordinary keys do
- * not end with them: `max_tokens` ends in "tokens", not "token", and is kept.
- */
-const KEY_SUFFIXES: ReadonlyArray<readonly [string, string]> = [
-  ['password', 'password'],
-  ['passwd', 'password'],
-  ['passcode', 'password'],
-  ['passphrase', 'password'],
-  ['secret', 'secret'],
-  ['token', 'token'],
-  ['apikey', 'apikey'],
-  ['privatekey', 'privatekey'],
-  ['sessionid', 'session'],
-  ['sessid', 'session'],
-  ['cookie', 'cookie'],
-  ['authorization', 'authorization'],
-];
-
-/** Lower case, with `-`, `_`, `.` and white space removed: "X-Api-Key" → "xapikey". */
-function normaliseKey(key: string): string {
-  return key.toLowerCase().replace(/[-_.\s]/g, '');
-}
-
-/**
- * The rule name when `key` names a secret (case-insensitive, ignoring `-`, `_`,
- * `.` and spaces; exact names and a few suffixes, see EXACT_KEYS and
- * KEY_SUFFIXES), else null. "password", "API key", "x-api-key", "client_secret",
- * "db_password" are sensitive; "token_count", "max_tokens", "pinned" are not.
- */
-export function sensitiveKeyRule(key: string): string | null {
-  const k = normaliseKey(key);
-  if (k === '') return null;
-  const exact = EXACT_KEYS.get(k);
-  if (exact) return exact;
-  for (const [suffix, rule] of KEY_SUFFIXES) if (k.endsWith(suffix)) return rule;
-  return null;
 }
 
 // ---------------------------------------------------------------------------
@@ -330,7 +252,7 @@ function jsonHooks(level: number): JsonRedactHooks {
   return {
     keyRule: sensitiveKeyRule,
     string: (v, key) => {
-      const r = key !== null && KEEP_KEY.test(normaliseKey(key)) ? redactPlainText(v, true) : redactTextAt(v, level + 1);
+      const r = isDigestKey(key) ? redactPlainText(v, true) : redactTextAt(v, level + 1);
       return r.redacted ? r.value : null;
     },
     number: (raw) => (/^[0-9]{13,19}$/.test(raw) && cardLike(raw) ? M('card') : null),
@@ -377,7 +299,7 @@ const MAY_MATCH = /-----BEGIN|eyJ|bearer|basic|token|[=:]|[A-Za-z0-9+/_-]{16}|[0
 
 /**
  * The text rules over `s`. `keepRandom`: skip the base64 rule (a value under an
- * id or digest key, KEEP_KEY: `{"checksum": "<base64>"}` is a digest, not a key).
+ * id or digest key, isDigestKey: `{"checksum": "<base64>"}` is a digest, not a key).
  */
 function redactPlainText(s: string, keepRandom = false): Redacted<string> {
   if (!MAY_MATCH.test(s)) return { value: s, redacted: false };
@@ -409,18 +331,6 @@ function redactPlainText(s: string, keepRandom = false): Redacted<string> {
 export const MAX_REDACT_DEPTH = 64;
 
 /**
- * Normalised keys whose values are digests or identifiers, not secrets: the
- * base64 rule does not apply under them. Digests ("sha", "sha256",
- * "descriptorHash", "checksum", "etag", "commit", "integrity") and ids
- * ("documentId", "requestId", "traceId"). A key that is itself sensitive
- * ("sessionId") is hidden before this is consulted.
- */
-const KEEP_KEY = /(?:hash|sha\d*|digest|checksum|etag|commit|integrity|id)(?:e?s)?$/;
-
-/** Names of the name/value pair fields in HAR-like header lists: `{name: "Cookie", value: "…"}`. */
-const PAIR_NAME_FIELDS = ['name', 'key', 'header'] as const;
-
-/**
  * Returns a redacted deep copy of `value`; the input is never mutated.
  * - Object values under sensitive keys (`sensitiveKeyRule`: password, passwd,
  *   passcode, pin, token, access_token, refresh_token, secret, client_secret,
@@ -431,7 +341,7 @@ const PAIR_NAME_FIELDS = ['name', 'key', 'header'] as const;
  *   (`{name: "Authorization", value: "…"}`) are treated the same way.
  * - Strings (values and keys) go through `redactText`; a hex string under a
  *   digest- or id-named key (`sha`, `commit`, `descriptorHash`, `etag`,
- *   `documentId`, …; KEEP_KEY) skips the base64 rule.
+ *   `documentId`, …; isDigestKey) skips the base64 rule.
  * - Integers that are card-like (13–19 digits, first digit 2–6, Luhn) become
  *   `[redacted:card]`; other numbers, booleans and null are kept.
  * - Objects with `toJSON` (Date) are redacted through it; other objects are
@@ -462,7 +372,7 @@ function hide(state: WalkState, rule: string): string {
 
 function walk(value: unknown, key: string | null, depth: number, state: WalkState): unknown {
   if (typeof value === 'string') {
-    const r = key !== null && KEEP_KEY.test(normaliseKey(key)) ? redactPlainText(value, true) : redactText(value);
+    const r = isDigestKey(key) ? redactPlainText(value, true) : redactText(value);
     if (r.redacted) state.redacted = true;
     return r.value;
   }
@@ -488,7 +398,7 @@ function walkObject(value: object, key: string | null, depth: number, state: Wal
   if (typeof toJSON === 'function') {
     return walk(toJSON.call(value), null, depth + 1, state);
   }
-  // Array elements keep the key they sit under, for KEEP_KEY ("commitIds": [...]).
+  // Array elements keep the key they sit under, for isDigestKey ("commitIds": [...]).
   if (Array.isArray(value)) return Array.from(value, (v) => walk(v, key, depth + 1, state));
   const entries = Object.entries(value);
   const pairRule = pairNameRule(value);
@@ -513,14 +423,3 @@ function walkObject(value: object, key: string | null, depth: number, state: Wal
   return Object.fromEntries(out);
 }
 
-function pairNameRule(obj: object): string | null {
-  if (!Object.prototype.hasOwnProperty.call(obj, 'value')) return null;
-  for (const f of PAIR_NAME_FIELDS) {
-    const n = (obj as Record<string, unknown>)[f];
-    if (Object.prototype.hasOwnProperty.call(obj, f) && typeof n === 'string') {
-      const rule = sensitiveKeyRule(n);
-      if (rule) return rule;
-    }
-  }
-  return null;
-}

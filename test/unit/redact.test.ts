@@ -307,10 +307,10 @@ describe('redact: structured values', () => {
 });
 
 describe('redact.ts stays portable', () => {
-  it.each(['redact.ts', 'redact-json.ts', 'redact-shapes.ts'])('%s has no node: imports or require (it runs in the extension), only its sibling', (file) => {
+  it.each(['redact.ts', 'redact-json.ts', 'redact-shapes.ts', 'redact-keys.ts'])('%s has no node: imports or require (it runs in the extension), only its sibling', (file) => {
     const src = readFileSync(fileURLToPath(new URL(`../../src/shared/${file}`, import.meta.url)), 'utf8');
     expect(src).not.toMatch(/from\s+['"]node:|require\(|from\s+['"](fs|path|crypto|os)['"]/);
-    for (const line of src.match(/^import .*$/gm) ?? []) expect(line).toMatch(/from '\.\/redact-(json|shapes)';$/);
+    for (const line of src.match(/^import .*$/gm) ?? []) expect(line).toMatch(/from '\.\/redact-(json|shapes|keys)';$/);
   });
 });
 
