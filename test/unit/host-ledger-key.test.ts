@@ -3,36 +3,15 @@
 // data folder, never in plain text, 0600 in a 0700 folder; a blob that no longer decrypts
 // is refused and left as it is (never replaced, which would let the console sign over
 // anything); without a usable keychain it says so plainly and falls back to the 0600 file.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fakeSafeStorage } from '../support/fake-safe-storage';
+import { useTempDirs } from '../support/temp-dirs';
 import { SafeStorageLedgerKeyHolder } from '../../src/main/ledger-key';
 import { FileLedgerKeyHolder, LedgerKeyError } from '../../src/main/core/ledger/key-holder';
 
-type Backend = 'basic_text' | 'gnome_libsecret' | 'kwallet' | 'kwallet5' | 'kwallet6' | 'unknown';
-function fakeSafeStorage(available = true, backend: Backend = 'gnome_libsecret') {
-  return {
-    isEncryptionAvailable: () => available,
-    getSelectedStorageBackend: () => backend,
-    encryptString: (s: string) => Buffer.from(`enc:${Buffer.from(s).toString('base64').split('').reverse().join('')}`),
-    decryptString: (b: Buffer) => {
-      const t = b.toString();
-      if (!t.startsWith('enc:')) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
-      return Buffer.from(t.slice(4).split('').reverse().join(''), 'base64').toString();
-    },
-  };
-}
-
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(path.join(tmpdir(), 'echo-ledger-key-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tmp = useTempDirs('echo-ledger-key-');
 
 describe('SafeStorageLedgerKeyHolder', () => {
   it('creates the key once, encrypted with the keychain, 0600 in a 0700 folder outside the data folder, and loads the same key again', () => {

@@ -1,35 +1,14 @@
 // The safeStorage-backed SecretStore (src/main/secret-store.ts) with a fake
 // safeStorage: round trip, never plaintext on disk, mode 0600, and fail-closed
 // when the keychain is missing or Linux would use its basic_text fallback.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeSafeStorage, type Backend } from '../support/fake-safe-storage';
+import { useTempDirs } from '../support/temp-dirs';
 import { SafeStorageSecretStore } from '../../src/main/secret-store';
 
-type Backend = 'basic_text' | 'gnome_libsecret' | 'kwallet' | 'kwallet5' | 'kwallet6' | 'unknown';
-function fakeSafeStorage(available = true, backend: Backend = 'gnome_libsecret') {
-  return {
-    isEncryptionAvailable: () => available,
-    getSelectedStorageBackend: () => backend,
-    encryptString: (s: string) => Buffer.from(`enc:${Buffer.from(s).toString('base64').split('').reverse().join('')}`),
-    decryptString: (b: Buffer) => {
-      const t = b.toString();
-      if (!t.startsWith('enc:')) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
-      return Buffer.from(t.slice(4).split('').reverse().join(''), 'base64').toString();
-    },
-  };
-}
-
-const dirs: string[] = [];
-const tmp = () => {
-  const d = mkdtempSync(path.join(tmpdir(), 'echo-secrets-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tmp = useTempDirs('echo-secrets-');
 
 describe('SafeStorageSecretStore', () => {
   it('round-trips a secret, encrypted, in a 0600 file', async () => {
