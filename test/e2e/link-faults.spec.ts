@@ -7,6 +7,7 @@
 import type { Page } from '@playwright/test';
 import type { DiscoveryResult, ToolDescriptor } from '../../src/shared/types';
 import type { AgentContext } from '../../src/main/core/broker/index';
+import { stopServiceWorker } from './support/service-worker';
 import { test, expect, until, type LinkWorld } from './support/link-fixture';
 
 const tool = (d: DiscoveryResult, name: string): ToolDescriptor => {
@@ -91,20 +92,13 @@ test('service worker stopped and restarted: the link comes back, sharing survive
 
   // Stop the worker as Chrome does when it idles (CDP from the test side; the extension has no debugger permission).
   const popup = await world.popup();
-  const cdp = await world.context.newCDPSession(popup);
-  const versions: { versionId: string; scriptURL: string; runningStatus: string }[] = [];
-  cdp.on('ServiceWorker.workerVersionUpdated', (e) => void versions.push(...e.versions));
-  await cdp.send('ServiceWorker.enable');
-  const ours = await until(() => versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${world.extensionId}/`) && v.runningStatus === 'running'), 'our running service worker');
-  const seen = versions.length;
-  await cdp.send('ServiceWorker.stopWorker', { versionId: ours.versionId });
-  await until(() => versions.slice(seen).some((v) => v.versionId === ours.versionId && v.runningStatus === 'stopped'), 'the worker to stop');
+  const stopped = await stopServiceWorker(world, popup);
   // Its native port closed with it: the console sees the link drop.
   await expect.poll(() => world.receipts({ event: 'link-disconnected' }).length).toBe(1);
 
   // The open popup keeps asking the worker for its state, which wakes it; the new worker reconnects by itself.
   await world.waitForCoreLink((s) => s.state === 'connected', 'connected again from the restarted worker');
-  await until(() => versions.slice(seen).some((v) => v.runningStatus === 'running'), 'the worker to run again');
+  await until(() => stopped.since().some((v) => v.runningStatus === 'running'), 'the worker to run again');
   const after = await world.worker();
   expect(await after.evaluate(() => (globalThis as unknown as { __beforeRestart?: boolean }).__beforeRestart ?? false)).toBe(false);
   await expect(popup.locator('#link-dot')).toHaveAttribute('data-state', 'connected');
@@ -115,7 +109,7 @@ test('service worker stopped and restarted: the link comes back, sharing survive
   // Sharing survived too, and a fresh grant works.
   expect(await world.invoke(await world.invokeRequest(getCart, {}))).toMatchObject({ ok: true, value: { outcome: 'succeeded' } });
   expect(await world.execCount(page, 'get_cart')).toBe(2);
-  await cdp.detach();
+  await stopped.cdp.detach();
 });
 
 test('console not running: the popup says so, the extension retries with backoff, and connects by itself when the console starts', async ({ launchWorld }) => {

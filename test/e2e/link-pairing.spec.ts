@@ -7,6 +7,7 @@
  */
 import { PAIRING_STORAGE_KEY } from '../../extension/src/background/link';
 import { EXTENSION_ID } from '../../src/shared/extension-id';
+import { stopServiceWorker } from './support/service-worker';
 import { test, expect, until } from './support/link-fixture';
 import { startImpostorConsole, type ImpostorConsole } from './support/impostor-console';
 
@@ -117,16 +118,9 @@ test('a pairing confirmed in the console only (stored before the popup asked too
   }, PAIRING_STORAGE_KEY);
   // A new worker reads it (Chrome stops idle workers; here through CDP, from the test side).
   const popup = await world.popup();
-  const cdp = await world.context.newCDPSession(popup);
-  const versions: { versionId: string; scriptURL: string; runningStatus: string }[] = [];
-  cdp.on('ServiceWorker.workerVersionUpdated', (e) => void versions.push(...e.versions));
-  await cdp.send('ServiceWorker.enable');
-  const ours = await until(() => versions.find((v) => v.scriptURL.startsWith(`chrome-extension://${world.extensionId}/`) && v.runningStatus === 'running'), 'our running service worker');
-  const seen = versions.length;
-  await cdp.send('ServiceWorker.stopWorker', { versionId: ours.versionId });
-  await until(() => versions.slice(seen).some((v) => v.versionId === ours.versionId && v.runningStatus === 'stopped'), 'the worker to stop');
+  const stopped = await stopServiceWorker(world, popup);
   await until(async () => world.core.link.status().state === 'connected' && (await world.extensionLinkState()).state === 'connected', 'connected again from the new worker');
-  await cdp.detach();
+  await stopped.cdp.detach();
 
   expect(await world.core.api.shareTab({ tabId })).toMatchObject({ ok: false, error: { code: 'pairing-unconfirmed' } });
   expect(await (await world.worker()).evaluate(`globalThis.echoConsole.handleRequest({ op: 'list-tabs' })`)).toEqual({ ok: true, value: [] });
