@@ -3,17 +3,14 @@
 // form, where it submits (stripped action, method), whether approving submits it or only fills it
 // for the person to press the page's button, and every value that will be submitted, marked as the
 // agent's or as already in the form.
-import path from 'node:path';
-import { chromium, expect, test, type Browser } from '@playwright/test';
-import { startWebHost } from '../../src/main/web/server';
+import { expect, test, type Browser } from '@playwright/test';
 import type { ApprovalView } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+import { launchConsoleBrowser, startFakeWebHost } from './support/web-console';
 
-const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
 let browser: Browser;
 test.beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  browser = await launchConsoleBrowser();
 });
 test.afterAll(async () => {
   await browser?.close();
@@ -45,7 +42,7 @@ function formApproval(autosubmit: boolean): ApprovalView {
 for (const autosubmit of [false, true]) {
   test(`a form tool's dialog (${autosubmit ? 'toolautosubmit' : 'fills only'}): where it submits, whether approving submits, every value and where it comes from`, async () => {
     const fake = new FakeConsole({ approvals: [formApproval(autosubmit)] });
-    const host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
+    const host = await startFakeWebHost(fake);
     const page = await browser.newPage();
     try {
       await page.goto(host.newConsoleUrl());

@@ -8,16 +8,15 @@
 // virtualization), the pairing notice on every page, and the host going away
 // and coming back (the banner, disabled actions, the refreshed snapshot).
 // Run `npx electron-vite build` first (`npm test` does).
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from '@playwright/test';
 import { fingerprint } from '../../src/shared/canonical';
 import type { Receipt } from '../../src/shared/receipt';
-import { startWebHost, type WebHost } from '../../src/main/web/server';
+import type { WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
+import { launchConsoleBrowser, startFakeWebHost } from './support/web-console';
 
-const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
 // The README's copy is refreshed only on request (ECHO_UPDATE_SCREENSHOTS=1), so test runs leave the tree clean.
 const SCREENSHOT = path.resolve(process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots/approval-dialog.png' : 'test-results/approval-dialog.png');
 
@@ -28,8 +27,7 @@ let page: Page;
 let cspViolations: string[];
 
 test.beforeAll(async () => {
-  if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  browser = await launchConsoleBrowser();
 });
 
 test.afterAll(async () => {
@@ -42,7 +40,7 @@ test.beforeEach(async () => {
     approvals: [sampleApproval(now), sampleApproval(now + 1, { requestId: 'req-2', subject: { ...sampleApproval(now).subject, toolName: 'remove_item', title: 'Remove item' }, expiresAt: now + 300_000 })],
     receiptCount: 12,
   });
-  host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
+  host = await startFakeWebHost(fake);
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 1 });
   cspViolations = [];
   // CSP violations, failed loads and Permissions-Policy complaints all surface here.
@@ -403,7 +401,7 @@ test('the console host going away: a banner, the link unknown, actions disabled,
   // Meanwhile the first request was decided elsewhere; the console comes back on the same address.
   fake.approvals = fake.approvals.filter((a) => a.requestId !== 'req-1');
   // The same session key: the tab's cookie still opens it (a real restart ends every session; unit/host-web).
-  host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port, token, sessionKey });
+  host = await startFakeWebHost(fake, { port, token, sessionKey });
   await expect(page.getByTestId('console-banner')).toHaveCount(0, { timeout: 15_000 });
   await expect(page.getByTestId('link-pill')).toHaveText('Connected');
   await expect(page.getByTestId('field-tool-name')).toHaveText('remove_item'); // the snapshot was reloaded

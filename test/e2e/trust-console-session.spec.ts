@@ -9,25 +9,21 @@
 // web host cannot stop is asserted too, so the docs stay honest: a script in the
 // console's OWN tab holds the session (docs/hosts.md).
 // Run `npx electron-vite build` first (`npm test` does).
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
-import { startWebHost, type WebHost } from '../../src/main/web/server';
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import type { WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
+import { launchConsoleBrowser, startFakeWebHost } from './support/web-console';
 import { exchangeLink, tokenOf } from '../support/web-session';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium';
 
-const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
 
 let browser: Browser;
 let host: WebHost;
 let fake: FakeConsole;
 
 test.beforeAll(async () => {
-  if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  browser = await launchConsoleBrowser();
 });
 
 test.afterAll(async () => {
@@ -37,7 +33,7 @@ test.afterAll(async () => {
 test.beforeEach(async () => {
   const now = Date.now();
   fake = new FakeConsole({ approvals: [sampleApproval(now, { expiresAt: now + 300_000 })] });
-  host = await startWebHost({ api: fake, subscribe: (l) => fake.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
+  host = await startFakeWebHost(fake);
 });
 
 test.afterEach(async () => {
