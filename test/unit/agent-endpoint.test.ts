@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectAgent, textOf } from '../support/mcp-client';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { createAgentToken } from '../support/agent-token';
@@ -24,14 +24,10 @@ let agentSecret = '';
 const clients: Client[] = [];
 
 async function connect(token = agentSecret, name = 'vitest-agent'): Promise<Client> {
-  const client = new Client({ name, version: '9.9.9' });
-  const transport = new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-  await client.connect(transport);
+  const client = await connectAgent(core.endpoint.url, token, { name, version: '9.9.9' });
   clients.push(client);
   return client;
 }
-
-const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ type: string; text: string }>).map((c) => c.text).join('\n');
 
 /** A raw POST of an initialize request with chosen headers: {status, body}. */
 function rawInit(headers: Record<string, string>): Promise<{ status: number; body: string }> {

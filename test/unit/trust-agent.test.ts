@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectAgent, textOf } from '../support/mcp-client';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { createAgentToken } from '../support/agent-token';
@@ -33,14 +33,10 @@ let agentSecret = '';
 const clients: Client[] = [];
 
 async function connect(name = 'trust-agent', secret = agentSecret): Promise<Client> {
-  const client = new Client({ name, version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } });
-  await client.connect(transport);
+  const client = await connectAgent(core.endpoint.url, secret, { name, version: '1.0.0' });
   clients.push(client);
   return client;
 }
-
-const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ type: string; text: string }>).map((c) => c.text).join('\n');
 
 /** Every receipt, oldest first. */
 const allReceipts = (): Receipt[] => core.ledger.query({ limit: 500 }).receipts.reverse();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectAgent } from '../support/mcp-client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { createAgentToken } from '../support/agent-token';
@@ -80,9 +80,8 @@ async function startCore(limits?: Parameters<typeof createConsoleCore>[0]['mcpCo
 }
 
 async function mcpClient(core: ConsoleCore): Promise<Client> {
-  const client = new Client({ name: 'conn-test', version: '1.0.0' });
   const secret = await createAgentToken(core.api);
-  await client.connect(new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+  const client = await connectAgent(core.endpoint.url, secret, { name: 'conn-test', version: '1.0.0' });
   cleanup.push(() => client.close().catch(() => undefined));
   return client;
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectAgent, textOf } from '../support/mcp-client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { RECEIPT_WINDOW_MS, type AgentQuotaLimits } from '../../src/main/core/agent/quotas';
@@ -31,13 +31,10 @@ async function start(quotas: Partial<AgentQuotaLimits>, extra: { maxSessions?: n
 }
 
 async function connect(secret: string, name = 'quota-test'): Promise<Client> {
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+  const client = await connectAgent(core.endpoint.url, secret, { name, version: '1.0.0' });
   clients.push(client);
   return client;
 }
-
-const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ type: string; text: string }>).map((c) => c.text).join('\n');
 
 /** One raw POST to the endpoint: status, Retry-After and body. */
 function rawPost(secret: string, body: string): Promise<{ status: number; retryAfter: string | undefined; body: string }> {

@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectAgent } from '../support/mcp-client';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { SettingsStore, hashToken } from '../../src/main/core/settings';
 import { agentSocketPath } from '../../src/main/data-dir.mjs';
@@ -92,8 +92,7 @@ async function stdioClient(dir: string, secret: string, name: string, extra: { a
 }
 
 async function httpClient(core: ConsoleCore, secret: string, name: string): Promise<Client> {
-  const client = new Client({ name, version: '2.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${secret}` } } }));
+  const client = await connectAgent(core.endpoint.url, secret, { name, version: '2.0.0' });
   cleanup.push(() => client.close().catch(() => undefined));
   return client;
 }
