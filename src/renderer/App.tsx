@@ -259,20 +259,3 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
     </div>
   );
 }
-
-/** Shown in a browser that opened the web host without the token. */
-export function NoToken() {
-  return (
-    <div className="app">
-      <main className="content narrow">
-        <section className="panel">
-          <h2>Open the console from its link</h2>
-          <p>
-            This page needs the session link that <code>npm run start:web</code> printed (it ends in <code>#token=…</code>). The
-            token is never sent to the server in the URL; it stays in this tab.
-          </p>
-        </section>
-      </main>
-    </div>
-  );
-}

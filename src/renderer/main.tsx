@@ -1,23 +1,19 @@
 /** Renderer entry: pick the transport (preload or WebSocket), wire the stores, render. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App, NoToken, StoresContext } from './App';
+import { App, StoresContext } from './App';
 import { bindConsole, createConsoleStores } from './stores';
 import { openTransport } from './transport';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
 const transport = openTransport();
-if (transport.kind === 'none') {
-  root.render(<NoToken />);
-} else {
-  const stores = createConsoleStores(transport.api);
-  bindConsole(transport.api, stores, transport);
-  root.render(
-    <StrictMode>
-      <StoresContext.Provider value={stores}>
-        <App transportKind={transport.kind} />
-      </StoresContext.Provider>
-    </StrictMode>,
-  );
-}
+const stores = createConsoleStores(transport.api);
+bindConsole(transport.api, stores, transport);
+root.render(
+  <StrictMode>
+    <StoresContext.Provider value={stores}>
+      <App transportKind={transport.kind} />
+    </StoresContext.Provider>
+  </StrictMode>,
+);

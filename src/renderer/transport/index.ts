@@ -13,10 +13,10 @@ import { createWsClient, type TransportState } from './ws-client';
 export type { TransportState } from './ws-client';
 export { exchangeToken, takeToken } from './token';
 
+/** The renderer's way to the console API: the Electron preload (`ipc`) or the web host's WebSocket (`ws`). */
 export type Transport =
   | { kind: 'ipc'; api: EchoApi; state: () => TransportState; onState: (l: (s: TransportState) => void) => () => void }
-  | { kind: 'ws'; api: EchoApi; state: () => TransportState; onState: (l: (s: TransportState) => void) => () => void }
-  | { kind: 'none' };
+  | { kind: 'ws'; api: EchoApi; state: () => TransportState; onState: (l: (s: TransportState) => void) => () => void };
 
 /** Pick the transport for this page. */
 export function openTransport(win: Window = window): Transport {
