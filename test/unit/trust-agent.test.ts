@@ -7,15 +7,13 @@
  * to the person that should not be, and the core still answers afterwards.
  * docs/trust-rules.md maps each rule to these tests.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectAgent, textOf } from '../support/mcp-client';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import type { ConsoleCore } from '../../src/main/core';
+import { startAgentCore, stopAgentCore } from '../support/agent-core';
 import { createAgentToken } from '../support/agent-token';
 import { LOOKALIKE_MARKER } from '../../src/main/core/agent';
 import { LIMITS } from '../../src/shared/limits';
@@ -87,18 +85,11 @@ function raw(opts: { headers: Record<string, string>; body?: string | Buffer; me
 const initBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'echo-trust-agent-'));
   link = new FakeLink();
-  core = createConsoleCore({ dataDir: dir, mcpPort: 0, link, approvalTimeoutMs: 30_000 });
-  await core.start();
-  agentSecret = await createAgentToken(core.api, 'vitest token');
+  ({ dir, core, agentSecret } = await startAgentCore('echo-trust-agent-', link));
 });
 
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-  await core.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => stopAgentCore(core, dir, clients));
 
 describe('rule: page tools never enter the console\'s own tool registry', () => {
   it('a page whose tools collide with ours (list_tabs, webmcp_invoke, ...) changes nothing in tools/list; page tool names are unknown tools', async () => {

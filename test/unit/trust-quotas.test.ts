@@ -4,7 +4,7 @@
  * person's approval queue; the limits bite for that token only, each refusal
  * gives a clear error, the receipts stay bounded, and other agents keep working.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { connectAgent, textOf } from '../support/mcp-client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import { stopAgentCore } from '../support/agent-core';
 import { RECEIPT_WINDOW_MS, type AgentQuotaLimits } from '../../src/main/core/agent/quotas';
 import { createAgentTokenInfo } from '../support/agent-token';
 import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
@@ -78,11 +79,7 @@ beforeEach(async () => {
   link.discoveries.set(7, await makeDiscovery(7, [{ name: 'add', description: 'Adds.', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } }]));
 });
 
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-  await core.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => stopAgentCore(core, dir, clients));
 
 describe('per-agent limits under attack (issue 9 items 3 and 10)', () => {
   it('one token floods tools/call: past its burst each call gets a clear rate-limited error, a few receipts record the flood, and another agent is served', async () => {
