@@ -3,18 +3,12 @@
 // form, where it submits (stripped action, method), whether approving submits it or only fills it
 // for the person to press the page's button, and every value that will be submitted, marked as the
 // agent's or as already in the form.
-import { expect, test, type Browser } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import type { ApprovalView } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
-import { launchConsoleBrowser, startFakeWebHost } from './support/web-console';
+import { startFakeWebHost, useConsoleBrowser } from './support/web-console';
 
-let browser: Browser;
-test.beforeAll(async () => {
-  browser = await launchConsoleBrowser();
-});
-test.afterAll(async () => {
-  await browser?.close();
-});
+const browser = useConsoleBrowser();
 
 function formApproval(autosubmit: boolean): ApprovalView {
   const base = sampleApproval(Date.now());
@@ -43,7 +37,7 @@ for (const autosubmit of [false, true]) {
   test(`a form tool's dialog (${autosubmit ? 'toolautosubmit' : 'fills only'}): where it submits, whether approving submits, every value and where it comes from`, async () => {
     const fake = new FakeConsole({ approvals: [formApproval(autosubmit)] });
     const host = await startFakeWebHost(fake);
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     try {
       await page.goto(host.newConsoleUrl());
       const form = page.getByTestId('field-form');

@@ -10,29 +10,21 @@
 // Run `npx electron-vite build` first (`npm test` does).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { fingerprint } from '../../src/shared/canonical';
 import type { Receipt } from '../../src/shared/receipt';
 import type { WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
-import { launchConsoleBrowser, startFakeWebHost } from './support/web-console';
+import { startFakeWebHost, useConsoleBrowser } from './support/web-console';
 
 // The README's copy is refreshed only on request (ECHO_UPDATE_SCREENSHOTS=1), so test runs leave the tree clean.
 const SCREENSHOT = path.resolve(process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots/approval-dialog.png' : 'test-results/approval-dialog.png');
 
-let browser: Browser;
+const browser = useConsoleBrowser();
 let host: WebHost;
 let fake: FakeConsole;
 let page: Page;
 let cspViolations: string[];
-
-test.beforeAll(async () => {
-  browser = await launchConsoleBrowser();
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-});
 
 test.beforeEach(async () => {
   const now = Date.now();
@@ -41,7 +33,7 @@ test.beforeEach(async () => {
     receiptCount: 12,
   });
   host = await startFakeWebHost(fake);
-  page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 1 });
+  page = await browser().newPage({ viewport: { width: 1280, height: 1000 }, deviceScaleFactor: 1 });
   cspViolations = [];
   // CSP violations, failed loads and Permissions-Policy complaints all surface here.
   page.on('console', (m) => {

@@ -11,24 +11,16 @@
 // Run `npx electron-vite build` first (`npm test` does).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import type { WebHost } from '../../src/main/web/server';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
-import { launchConsoleBrowser, startFakeWebHost } from './support/web-console';
+import { startFakeWebHost, useConsoleBrowser } from './support/web-console';
 import { exchangeLink, tokenOf } from '../support/web-session';
 
 
-let browser: Browser;
+const browser = useConsoleBrowser();
 let host: WebHost;
 let fake: FakeConsole;
-
-test.beforeAll(async () => {
-  browser = await launchConsoleBrowser();
-});
-
-test.afterAll(async () => {
-  await browser?.close();
-});
 
 test.beforeEach(async () => {
   const now = Date.now();
@@ -61,8 +53,8 @@ async function consoleReady(page: Page): Promise<void> {
 test('a console link is one-time: opened again in another browser context it is refused, and replaying its token from a script is refused too', async () => {
   const url = host.newConsoleUrl();
   const token = tokenOf(url);
-  const person = await browser.newContext();
-  const leaked = await browser.newContext();
+  const person = await browser().newContext();
+  const leaked = await browser().newContext();
   try {
     const mine = await person.newPage();
     await mine.goto(url);
@@ -95,7 +87,7 @@ test('a console link is one-time: opened again in another browser context it is 
 });
 
 test('the session is an HttpOnly, SameSite=Strict cookie; sessionStorage, localStorage and document.cookie hold no session secret', async () => {
-  const context = await browser.newContext();
+  const context = await browser().newContext();
   try {
     const page = await context.newPage();
     const url = host.newConsoleUrl();
@@ -122,7 +114,7 @@ test('the session is an HttpOnly, SameSite=Strict cookie; sessionStorage, localS
 });
 
 test('another server on 127.0.0.1 (same site: cookies ignore ports) never receives the session cookie, and its page cannot open the API socket or spend a link, even beside the open console', async () => {
-  const context = await browser.newContext();
+  const context = await browser().newContext();
   // Another local user's server: it records every Cookie header the browser sends it.
   const cookiesSeen: string[] = [];
   const server: Server = createServer((req, res) => {
@@ -159,7 +151,7 @@ test('another server on 127.0.0.1 (same site: cookies ignore ports) never receiv
 });
 
 test('a synthetic click() on "Approve once" or "Deny" in the console page decides nothing and is flagged; the person\'s real click decides', async () => {
-  const page = await browser.newPage();
+  const page = await browser().newPage();
   try {
     await page.goto(host.newConsoleUrl());
     await consoleReady(page);
@@ -192,7 +184,7 @@ test('a synthetic click() on "Approve once" or "Deny" in the console page decide
 });
 
 test('what the web host cannot tell apart (documented, docs/hosts.md): a script in the console’s OWN tab rides its session cookie; the console says so', async () => {
-  const page = await browser.newPage();
+  const page = await browser().newPage();
   try {
     await page.goto(host.newConsoleUrl());
     await consoleReady(page);

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from '@playwright/test';
+import { chromium, test, type Browser } from '@playwright/test';
 import { startWebHost, type WebHost, type WebHostOptions } from '../../../src/main/web/server';
 import type { FakeConsole } from '../../support/fake-console';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
@@ -18,9 +18,28 @@ export const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?
  * Launch Chromium for the console's pages, once the renderer is known to be built.
  * @throws Error naming the build command when out/renderer has no index.html.
  */
-export async function launchConsoleBrowser(): Promise<Browser> {
+async function launchConsoleBrowser(): Promise<Browser> {
   if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/**
+ * One Chromium for the whole spec file: launched before its first test (once the
+ * renderer is known to be built), closed after its last. Call at the file's top level.
+ * @returns the browser, once launched (call it inside tests and hooks).
+ */
+export function useConsoleBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  test.beforeAll(async () => {
+    browser = await launchConsoleBrowser();
+  });
+  test.afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('The console browser is not launched yet (use it inside a test or a hook).');
+    return browser;
+  };
 }
 
 /**
