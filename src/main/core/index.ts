@@ -35,6 +35,7 @@ import { WitnessRelay } from './witness';
 import { ToolRouter, type PolicyRule } from './policy';
 import type { ExtensionLink } from './ports';
 import { batchReceiptEvents } from './receipt-events';
+import { Turns } from './turns';
 import { SETTINGS_FILE, SettingsStore } from './settings';
 import type { TrustedInputGate } from './trusted-input';
 
@@ -217,9 +218,12 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   let hostOrigins: readonly string[] = [];
   let endpointOrigins: readonly string[] = [];
   const consoleOrigins = () => [...(opts.consoleOrigins ?? []), ...hostOrigins, ...endpointOrigins];
+  // Agents' work yields to the person's console: one piece per pass of the event loop (./turns.ts).
+  const turns = new Turns();
   const broker = new Broker({
     link,
     receipts: ledger,
+    turns,
     policy,
     consoleOrigins: consoleOrigins(),
     approvalTimeoutMs: effectiveTimeout,
@@ -248,6 +252,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     settingsFile: join(opts.dataDir, SETTINGS_FILE),
     ...(opts.mcpConnectionLimits ? { connectionLimits: opts.mcpConnectionLimits } : {}),
     ...(opts.agentQuotas ? { quotas: opts.agentQuotas } : {}),
+    turns,
   });
   const stdioCommand = opts.stdioCommand ?? defaultStdioCommand(opts.dataDir);
   const endpoint = (): EndpointInfo => ({ url: agentEndpoint.url, stdioCommand });

@@ -49,6 +49,7 @@ import { AgentToolRegistry } from './registry';
 import { actorOf, createSessionServer, type SessionServerDeps } from './session-server';
 import { SessionTable, type Session } from './sessions';
 import { AGENT_TOOLS } from './tools';
+import type { Turns } from '../turns';
 
 export { MAX_SOCKET_HELLO_BYTES, SOCKET_HELLO_TIMEOUT_MS } from './agent-socket';
 
@@ -81,6 +82,8 @@ export interface AgentEndpointOptions {
   quotas?: Partial<AgentQuotaLimits>;
   /** The quotas' clock (ms; default Date.now); tests pass their own. */
   quotaClock?: () => number;
+  /** Each tool call starts on its own turn of the event loop, so the console's UI is served between agent calls (../turns.ts). */
+  turns?: Turns;
 }
 
 /** The Streamable HTTP MCP endpoint. */
@@ -120,7 +123,7 @@ export class AgentEndpoint {
       () => ({ perToken: this.quotas.limits.maxSessions, max: this.opts.maxSessions ?? 32 }),
       () => this.opts.onSessionsChanged?.(),
     );
-    this.serverDeps = { broker: opts.broker, tools: this.tools, serverInfo: opts.serverInfo, meterCall: (token) => this.meter(token, 'calls') };
+    this.serverDeps = { broker: opts.broker, tools: this.tools, serverInfo: opts.serverInfo, meterCall: (token) => this.meter(token, 'calls'), ...(opts.turns ? { turns: opts.turns } : {}) };
     this.agentSocket = new AgentSocket({ authenticate: opts.authenticate, sessions: this.sessions, makeServer: (s) => this.makeServer(s) });
   }
 

@@ -17,6 +17,7 @@ import type { AgentContext, AgentTokenRef, Broker } from '../broker';
 import { errorResult, rateLimitedResult, text } from './answers';
 import type { QuotaDecision } from './quotas';
 import type { AgentToolRegistry } from './registry';
+import type { Turns } from '../turns';
 import type { Session } from './sessions';
 
 const INSTRUCTIONS =
@@ -32,6 +33,8 @@ export interface SessionServerDeps {
   serverInfo?: { name: string; version: string };
   /** Take one call from the token's call rate (./quotas.ts): used for socket sessions, HTTP is metered at the door. */
   meterCall: (token: AgentTokenRef) => QuotaDecision;
+  /** Each call starts on its own turn of the event loop (../turns.ts); none: at once. */
+  turns?: Turns;
 }
 
 /** One SDK Server for `session`; `session.inFlight` counts its tools/call requests being handled. */
@@ -56,6 +59,7 @@ export function createSessionServer(session: Pick<Session, 'inFlight' | 'token' 
     }
     session.inFlight++;
     try {
+      await deps.turns?.take();
       // MCP progress (spec, "Progress"): only when the client asked, with its progressToken.
       const token = request.params._meta?.progressToken;
       const progress =

@@ -23,6 +23,7 @@ import { LIMITS } from '../../../shared/limits';
 import { ApprovalQueue } from './approvals';
 import { Discoveries, type ToolChanges } from './discoveries';
 import { Pipeline, type ActionFaculty, type ActionRequestBase, type ActionValue, type AgentContext } from './pipeline';
+import type { Turns } from '../turns';
 import { Trail, type BrokerAnswer, type BrokerFailure, type ReceiptSink } from './trail';
 import { ArgumentValidator, type ArgumentIssue } from './validator';
 
@@ -66,6 +67,8 @@ export interface BrokerOptions {
   maxPendingPerAgent?: number;
   /** Origins of the console's own pages: see Sharing.setConsoleOrigins. */
   consoleOrigins?: readonly string[];
+  /** Requests resume after their receipts reach the disk one per pass of the event loop (../turns.ts); none: at once. */
+  turns?: Turns;
 }
 
 export class Broker {
@@ -110,6 +113,7 @@ export class Broker {
       maxPendingApprovals: opts.maxPendingApprovals ?? 16,
       maxPendingPerAgent: opts.maxPendingPerAgent ?? AGENT_QUOTA_LIMITS.maxPendingApprovals,
       readTimeoutMs: this.readTimeoutMs,
+      ...(opts.turns ? { turns: opts.turns } : {}),
       ...(opts.formWaitTimeoutMs !== undefined ? { formWaitTimeoutMs: opts.formWaitTimeoutMs } : {}),
       ...(opts.progressIntervalMs !== undefined ? { progressIntervalMs: opts.progressIntervalMs } : {}),
     });

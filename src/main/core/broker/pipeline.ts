@@ -37,6 +37,7 @@ import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, Facul
 import { mapOutcome } from './outcome';
 import { LedgerUnavailable, Trail, refusalDetail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
 import type { ArgumentValidator } from './validator';
+import type { Turns } from '../turns';
 
 export type { ActionFaculty, ActionRequestBase, ActionTarget, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 
@@ -64,6 +65,8 @@ export interface PipelineOptions {
   formWaitTimeoutMs?: number;
   /** How often the agent is told, while such a form waits, that it still waits (ms, default 10 s; the first notice goes at once). */
   progressIntervalMs?: number;
+  /** Each request resumes after its receipts reach the disk on its own turn (../turns.ts). */
+  turns?: Turns;
 }
 
 /**
@@ -128,7 +131,7 @@ export class Pipeline {
 
   /** A new trail (receipts) for one request of `faculty`. */
   trail(faculty: Faculty, fields: Partial<TrailFields> = {}): Trail {
-    return new Trail(this.o.receipts, faculty, fields);
+    return new Trail(this.o.receipts, faculty, fields, undefined, this.o.turns);
   }
 
   // ---- reads ---------------------------------------------------------------------

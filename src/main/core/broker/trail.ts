@@ -17,6 +17,7 @@ import type { Actor, Faculty, Receipt, ReceiptEvent, ReceiptInput } from '../../
 import { redactText } from '../../../shared/redact';
 import { toErrorInfo, type Err, type ErrorInfo, type Result } from '../../../shared/result';
 import type { ArgumentIssue } from './validator';
+import type { Turns } from '../turns';
 
 /** Where receipts go: the Ledger (src/main/core/ledger) satisfies this. */
 export interface ReceiptSink {
@@ -86,6 +87,8 @@ export class Trail {
     faculty: Faculty,
     fields: Partial<TrailFields> = {},
     requestId: string = randomUUID(),
+    /** When given, `settle` resumes on its own turn of the event loop (src/main/core/turns.ts). */
+    private readonly turns?: Turns,
   ) {
     this.requestId = requestId;
     this.faculty = faculty;
@@ -144,6 +147,8 @@ export class Trail {
     } catch (e) {
       throw new LedgerUnavailable(`The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
     }
+    // One fsync wakes every request that waited for it: they go on one per pass, the console's UI between them.
+    await this.turns?.take();
   }
 
   /**
