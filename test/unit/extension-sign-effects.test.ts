@@ -58,6 +58,23 @@ describe('Signs', () => {
     expect(r.page.map((p) => p[2] ?? p[1])).toEqual(['shared', 'running', 'shared', 'echo:sign:hide']);
   });
 
+  it('the end of a run is drawn in the next task, after the answer that settled it has gone out', async () => {
+    const r = recorder();
+    const s = new Signs(r.deps);
+    s.tabsListed([tab(1)]);
+    await settle();
+    const end = s.running(1);
+    await settle();
+    expect(r.badges.map((b) => b[1])).toEqual(['shared', 'running']);
+    end();
+    expect(s.stateOf(1)).toBe('shared');
+    await Promise.resolve();
+    expect(r.badges.map((b) => b[1])).toEqual(['shared', 'running']);
+    await settle();
+    expect(r.badges.map((b) => b[1])).toEqual(['shared', 'running', 'shared']);
+    expect(r.page.map((p) => p[2])).toEqual(['shared', 'running', 'shared']);
+  });
+
   it('a tab that is not shared never shows "running"; two runs in one tab keep it running until both end', async () => {
     const r = recorder();
     const s = new Signs(r.deps);
@@ -158,6 +175,54 @@ describe('the dispatcher with a watch', () => {
     expect(finishes).toEqual([false, true]);
     const failed = await new Dispatcher(deps(finishes, undefined)).dispatch(await req(5_001), faculty(async () => err('tool-failed', 'no')));
     expect(failed.ok && failed.value.effects).toBeUndefined();
+  });
+});
+
+describe('the dispatcher tells the page before it starts the watch', () => {
+  it('sends the run first, then starts the watch from the moment the dispatch began', async () => {
+    const URL_ = 'https://a.example/p';
+    const H = 'd'.repeat(64);
+    const args = {};
+    const grant: Grant = {
+      requestId: 'order', faculty: 'webmcp-invoke', operation: 'invoke', tabId: 1, frameId: 0, documentId: 'DOC', origin: 'https://a.example',
+      urlHash: await urlHash(URL_, URL_), subjectHash: H, argumentsHash: await argumentsHash(args),
+      nonce: 'a'.repeat(32), expiresAt: Date.now() + 30_000, mac: 'f'.repeat(64),
+    };
+    const order: string[] = [];
+    let toldAt = 0;
+    let watchedFrom = 0;
+    const faculty = {
+      ...webmcpInvoke(async () => [{ canonical: '{"c":1}', descriptorHash: H }]),
+      pageUrls: async () => ({ tab: URL_, frame: URL_ }),
+      // The page is told synchronously, as chrome.tabs.sendMessage does before its first await.
+      execute: () => {
+        order.push('page told');
+        toldAt = Date.now();
+        return Promise.resolve(ok({ result: '"x"', truncated: false, elapsedMs: 1 }));
+      },
+      abort: () => undefined,
+    } as DispatchFaculty<unknown>;
+    const d = new Dispatcher({
+      verifyGrant: async () => true, now: () => Date.now(), consumeNonce: async () => true,
+      sharedOrigin: async () => 'https://a.example', frameDocument: async () => ({ documentId: 'DOC', origin: 'https://a.example' }),
+      watch: (_t, since) => {
+        order.push('watch started');
+        watchedFrom = since;
+        return { finish: async () => (order.push('watch finished'), undefined) };
+      },
+    });
+    const out = await d.dispatch({ op: 'dispatch', faculty: 'webmcp-invoke', operation: 'invoke', target: { tabId: 1, frameId: 0, documentId: 'DOC' }, subject: { toolName: 't', descriptorHash: H }, arguments: args, grant, timeoutMs: 5_000 }, faculty);
+    expect(out).toMatchObject({ ok: true, value: { outcome: 'succeeded' } });
+    expect(order).toEqual(['page told', 'watch started', 'watch finished']);
+    expect(watchedFrom).toBeGreaterThan(0);
+    expect(watchedFrom).toBeLessThanOrEqual(toldAt);
+  });
+
+  it('a new tab opened at the very moment the dispatch began is listed (the watch counts from the start, not from when it was set up)', async () => {
+    const start = Date.now() - 50;
+    noteNewTab(31, 310, 'https://a.example/opened-at-start', start);
+    const e = await watchEffects({ tabId: 31, frameId: 0, documentId: 'D' }, { running: () => () => undefined, answers: async () => true }, start).finish(false);
+    expect(e?.openedTabs).toEqual([{ url: 'https://a.example/opened-at-start' }]);
   });
 });
 

@@ -52,10 +52,11 @@ export type DispatcherDeps = Omit<GrantCheckDeps, 'pageUrls' | 'urlHash' | 'argu
   /** Resolves with the URL of another document that commits in the target frame while the run waits (navigations.ts `documentLeaves`). */
   documentLeaves?(target: DispatchTarget): { left: Promise<string>; cancel(): void };
   /**
-   * Watch what the page does outside the call (effects.ts; the sign's "running" state) from the
-   * moment the dispatch begins; `finish` when it settled, `timedOut` when no answer came in time.
+   * Watch what the page does outside the call (effects.ts; the sign's "running" state) from
+   * `since` (ms since the epoch: the moment the dispatch began, taken before the page was told);
+   * `finish` when it settled, `timedOut` when no answer came in time.
    */
-  watch?(target: DispatchTarget): EffectWatch;
+  watch?(target: DispatchTarget, since: number): EffectWatch;
 };
 
 /** One dispatch's watch of its effects outside the call (effects.ts). */
@@ -151,10 +152,17 @@ export class Dispatcher {
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), timeoutMs);
     });
-    const sent = Promise.resolve()
-      .then(() => faculty.execute(target, { requestId, operation: req.operation, prepared: checked.prepared, urls: checked.urls, args: req.arguments, timeoutMs }))
-      .then((r) => ({ kind: 'answer' as const, r }), (e: unknown) => ({ kind: 'error' as const, e }));
-    const watch = this.checks.watch?.(target);
+    // The page is told first: the watch's own browser calls (the sign's "running", effects.ts) follow
+    // in the same task, so they cannot delay the message that runs the action (about 1 ms of
+    // chrome.action calls), and the watch still covers the whole run from `started`.
+    let execution: Promise<Result<ExecuteValue>>;
+    try {
+      execution = faculty.execute(target, { requestId, operation: req.operation, prepared: checked.prepared, urls: checked.urls, args: req.arguments, timeoutMs });
+    } catch (e) {
+      execution = Promise.reject(e);
+    }
+    const sent = execution.then((r) => ({ kind: 'answer' as const, r }), (e: unknown) => ({ kind: 'error' as const, e }));
+    const watch = this.checks.watch?.(target, started);
     const leaving = this.checks.documentLeaves?.(target);
     const gone = leaving ? leaving.left.then((url) => ({ kind: 'left' as const, url })) : new Promise<never>(() => {});
     let settled = await Promise.race([sent, timeout, gone]);

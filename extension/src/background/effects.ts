@@ -57,12 +57,12 @@ export interface SignHooks {
 
 /**
  * Start watching one dispatch in `target`'s tab: the sign shows "running" until `finish`, which
- * answers the new tabs opened from that tab meanwhile and, after a timeout, whether the page
- * still answers. `now`: the clock (ms since the epoch).
+ * answers the new tabs opened from that tab since `startedAt` (ms since the epoch; default now)
+ * and, after a timeout, whether the page still answers.
  */
-export function watchEffects(target: DispatchTarget, signs: SignHooks, now: () => number = Date.now): EffectWatch {
+export function watchEffects(target: DispatchTarget, signs: SignHooks, startedAt: number = Date.now()): EffectWatch {
   // webNavigation's timeStamp and Date.now() are the same clock; a little slack for their rounding.
-  const since = now() - 1;
+  const since = startedAt - 1;
   const end = signs.running(target.tabId);
   return {
     async finish(timedOut) {

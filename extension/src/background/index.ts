@@ -72,7 +72,7 @@ const faculties = createWorkerCore({
   witnessStorage: chrome.storage.local,
   verifyGrant: async (g) => (link ? link.verifyGrant(g) : false),
   emit,
-  watch: (target) => watchEffects(target, signs),
+  watch: (target, since) => watchEffects(target, signs, since),
 });
 
 function linkState(): PopupLinkState {

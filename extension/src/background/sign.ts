@@ -119,7 +119,9 @@ export class Signs {
       const n = (this.runs.get(tabId) ?? 1) - 1;
       if (n > 0) this.runs.set(tabId, n);
       else this.runs.delete(tabId);
-      void this.apply(tabId);
+      // Drawn in the next task: the dispatch's answer, settled in this one, is posted to the console
+      // first (the badge's three chrome.action calls and the page's message cost about 1 ms).
+      setTimeout(() => void this.apply(tabId), 0);
     };
   }
 
