@@ -149,7 +149,7 @@ test('outcomes: failed, cancelled, outcome-unknown; results redacted and bounded
   const slow = await invokeReq(tools.slow!, {});
   const pending = request(ext.worker, slow);
   // The nonce is recorded in chrome.storage.session before dispatch (survives a worker restart).
-  await expect.poll(() => ext.worker.evaluate(async (n) => n in (((await chrome.storage.session.get('usedNonces')).usedNonces as object) ?? {}), slow.grant.nonce)).toBe(true);
+  await expect.poll(() => ext.worker.evaluate(async (k) => k in (await chrome.storage.session.get(k)), `usedNonce:${slow.grant.nonce}`)).toBe(true);
   await expect.poll(() => request(ext.worker, { op: 'cancel', requestId: slow.grant.requestId }).then((r) => r.ok && r.value.cancelled)).toBe(true);
   expect(await pending).toMatchObject({ ok: true, value: { outcome: 'cancelled' } });
 

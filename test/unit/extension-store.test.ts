@@ -1,24 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { NonceStore, SharingStore, type KeyValueArea } from '../../extension/src/background/store';
+import { NONCE_KEY_PREFIX, NonceStore, SharingStore, type NonceArea } from '../../extension/src/background/store';
 import { popupLinkState } from '../../extension/src/lib/link-state';
 import { boundResult, truncateUtf8 } from '../../src/shared/bounds';
 import { LIMITS, utf8Bytes } from '../../src/shared/limits';
 
 /** chrome.storage.session stand-in that survives "worker restarts" (new store objects over the same area). */
-function area(): KeyValueArea & { data: Record<string, unknown>; writes: number } {
+function area(): NonceArea & { data: Record<string, unknown>; writes: number; written: Array<Record<string, unknown>> } {
   const a = {
     data: {} as Record<string, unknown>,
     writes: 0,
-    async get(key: string) {
+    written: [] as Array<Record<string, unknown>>,
+    async get(key: string | null) {
+      if (key === null) return structuredClone(a.data);
       return key in a.data ? { [key]: structuredClone(a.data[key]) } : {};
     },
     async set(items: Record<string, unknown>) {
       a.writes += 1;
+      a.written.push(structuredClone(items));
       Object.assign(a.data, structuredClone(items));
+    },
+    async remove(keys: string[]) {
+      for (const k of keys) delete a.data[k];
     },
   };
   return a;
 }
+
+/** The nonces recorded in the area, one item each. */
+const stored = (a: { data: Record<string, unknown> }) => Object.keys(a.data).filter((k) => k.startsWith(NONCE_KEY_PREFIX)).map((k) => k.slice(NONCE_KEY_PREFIX.length));
 
 describe('NonceStore', () => {
   it('accepts a nonce once, also across a worker restart', async () => {
@@ -42,14 +51,30 @@ describe('NonceStore', () => {
     const s = new NonceStore(a, () => 0);
     await s.consume('n', 1000);
     expect(a.writes).toBe(1);
-    expect(Object.keys(a.data.usedNonces as object)).toEqual(['n']);
+    expect(stored(a)).toEqual(['n']);
+  });
+
+  it('writes one small item per use, whatever the number of nonces already used', async () => {
+    const a = area();
+    const s = new NonceStore(a, () => 0);
+    for (let i = 0; i < 50; i++) await s.consume(`n${i}`, 1000);
+    expect(a.written.at(-1)).toEqual({ [`${NONCE_KEY_PREFIX}n49`]: 1000 });
+    expect(stored(a)).toHaveLength(50);
+  });
+
+  it('still knows the nonces an earlier version kept in one map (an update within a browser session)', async () => {
+    const a = area();
+    a.data.usedNonces = { old: 31_000 };
+    const s = new NonceStore(a, () => 1000);
+    expect(await s.consume('old', 31_000)).toBe(false);
+    expect(await s.consume('fresh', 31_000)).toBe(true);
   });
 
   it('reads storage once per worker, writes on every use, and keeps a nonce unused when its write fails', async () => {
     const a = area();
     let reads = 0;
     const get = a.get.bind(a);
-    a.get = async (key: string) => (reads++, get(key));
+    a.get = async (key: string | null) => (reads++, get(key));
     const s = new NonceStore(a, () => 0);
     expect(await s.consume('n1', 1000)).toBe(true);
     expect(await s.consume('n2', 1000)).toBe(true);
@@ -62,7 +87,7 @@ describe('NonceStore', () => {
     };
     await expect(s.consume('n3', 1000)).rejects.toThrow('quota');
     a.set = set;
-    expect(Object.keys(a.data.usedNonces as object)).toEqual(['n1', 'n2']);
+    expect(stored(a)).toEqual(['n1', 'n2']);
     expect(await s.consume('n3', 1000)).toBe(true);
   });
 
@@ -73,7 +98,10 @@ describe('NonceStore', () => {
     await s.consume('old', 1000);
     now = 1000 + 6 * 60_000;
     await s.consume('new', now + 1000);
-    expect(Object.keys(a.data.usedNonces as object)).toEqual(['new']);
+    await Promise.resolve(); // the removal is not awaited by consume
+    expect(stored(a)).toEqual(['new']);
+    // A restarted worker does not see the forgotten one either.
+    expect(await new NonceStore(a, () => now).consume('new', now + 1000)).toBe(false);
   });
 });
 

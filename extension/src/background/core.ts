@@ -19,7 +19,7 @@ import { pageInfo } from './faculties/page-info';
 import { semanticRead } from './faculties/semantic-read';
 import { webmcpDiscover } from './faculties/webmcp-discover';
 import { webmcpInvoke } from './faculties/webmcp-invoke';
-import { NonceStore, SharingStore, type KeyValueArea } from './store';
+import { NonceStore, SharingStore, type KeyValueArea, type NonceArea } from './store';
 import { LedgerWitness } from './witness';
 import { Sharing, frameDocument } from './tabs';
 import { documentLeaves, navigationSince } from './navigations';
@@ -30,8 +30,8 @@ export function defaultFaculties(): Faculty[] {
 }
 
 export interface WorkerCoreOptions {
-  /** chrome.storage.session (or a stand-in). */
-  storage: KeyValueArea;
+  /** chrome.storage.session (or a stand-in): the shared tabs and the used nonces. */
+  storage: NonceArea;
   /** The link's grant MAC check; `false` while unpaired. */
   verifyGrant(grant: Grant): Promise<boolean>;
   /** Deliver an event to the console (and test listeners). */
