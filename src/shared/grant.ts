@@ -18,7 +18,7 @@
  * itself and bound neither faculty, operation nor URLs).
  */
 import { canonicalJson } from './canonical';
-import { hmacHex, hmacVerifyHex } from './pairing-crypto';
+import { hmacHex, hmacVerifyHex, hmacVerifyKey, type WebCryptoKey } from './pairing-crypto';
 import { validateGrantShape } from './protocol';
 import type { Grant } from './types';
 
@@ -68,20 +68,26 @@ export async function deriveGrantKey(pairingKey: Uint8Array): Promise<Uint8Array
  * A different pairing key (a new pairing) derives anew; the cache holds copies,
  * never the caller's buffers.
  */
-let cached: { pairingKey: Uint8Array; grantKey: Promise<Uint8Array> } | null = null;
+let cached: { pairingKey: Uint8Array; grantKey: Promise<Uint8Array>; verifyKey: Promise<WebCryptoKey> } | null = null;
 
-function grantKeyFor(pairingKey: Uint8Array): Promise<Uint8Array> {
+/** The cache entry of `pairingKey`, derived (and its verify key imported) on first use. */
+function entryFor(pairingKey: Uint8Array): NonNullable<typeof cached> {
   const same = cached !== null && cached.pairingKey.length === pairingKey.length && cached.pairingKey.every((b, i) => b === pairingKey[i]);
   if (!same || cached === null) {
     const grantKey = deriveGrantKey(pairingKey);
-    cached = { pairingKey: new Uint8Array(pairingKey), grantKey };
-    // A failed derivation is not kept.
-    grantKey.catch(() => {
-      if (cached?.grantKey === grantKey) cached = null;
+    const entry = { pairingKey: new Uint8Array(pairingKey), grantKey, verifyKey: grantKey.then(hmacVerifyKey) };
+    cached = entry;
+    // A failed derivation or import is not kept.
+    entry.verifyKey.catch(() => {
+      if (cached === entry) cached = null;
     });
-    return grantKey;
+    return entry;
   }
-  return cached.grantKey;
+  return cached;
+}
+
+function grantKeyFor(pairingKey: Uint8Array): Promise<Uint8Array> {
+  return entryFor(pairingKey).grantKey;
 }
 
 function pick(fields: Omit<Grant, 'mac'>): Omit<Grant, 'mac'> {
@@ -133,7 +139,8 @@ export async function verifyGrantMac(grant: unknown, pairingKey: Uint8Array): Pr
   if (validateGrantShape(grant, 'grant') !== null) return false;
   const g = grant as Grant;
   try {
-    return await hmacVerifyHex(await grantKeyFor(pairingKey), macInput(g), g.mac);
+    // The verify key is imported once per pairing key (one WebCrypto call less per dispatch).
+    return await hmacVerifyHex(await entryFor(pairingKey).verifyKey, macInput(g), g.mac);
   } catch {
     return false;
   }

@@ -182,10 +182,18 @@ export async function hmacHex(key: Uint8Array, data: Uint8Array): Promise<string
  * Check an HMAC-SHA-256 given as hex. Constant-time: WebCrypto's `verify`
  * compares without early exit. A malformed `macHex` is simply `false`.
  */
-export async function hmacVerifyHex(key: Uint8Array, data: Uint8Array, macHex: string): Promise<boolean> {
+export async function hmacVerifyHex(key: Uint8Array | WebCryptoKey, data: Uint8Array, macHex: string): Promise<boolean> {
   if (typeof macHex !== 'string' || !/^[0-9a-f]{64}$/.test(macHex)) return false;
   const mac = fromHex(macHex) as Uint8Array;
-  return subtle().verify('HMAC', await hmacKey(key, 'verify'), bytes(mac), bytes(data));
+  return subtle().verify('HMAC', key instanceof Uint8Array ? await hmacKey(key, 'verify') : key, bytes(mac), bytes(data));
+}
+
+/**
+ * `key` imported once as an HMAC-SHA-256 verify key, for a caller that checks many MACs with
+ * one key (`hmacVerifyHex` accepts it in place of the bytes): each import is a WebCrypto call.
+ */
+export function hmacVerifyKey(key: Uint8Array): Promise<WebCryptoKey> {
+  return hmacKey(key, 'verify');
 }
 
 /** The inputs of one connection's challenge–response. */
