@@ -45,6 +45,7 @@
  *
  * BENCH_AGENT_N (default 200) measured calls, and as many of each echo, after
  * BENCH_AGENT_WARMUP (default 8), in rounds of BENCH_AGENT_ROUND (default 10).
+ * Agent calls start at least MIN_CALL_SPACING_MS apart (an agent token's call rate).
  * Needs the builds (see test/e2e/support/main-job-fixture.ts) and Chromium.
  * Never asserts timings: reading them is a person's job.
  */
@@ -52,6 +53,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Page } from '@playwright/test';
 import { argumentsHash, urlHash } from '../../src/shared/canonical';
 import { nodeSha256 } from '../../src/main/core/digest';
+import { AGENT_QUOTA_LIMITS } from '../../src/main/core/agent/quotas';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { headerJson, pairThroughApi, startMainJob, texts, untrustedBody, type MainJob } from '../e2e/support/main-job-fixture';
 import { FLOOR_SERIES, loadAverage, startFloor, stats, type FloorSeries } from './floor';
@@ -62,6 +64,8 @@ const N = Number(process.env.BENCH_AGENT_N ?? 200);
 const WARMUP = Number(process.env.BENCH_AGENT_WARMUP ?? 8);
 const ROUND = Number(process.env.BENCH_AGENT_ROUND ?? 10);
 const TARGET_ADDED_P50_MS = 15;
+/** The least time between two agent calls' starts (ms): within the default 10 calls a second of one agent token (src/main/core/agent/quotas.ts). */
+const MIN_CALL_SPACING_MS = 1000 / AGENT_QUOTA_LIMITS.callsPerSecond + 5;
 /** Issue 7 item 10: the agent call outside the approval wait, at most 1.5 × the sum of its hops' floors. */
 const TARGET_RATIO = 1.5;
 /** The extension's check counters (extension/src/background/stats.ts), read in its service worker; null without `stats()`. */
@@ -259,9 +263,16 @@ export async function run(): Promise<Record<string, unknown>> {
     // Interleaved rounds (k agent calls, then k of each floor echo), so a busy moment
     // of the machine falls on every series alike; the first WARMUP of each are dropped.
     let i = 0;
+    let lastCallAt = -Infinity;
     for (let round = 0; i < WARMUP + N; round++) {
       const k = round === 0 ? WARMUP : Math.min(ROUND, WARMUP + N - i);
       for (let j = 0; j < k; j++, i++) {
+        // Paced like an agent within its token's call rate (AGENT_QUOTA_LIMITS, 10 calls a second):
+        // a faster machine otherwise drains the bucket and the console refuses calls at the door.
+        // The wait is outside the call's timing.
+        const wait = lastCallAt + MIN_CALL_SPACING_MS - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        lastCallAt = performance.now();
         const fsyncsBefore = job.core.ledger.durabilityCounts().fsyncs;
         const a = await agentCall(job, client, tabId, tool.name, tool.descriptorHash, 1 + (i % 40));
         const atAnswer = job.core.ledger.durabilityCounts();
