@@ -207,6 +207,13 @@ describe('rule: a malformed agent call gets a clear error and a receipt; nothing
     const good = JSON.stringify([1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_tabs', arguments: {} } })));
     expect((await raw({ headers: { ...mcpHeaders(sessionId!) }, body: good })).status).toBe(400);
     expect(allReceipts().slice(before).map((x) => x.event)).toEqual(['refused', 'refused']);
+    // Leading JSON whitespace does not hide one; and a batch is refused by its first character, never parsed.
+    expect((await raw({ headers: { ...mcpHeaders(sessionId!) }, body: ` \r\n\t${good}` })).status).toBe(400);
+    expect((await raw({ headers: { ...mcpHeaders(sessionId!) }, body: `[${'{"jsonrpc":"2.0",'.repeat(1000)}` })).status).toBe(400);
+    const refused = allReceipts().slice(before);
+    expect(refused.map((x) => x.event)).toEqual(['refused', 'refused', 'refused', 'refused']);
+    expect(refused.map((x) => (x.detail as { code?: string }).code)).toEqual(['batch-refused', 'batch-refused', 'batch-refused', 'batch-refused']);
+    expect((refused[0]!.detail as { message: string }).message).toMatch(/batch \(\d+ bytes\) was refused unparsed/);
     await coreStillAnswers(client);
   });
 });

@@ -276,26 +276,31 @@ export class AgentEndpoint {
 
     const sid = req.headers['mcp-session-id'];
     let body: unknown;
+    /** The size of a JSON-RPC batch, refused without parsing it; null when the body is not one. */
+    let batchBytes: number | null = null;
     if (req.method === 'POST') {
       const read = await readBody(req, MAX_BODY_BYTES);
       if (!read.ok) return this.reject(res, read.status, read.message);
       const bytes = this.meter(token, 'bytes', read.bytes);
       if (!bytes.ok) return this.tooMany(res, bytes);
       body = read.value;
+      batchBytes = read.batch ? read.bytes : null;
     }
     const found = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
     // A session answers only the token that opened it, over the transport that opened it:
     // another agent's token must not ride on (and be receipted as) this session's agent.
     const session = found && found.via === 'http' && found.token.id === token.id ? found : undefined;
-    if (Array.isArray(body)) {
+    if (batchBytes !== null) {
       // MCP 2025-06-18 removed JSON-RPC batching ("Changelog"; "Transports": a POST body is ONE
-      // request, notification or response). Refused whole, unread, with one receipt: a single
-      // 700 KB batch of malformed calls once wrote 20,000 fsync'd receipts (issue 9 item 3).
+      // request, notification or response). Refused whole and unparsed, with one receipt: a single
+      // 700 KB batch of malformed calls once wrote 20,000 fsync'd receipts (issue 9 item 3), and
+      // parsing one into 10,000 objects held the console's event loop and its garbage collector.
+      const refusedBytes = batchBytes;
       this.opts.broker.refuseMalformed({
         faculty: 'console',
         actor: session ? actorOf(session.server, session.token) : { kind: 'agent', name: token.name, tokenId: token.id },
         code: 'batch-refused',
-        message: `A JSON-RPC batch of ${body.length} messages was refused unread: MCP 2025-06-18 has no batches.`,
+        message: `A JSON-RPC batch (${refusedBytes} bytes) was refused unparsed: MCP 2025-06-18 has no batches.`,
       });
       return this.reject(res, 400, 'JSON-RPC batches are not accepted (MCP 2025-06-18 removed them): send one message per request.', -32600);
     }
@@ -431,7 +436,15 @@ function isWellFormedCall(m: unknown): m is { id: string | number; method: 'tool
   return (typeof id === 'string' || typeof id === 'number') && CallToolRequestSchema.safeParse(m).success;
 }
 
-async function readBody(req: IncomingMessage, max: number): Promise<{ ok: true; value: unknown; bytes: number } | { ok: false; status: number; message: string }> {
+/**
+ * Read a request body of at most `max` bytes and parse it as JSON, except a
+ * JSON-RPC batch (its first character other than JSON whitespace is `[`), which
+ * is reported as `batch: true` and never parsed: it is refused whole anyway.
+ */
+async function readBody(
+  req: IncomingMessage,
+  max: number,
+): Promise<{ ok: true; value: unknown; bytes: number; batch: boolean } | { ok: false; status: number; message: string }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -439,8 +452,12 @@ async function readBody(req: IncomingMessage, max: number): Promise<{ ok: true; 
     if (size > max) return { ok: false, status: 413, message: `Request body larger than ${max} bytes.` };
     chunks.push(chunk as Buffer);
   }
+  const whole = Buffer.concat(chunks);
+  let i = 0;
+  while (i < whole.length && (whole[i] === 0x20 || whole[i] === 0x09 || whole[i] === 0x0a || whole[i] === 0x0d)) i++;
+  if (whole[i] === 0x5b) return { ok: true, value: undefined, bytes: size, batch: true };
   try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')), bytes: size };
+    return { ok: true, value: JSON.parse(whole.toString('utf8')), bytes: size, batch: false };
   } catch {
     return { ok: false, status: 400, message: 'Parse error: the body is not JSON.' };
   }
