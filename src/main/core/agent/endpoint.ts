@@ -316,9 +316,14 @@ export class AgentEndpoint {
       }
       this.recordMalformedCall(body, s.server, s.token);
       if (req.method === 'GET') return this.openStream(s, req, res);
+      // The SDK's work for this message starts on its own turn of the event loop (../turns.ts).
+      await this.opts.turns?.take();
       return s.transport!.handleRequest(req, res, body);
     }
-    if (req.method === 'POST' && isInitializeRequest(body)) return this.newSession(req, res, body, token);
+    if (req.method === 'POST' && isInitializeRequest(body)) {
+      await this.opts.turns?.take();
+      return this.newSession(req, res, body, token);
+    }
     return this.reject(res, 400, 'Bad request: no valid session id (initialize first).');
   }
 
