@@ -14,6 +14,7 @@ import type { Receipt, ReceiptInput } from '../../src/shared/receipt';
 import {
   GENESIS_PREV_HASH, Ledger, LedgerDurabilityError, LedgerFormatError, LedgerInputError, LedgerStateError, TRUNCATION_KEY, MAX_PAGE_LIMIT, VERIFY_CHUNK,
 } from '../../src/main/core/ledger/index';
+import { WalDurability } from '../../src/main/core/ledger/durability';
 import { consoleInput, fullInput, tempDir } from './support/ledger-fixtures';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -457,6 +458,18 @@ describe('durability: commit at once, fsync off the event loop (durability.ts)',
     } finally {
       l2.close();
     }
+  });
+
+  it('without a write-ahead log (SQLite kept its rollback journal) the database file itself is fsynced', async () => {
+    const file = tmp.file('journal.db');
+    writeFileSync(file, 'committed bytes');
+    const synced: number[] = [];
+    const d = new WalDurability(file, (fd, done) => (synced.push(fstatSync(fd).ino), fsync(fd, done)));
+    d.committed();
+    await d.durable();
+    expect(d.counts()).toMatchObject({ commits: 1, durableCommits: 1 });
+    expect(new Set(synced)).toEqual(new Set([statSync(file).ino]));
+    d.close();
   });
 
   it('close() syncs what is pending and settles every waiter', async () => {

@@ -161,9 +161,20 @@ export class WalDurability {
     });
   }
 
-  /** The log's descriptor, opened on first use (synchronously: once per ledger). */
+  /**
+   * The log's descriptor, opened on first use (synchronously: once per ledger).
+   * Where SQLite could not use WAL (a file system without shared memory keeps the
+   * rollback journal) there is no log: the database file itself is what a commit
+   * wrote, so it is the one fsynced.
+   */
   private open(): number {
-    if (this.fd === null) this.fd = openSync(`${this.dbFile}-wal`, 'r+');
+    if (this.fd !== null) return this.fd;
+    try {
+      this.fd = openSync(`${this.dbFile}-wal`, 'r+');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      this.fd = openSync(this.dbFile, 'r+');
+    }
     return this.fd;
   }
 
