@@ -464,7 +464,7 @@ describe('durability: commit at once, fsync off the event loop (durability.ts)',
     const file = tmp.file('journal.db');
     writeFileSync(file, 'committed bytes');
     const synced: number[] = [];
-    const d = new WalDurability(file, (fd, done) => (synced.push(fstatSync(fd).ino), fsync(fd, done)));
+    const d = new WalDurability(file, (fd, done) => (synced.push(fstatSync(fd).ino), fsync(fd, done)), false);
     d.committed();
     await d.durable();
     expect(d.counts()).toMatchObject({ commits: 1, durableCommits: 1 });

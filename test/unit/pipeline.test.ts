@@ -147,4 +147,28 @@ describe('durability: every receipt is on disk before anything leaves the consol
       b.dispose();
     }
   });
+
+  it('twenty requests of one agent at once: while they wait for the disk none slips past the per-agent cap (4) or the shared one', async () => {
+    const agentCtx = (): AgentContext => ({ actor: { kind: 'agent', name: 'flooder', tokenId: 'tok-1' }, agentToken: { id: 'tok-1', name: 'flooder' }, kind: 'low-impact-mutation' });
+    const all = Array.from({ length: 20 }, (_, i) => broker.action(hover, { tabId: 7, ref: `e${i}`, arguments: {} }, agentCtx()));
+    await pending(4);
+    let most = 4;
+    const off = broker.approvals.onChange(() => (most = Math.max(most, broker.approvals.list().length)));
+    // The sixteen others are answered without the person: wait for them, in any order.
+    const codes: string[] = [];
+    await new Promise<void>((resolve) => {
+      for (const p of all) {
+        void p.then((a) => {
+          codes.push(a.ok ? 'ok' : a.error.code);
+          if (codes.length === 16) resolve();
+        });
+      }
+    });
+    expect(codes).toEqual(Array(16).fill('too-many-pending'));
+    expect(most).toBe(4);
+    for (const v of broker.approvals.list()) broker.decide(v.requestId, 'deny');
+    const final = await Promise.all(all);
+    off();
+    expect(final.filter((a) => !a.ok && a.error.code === 'denied')).toHaveLength(4);
+  });
 });

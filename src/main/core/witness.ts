@@ -58,7 +58,15 @@ export class WitnessRelay {
       return;
     }
     this.inFlight = true;
-    void this.link.request({ op: 'witness-checkpoint', checkpoint: cp }, { timeoutMs: WITNESS_TIMEOUT_MS }).then((r) => {
+    // Only a checkpoint on disk leaves the console (docs/ledger.md, "Durability"): a witness holding one
+    // that a power loss took back would make the next verify report a cut tail.
+    void this.ledger
+      .durable()
+      .then(
+        () => this.link.request({ op: 'witness-checkpoint', checkpoint: cp }, { timeoutMs: WITNESS_TIMEOUT_MS }),
+        (e: unknown) => ({ ok: false as const, error: { code: 'ledger-unavailable', message: e instanceof Error ? e.message : String(e) } }),
+      )
+      .then((r) => {
       this.inFlight = false;
       if (r.ok) {
         this.lastAnswer = r.value.kept ? { kept: true } : { kept: false, reason: r.value.reason ?? 'refused' };

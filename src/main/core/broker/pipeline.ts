@@ -288,6 +288,8 @@ export class Pipeline {
       if (!signed.ok) {
         return trail.refuse(actor, 'grant-unavailable', `The approval could not be turned into a grant (${signed.error.code}: ${signed.error.message}); nothing was dispatched.`);
       }
+      // Every receipt so far on disk (and this request's turn) before the last checks.
+      await trail.settle();
       if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request after approval, before dispatch');
       if (this.o.link.status().state !== 'connected') {
         return trail.refuse(actor, 'link-down', 'The browser extension disconnected after the approval; nothing was dispatched. Try again once it is connected.');
@@ -309,7 +311,12 @@ export class Pipeline {
       const timeoutMs = waitsForPerson ? (this.o.formWaitTimeoutMs ?? FORM_WAIT_TIMEOUT_MS) : this.o.dispatchTimeoutMs;
       trail.write('dispatched', actor, { grantExpiresAt: signed.value.expiresAt, timeoutMs, ...(waitsForPerson ? { awaitingPerson: true } : {}) });
       // Nothing leaves for the page before its receipts are on disk (a failure: ledger-unavailable, nothing dispatched).
-      await trail.settle();
+      await trail.settle({ turn: false });
+      // That wait let other work run: what the checks above ruled out is checked again, with no await
+      // between this and the send (an earlier request on this subject may have become outcome-unknown).
+      const late = this.lateRefusal(f, ctx, r);
+      if (late?.code === 'cancelled') return trail.cancelled(actor, 'the agent cancelled the request while its receipts were written, before dispatch');
+      if (late) return trail.refuse(actor, late.code, `${late.message} Nothing was sent to the page.`);
       state.dispatched = true;
       const stopProgress = waitsForPerson ? this.progressWhileWaiting(ctx, timeoutMs) : () => undefined;
       let res: Result<InvocationResult>;
@@ -342,25 +349,8 @@ export class Pipeline {
     operationId: string | undefined,
   ): Promise<BrokerAnswer<ActionValue> | null> {
     const actor = ctx.actor;
-    if (this.o.link.status().state !== 'connected') {
-      return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was shown to the person. Try again once it is connected.');
-    }
-    if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request before it was shown to the person');
-    if (this.o.approvals.list().length >= this.o.maxPendingApprovals) {
-      return trail.refuse(actor, 'too-many-pending', `${this.o.maxPendingApprovals} requests are already waiting for the person; wait for them to be decided before asking again.`);
-    }
-    // Per agent token (issue 9 item 10): one token holder filled all 16 shared slots, and no other agent could ask.
-    const tokenId = ctx.agentToken?.id ?? actor.tokenId;
-    if (tokenId !== undefined) {
-      const mine = this.o.approvals.list().filter((x) => x.agent.tokenId === tokenId).length;
-      if (mine >= this.o.maxPendingPerAgent) {
-        return trail.refuse(
-          actor,
-          'too-many-pending',
-          `Agent token "${actor.name ?? tokenId}" already has ${mine} requests waiting for the person (at most ${this.o.maxPendingPerAgent} per agent); wait for them to be decided before asking again.`,
-        );
-      }
-    }
+    const refused = this.admission(trail, ctx);
+    if (refused) return refused;
     const now = Date.now();
     const tab = this.o.sharing.get(r.target.tabId);
     const view: ApprovalView = {
@@ -389,8 +379,11 @@ export class Pipeline {
       ...(operationId ? { operationId } : {}),
     };
     trail.write('approval-shown', actor, { expiresAt: view.expiresAt, policy: policyReason, ...(operationId ? { operationId } : {}) });
-    // The person sees the request only once its receipts are on disk.
+    // The person sees the request only once its receipts are on disk. The wait lets other requests
+    // run, so the caps and the link are checked again with no await between this and the queue.
     await trail.settle();
+    const late = this.admission(trail, ctx);
+    if (late) return late;
     const outcome: ApprovalDecision = await this.o.approvals.request(view, ctx.signal);
     switch (outcome.kind) {
       case 'denied':
@@ -417,6 +410,45 @@ export class Pipeline {
         trail.write('approved', { kind: 'person' }, {});
         return null;
     }
+  }
+
+  /** The checks before a request joins the person's queue: the link, the agent's cancel, the global and per-agent caps. */
+  private admission(trail: Trail, ctx: AgentContext): BrokerAnswer<ActionValue> | null {
+    const actor = ctx.actor;
+    if (this.o.link.status().state !== 'connected') {
+      return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was shown to the person. Try again once it is connected.');
+    }
+    if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request before it was shown to the person');
+    if (this.o.approvals.list().length >= this.o.maxPendingApprovals) {
+      return trail.refuse(actor, 'too-many-pending', `${this.o.maxPendingApprovals} requests are already waiting for the person; wait for them to be decided before asking again.`);
+    }
+    // Per agent token (issue 9 item 10): one token holder filled all 16 shared slots, and no other agent could ask.
+    const tokenId = ctx.agentToken?.id ?? actor.tokenId;
+    if (tokenId !== undefined) {
+      const mine = this.o.approvals.list().filter((x) => x.agent.tokenId === tokenId).length;
+      if (mine >= this.o.maxPendingPerAgent) {
+        return trail.refuse(
+          actor,
+          'too-many-pending',
+          `Agent token "${actor.name ?? tokenId}" already has ${mine} requests waiting for the person (at most ${this.o.maxPendingPerAgent} per agent); wait for them to be decided before asking again.`,
+        );
+      }
+    }
+    return null;
+  }
+
+  /** Right before the dispatch is sent: the agent's cancel, the link, and an outcome-unknown on this subject that arose meanwhile. */
+  private lateRefusal(f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction): { code: string; message: string } | null {
+    if (ctx.signal?.aborted) return { code: 'cancelled', message: 'The agent cancelled the request while its receipts were written.' };
+    if (this.o.link.status().state !== 'connected') return { code: 'link-down', message: 'The browser extension disconnected while the receipts were written.' };
+    const unknown = this.o.discoveries.blockedBy(f.faculty, r.target.tabId, r.target.documentId, r.subjectKey);
+    if (unknown) {
+      return {
+        code: 'outcome-unknown-pending',
+        message: `The outcome of an earlier request on the same tool or target in this document (request ${unknown}) became unknown meanwhile. Inspect the page first: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
+      };
+    }
+    return null;
   }
 
   /**

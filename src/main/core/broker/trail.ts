@@ -141,14 +141,15 @@ export class Trail {
    * pipeline calls it before each effect outside the console.
    * @throws LedgerUnavailable when the ledger could not make them durable (nothing further is done).
    */
-  async settle(): Promise<void> {
+  async settle(o: { turn?: boolean } = {}): Promise<void> {
     try {
       await this.sink.durable();
     } catch (e) {
       throw new LedgerUnavailable(`The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
     }
     // One fsync wakes every request that waited for it: they go on one per pass, the console's UI between them.
-    await this.turns?.take();
+    // `turn: false` right before a send whose checks must not be separated from it by other requests' turns.
+    if (o.turn !== false) await this.turns?.take();
   }
 
   /**

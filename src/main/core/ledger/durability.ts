@@ -25,12 +25,12 @@
  *   `durable()` rejects with it, and the ledger refuses further appends.
  *
  * The log file is opened lazily (after the first commit it exists) with `r+`,
- * which Windows' FlushFileBuffers needs; the folder is fsynced once, so the log's
- * directory entry is on disk too. The file is never replaced while the ledger's
+ * which Windows' FlushFileBuffers needs; the folder is fsynced once, before the
+ * first commit is called durable, so the log's directory entry is on disk too. The file is never replaced while the ledger's
  * own connection is open: SQLite deletes the log only when the last connection
  * closes, and `close()` here syncs first.
  */
-import { closeSync, fsync, fsyncSync, open, openSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, open, openSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** How one file descriptor is made durable: `fs.fsync` by default (replaced only by tests, to fail it). */
@@ -76,10 +76,13 @@ export class WalDurability {
   /**
    * @param dbFile the database file; its log is `${dbFile}-wal` (SQLite's naming).
    * @param syncFd the fsync to use (default `fs.fsync`).
+   * @param walMode whether the database is in WAL mode (else its own file is fsynced).
    */
   constructor(
     private readonly dbFile: string,
     private readonly syncFd: SyncFd = fsync,
+    /** The connection's `PRAGMA journal_mode` is `wal` (the Ledger reads it at open). */
+    private readonly walMode = true,
   ) {}
 
   /** The sticky failure, or null while every fsync has succeeded. */
@@ -141,11 +144,12 @@ export class WalDurability {
     try {
       fd = this.open();
     } catch (e) {
+      // Not a failed fsync (e.g. EMFILE): these waiters fail, the next commit or durable() tries again.
       this.running = false;
-      this.fail(e);
+      this.fail(e, false);
       return;
     }
-    this.syncFd(fd, (err) => {
+    const done = (err: NodeJS.ErrnoException | null) => {
       if (err) {
         this.running = false;
         this.fail(err);
@@ -153,43 +157,53 @@ export class WalDurability {
         return;
       }
       this.fsyncs += 1;
-      if (!this.dirSynced) this.syncDir();
       this.running = false;
       this.settle(upTo);
       if (this.closed) this.closeFd();
       else this.kick();
-    });
+    };
+    try {
+      this.syncFd(fd, (err) => {
+        // The first time, the folder's entry for the log too, before anything is called durable.
+        if (err || this.dirSynced) return done(err);
+        this.syncDir((dirErr) => {
+          if (!dirErr) this.dirSynced = true;
+          done(dirErr);
+        });
+      });
+    } catch (e) {
+      done(e as NodeJS.ErrnoException);
+    }
   }
 
   /**
-   * The log's descriptor, opened on first use (synchronously: once per ledger).
-   * Where SQLite could not use WAL (a file system without shared memory keeps the
-   * rollback journal) there is no log: the database file itself is what a commit
-   * wrote, so it is the one fsynced.
+   * The file a commit wrote: the write-ahead log in WAL mode (beside the database's
+   * real path, where SQLite puts it even when the ledger's path is a symlink), the
+   * database file itself when SQLite kept its rollback journal (a file system without
+   * shared memory). Opened on first use, synchronously, once per ledger. In WAL mode
+   * a missing log is an error, never a reason to fsync something else.
    */
   private open(): number {
     if (this.fd !== null) return this.fd;
-    try {
-      this.fd = openSync(`${this.dbFile}-wal`, 'r+');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      this.fd = openSync(this.dbFile, 'r+');
-    }
+    const real = realpathSync(this.dbFile);
+    this.fd = openSync(this.walMode ? `${real}-wal` : real, 'r+');
     return this.fd;
   }
 
   /** The folder's entry for the log, once (POSIX; Windows has no directory fsync, and needs none). */
-  private syncDir(): void {
-    this.dirSynced = true;
-    if (process.platform === 'win32') return;
-    open(dirname(this.dbFile), 'r', (err, dfd) => {
-      if (err) return;
-      fsync(dfd, () => {
+  private syncDir(done: (err: NodeJS.ErrnoException | null) => void): void {
+    if (process.platform === 'win32') return done(null);
+    open(dirname(realpathSync(this.dbFile)), 'r', (err, dfd) => {
+      if (err) return done(err);
+      fsync(dfd, (syncErr) => {
         try {
           closeSync(dfd);
         } catch {
           /* nothing to keep */
         }
+        // A file system that cannot fsync a folder says so (EINVAL and the like): nothing more to do there.
+        const unsupported = syncErr && ['EINVAL', 'ENOTSUP', 'EISDIR'].includes(syncErr.code ?? '');
+        done(unsupported ? null : syncErr);
       });
     });
   }

@@ -135,7 +135,7 @@ export class Ledger {
       identity: fileIdentity(file),
       openOpts,
     });
-    this.durability = this.readonly ? null : new WalDurability(file, opts.syncFd);
+    this.durability = this.readonly ? null : new WalDurability(file, opts.syncFd, String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal');
     this.signingKey = this.readonly ? null : (opts.signingKey ?? null);
     this.publicKey = opts.signingKey?.publicKey ?? opts.publicKey ?? null;
     const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").get() !== undefined;
