@@ -288,8 +288,8 @@ export class Pipeline {
       if (!signed.ok) {
         return trail.refuse(actor, 'grant-unavailable', `The approval could not be turned into a grant (${signed.error.code}: ${signed.error.message}); nothing was dispatched.`);
       }
-      // Every receipt so far on disk (and this request's turn) before the last checks.
-      await trail.settle();
+      // This request's turn before the last checks; the disk is waited for once, after `dispatched`.
+      await this.o.turns?.take();
       if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request after approval, before dispatch');
       if (this.o.link.status().state !== 'connected') {
         return trail.refuse(actor, 'link-down', 'The browser extension disconnected after the approval; nothing was dispatched. Try again once it is connected.');
