@@ -65,6 +65,8 @@ interface Waiter {
 export class WalDurability {
   private fd: number | null = null;
   private dirSynced = false;
+  /** The folder of the file `open()` chose (the database's real folder), set with the descriptor. */
+  private realDir: string | null = null;
   private commits = 0;
   private durableCommits = 0;
   private fsyncs = 0;
@@ -187,13 +189,15 @@ export class WalDurability {
     if (this.fd !== null) return this.fd;
     const real = realpathSync(this.dbFile);
     this.fd = openSync(this.walMode ? `${real}-wal` : real, 'r+');
+    this.realDir = dirname(real);
     return this.fd;
   }
 
   /** The folder's entry for the log, once (POSIX; Windows has no directory fsync, and needs none). */
   private syncDir(done: (err: NodeJS.ErrnoException | null) => void): void {
-    if (process.platform === 'win32') return done(null);
-    open(dirname(realpathSync(this.dbFile)), 'r', (err, dfd) => {
+    if (process.platform === 'win32' || this.realDir === null) return done(null);
+    // Never throws: it runs in an fs callback, where a throw would be uncaught.
+    open(this.realDir, 'r', (err, dfd) => {
       if (err) return done(err);
       fsync(dfd, (syncErr) => {
         try {
