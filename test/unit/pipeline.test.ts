@@ -171,4 +171,37 @@ describe('durability: every receipt is on disk before anything leaves the consol
     off();
     expect(final.filter((a) => !a.ok && a.error.code === 'denied')).toHaveLength(4);
   });
+
+  it('an outcome-unknown on the same subject that arises while the dispatch waits for the disk stops it: nothing is sent', async () => {
+    const spy = durabilitySpy(ledger);
+    let release: (() => void) | null = null;
+    let holding = true;
+    const sink = {
+      ...spy.sink,
+      durable: async () => {
+        if (holding) await new Promise<void>((r) => (release = r));
+        return spy.sink.durable();
+      },
+    };
+    const b = new Broker({ link, receipts: sink, policy, approvalTimeoutMs: () => 60_000, linkGraceMs: 200 });
+    try {
+      holding = false;
+      await b.listTabs(ctx('read'));
+      // The person's tab rule: no dialog, so the first wait for the disk is the one right before the dispatch.
+      policy.setRules([{ tabId: 7, origin: ORIGIN, kind: 'low-impact-mutation', action: 'allow', reason: 'fine' }]);
+      holding = true;
+      const p = b.action(hover, { tabId: 7, ref: 'e1', arguments: {} }, ctx('low-impact-mutation'));
+      while (!release) await new Promise((r) => setImmediate(r));
+      // Meanwhile an earlier request on the same subject in this document became outcome-unknown.
+      b.discoveries.block('semantic', 7, 'doc-1', 'a'.repeat(64), 'earlier-request');
+      holding = false;
+      (release as () => void)();
+      const a = await p;
+      expect(a).toMatchObject({ ok: false, error: { code: 'outcome-unknown-pending' } });
+      expect(link.invokes()).toHaveLength(0);
+      expect(trailOf(ledger, a.requestId).map((x) => x.event)).toEqual(['requested', 'validated', 'approved', 'dispatched', 'refused']);
+    } finally {
+      b.dispose();
+    }
+  });
 });
