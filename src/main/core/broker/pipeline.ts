@@ -35,7 +35,7 @@ import { shapeArguments } from './arguments';
 import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 import { mapOutcome } from './outcome';
-import { LedgerUnavailable, Trail, refusalDetail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
+import { LedgerUnavailable, Trail, ledgerUnavailableMessage, refusalDetail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
 import type { ArgumentValidator } from './validator';
 import type { Turns } from '../turns';
 
@@ -125,7 +125,7 @@ export class Pipeline {
       await this.o.receipts.durable();
       return ok(undefined);
     } catch (e) {
-      return err('ledger-unavailable', `The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
+      return err('ledger-unavailable', ledgerUnavailableMessage(e));
     }
   }
 
@@ -290,20 +290,8 @@ export class Pipeline {
       }
       // This request's turn before the last checks; the disk is waited for once, after `dispatched`.
       await this.o.turns?.take();
-      if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request after approval, before dispatch');
-      if (this.o.link.status().state !== 'connected') {
-        return trail.refuse(actor, 'link-down', 'The browser extension disconnected after the approval; nothing was dispatched. Try again once it is connected.');
-      }
-      // An earlier request on this subject may have become outcome-unknown while this one waited.
-      const unknownNow = this.o.discoveries.blockedBy(f.faculty, r.target.tabId, r.target.documentId, r.subjectKey);
-      if (unknownNow) {
-        return trail.refuse(
-          actor,
-          'outcome-unknown-pending',
-          `While this request waited for approval, the outcome of an earlier request on the same tool or target in this document (request ${unknownNow}) became unknown: ` +
-            `it may or may not have happened, so this one was not dispatched. Inspect the page first: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
-        );
-      }
+      const early = this.beforeSend(trail, f, ctx, r, 'while this request waited for approval');
+      if (early) return early;
 
       // 7. dispatch. From here on, not knowing the outcome means outcome-unknown.
       // A form that only fills waits for the person's press of the page's button, within a bounded wait.
@@ -314,9 +302,8 @@ export class Pipeline {
       await trail.settle({ turn: false });
       // That wait let other work run: what the checks above ruled out is checked again, with no await
       // between this and the send (an earlier request on this subject may have become outcome-unknown).
-      const late = this.lateRefusal(f, ctx, r);
-      if (late?.code === 'cancelled') return trail.cancelled(actor, 'the agent cancelled the request while its receipts were written, before dispatch');
-      if (late) return trail.refuse(actor, late.code, `${late.message} Nothing was sent to the page.`);
+      const late = this.beforeSend(trail, f, ctx, r, 'while its receipts were written');
+      if (late) return late;
       state.dispatched = true;
       const stopProgress = waitsForPerson ? this.progressWhileWaiting(ctx, timeoutMs) : () => undefined;
       let res: Result<InvocationResult>;
@@ -437,16 +424,25 @@ export class Pipeline {
     return null;
   }
 
-  /** Right before the dispatch is sent: the agent's cancel, the link, and an outcome-unknown on this subject that arose meanwhile. */
-  private lateRefusal(f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction): { code: string; message: string } | null {
-    if (ctx.signal?.aborted) return { code: 'cancelled', message: 'The agent cancelled the request while its receipts were written.' };
-    if (this.o.link.status().state !== 'connected') return { code: 'link-down', message: 'The browser extension disconnected while the receipts were written.' };
+  /**
+   * The checks right before the dispatch, made after the approval and again after the last wait
+   * for the disk (`meanwhile` says when): the agent's cancel, the link, and an outcome-unknown on
+   * this subject that arose meanwhile. null: send; else the request's final answer.
+   */
+  private beforeSend(trail: Trail, f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction, meanwhile: string): BrokerAnswer<ActionValue> | null {
+    const actor = ctx.actor;
+    if (ctx.signal?.aborted) return trail.cancelled(actor, `the agent cancelled the request ${meanwhile}, before dispatch`);
+    if (this.o.link.status().state !== 'connected') {
+      return trail.refuse(actor, 'link-down', `The browser extension disconnected ${meanwhile}; nothing was dispatched. Try again once it is connected.`);
+    }
     const unknown = this.o.discoveries.blockedBy(f.faculty, r.target.tabId, r.target.documentId, r.subjectKey);
     if (unknown) {
-      return {
-        code: 'outcome-unknown-pending',
-        message: `The outcome of an earlier request on the same tool or target in this document (request ${unknown}) became unknown meanwhile. Inspect the page first: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
-      };
+      return trail.refuse(
+        actor,
+        'outcome-unknown-pending',
+        `The outcome of an earlier request on the same tool or target in this document (request ${unknown}) became unknown ${meanwhile}: ` +
+          `it may or may not have happened, so this one was not dispatched. Inspect the page first: ${f.lookAgain(r.target.tabId)}, then decide whether to retry.`,
+      );
     }
     return null;
   }

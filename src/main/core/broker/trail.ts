@@ -67,6 +67,11 @@ export function refusalDetail(detail: unknown): RefusalDetail | undefined {
 /** A broker answer that is a failure. */
 export type BrokerFailure = Err & { requestId: string; receiptId: string };
 
+/** What the agent is told when a receipt could not be written or made durable (`cause`: the ledger's error). */
+export function ledgerUnavailableMessage(cause: unknown): string {
+  return `The receipt ledger is unavailable (${cause instanceof Error ? cause.message : String(cause)}); nothing was done.`;
+}
+
 /** Thrown by `Trail.write` when a receipt cannot be written before dispatch (fail closed). */
 export class LedgerUnavailable extends Error {
   readonly code = 'ledger-unavailable';
@@ -130,7 +135,7 @@ export class Trail {
     try {
       r = this.sink.append({ ...this.fields, requestId: this.requestId, faculty: this.faculty, event, actor, detail });
     } catch (e) {
-      throw new LedgerUnavailable(`The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
+      throw new LedgerUnavailable(ledgerUnavailableMessage(e));
     }
     this.last = r.id;
     return r;
@@ -145,7 +150,7 @@ export class Trail {
     try {
       await this.sink.durable();
     } catch (e) {
-      throw new LedgerUnavailable(`The receipt ledger is unavailable (${e instanceof Error ? e.message : String(e)}); nothing was done.`);
+      throw new LedgerUnavailable(ledgerUnavailableMessage(e));
     }
     // One fsync wakes every request that waited for it: they go on one per pass, the console's UI between them.
     // `turn: false` right before a send whose checks must not be separated from it by other requests' turns.
