@@ -149,6 +149,29 @@ describe('receipts store', () => {
     expect(mergeReceipts([], [])).toEqual([]);
   });
 
+  it('applies a pushed batch of receipts in one store update, each placed by seq and its request trail joined', async () => {
+    const fake = new FakeConsole({ receiptCount: 5 });
+    const stores = createConsoleStores(fake);
+    await stores.receipts.getState().loadFirst();
+    await stores.receipts.getState().find(fake.receipts[2]!.requestId!);
+    let updates = 0;
+    const off = stores.receipts.subscribe(() => void updates++);
+    const shown = stores.receipts.getState().search!.results.length;
+    const batch = [
+      { ...fake.receipts[0]!, id: 'b1', seq: 101, requestId: fake.receipts[2]!.requestId },
+      { ...fake.receipts[0]!, id: 'b2', seq: 103, requestId: 'elsewhere' },
+      { ...fake.receipts[0]!, id: 'b3', seq: 102, requestId: 'elsewhere' },
+    ];
+    applyEvent(stores, { kind: 'receipts', receipts: batch });
+    off();
+    expect(updates).toBe(1);
+    expect(stores.receipts.getState().items.slice(0, 3).map((r) => r.id)).toEqual(['b2', 'b3', 'b1']);
+    expect(stores.receipts.getState().search!.results.map((r) => r.id)).toContain('b1');
+    expect(stores.receipts.getState().search!.results).toHaveLength(shown + 1);
+    applyEvent(stores, { kind: 'receipts', receipts: [] });
+    expect(stores.receipts.getState().items).toHaveLength(8);
+  });
+
   it('shows the verify report', async () => {
     const fake = new FakeConsole({ receiptCount: 3 });
     fake.verifyReport = { ok: false, count: 3, headHash: 'h', firstBroken: { seq: 2, reason: 'hash mismatch' } };

@@ -38,11 +38,8 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
     case 'shared-tabs':
       return stores.connection.getState().setSharedTabs(e.tabs);
     case 'receipts':
-      for (const r of e.receipts) {
-        stores.approvals.getState().explainEnd(r);
-        stores.receipts.getState().add(r);
-      }
-      return;
+      for (const r of e.receipts) stores.approvals.getState().explainEnd(r);
+      return stores.receipts.getState().addMany(e.receipts);
     case 'endpoint':
       return stores.connection.getState().setEndpoint(e.endpoint);
     case 'agent-tokens':

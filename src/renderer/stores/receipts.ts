@@ -50,7 +50,10 @@ export interface ReceiptsState {
   search: ReceiptSearch | null;
   loadFirst(): Promise<void>;
   loadMore(): Promise<void>;
+  /** Put one pushed receipt on top (same as `addMany([r])`). */
   add(r: Receipt): void;
+  /** Put a batch of pushed receipts on top in one store update (the host sends them in batches: src/main/core/receipt-events.ts). */
+  addMany(rs: readonly Receipt[]): void;
   runVerify(): Promise<void>;
   toggle(id: string): void;
   find(id: string): Promise<void>;
@@ -94,12 +97,17 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       set({ loading: false, items: mergeReceipts(get().items, r.value.receipts), nextCursor: r.value.nextCursor });
     },
     add(receipt) {
+      get().addMany([receipt]);
+    },
+    addMany(receipts) {
+      if (receipts.length === 0) return;
       const search = get().search;
-      // A new step of the request being looked at joins its trail.
-      const joins = search?.status === 'done' && receipt.requestId !== null && search.results.some((r) => r.requestId === receipt.requestId);
+      // New steps of the request being looked at join its trail.
+      const shown = search?.status === 'done' ? new Set(search.results.map((r) => r.requestId)) : null;
+      const joining = shown ? receipts.filter((r) => r.requestId !== null && shown.has(r.requestId)) : [];
       set({
-        items: mergeReceipts(get().items, [receipt]),
-        ...(joins && search ? { search: { ...search, results: mergeReceipts(search.results, [receipt]) } } : {}),
+        items: mergeReceipts(get().items, [...receipts]),
+        ...(joining.length > 0 && search ? { search: { ...search, results: mergeReceipts(search.results, joining) } } : {}),
       });
     },
     async runVerify() {
