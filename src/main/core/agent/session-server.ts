@@ -60,6 +60,12 @@ export function createSessionServer(session: Pick<Session, 'inFlight' | 'token' 
     session.inFlight++;
     try {
       await deps.turns?.take();
+      // The session closed (revoked token, eviction, Stop) while this call waited for its turn:
+      // the SDK aborted its signal, so it never reaches the broker; a receipt says it was refused.
+      if (extra.signal.aborted) {
+        const a = deps.broker.rejectCall({ faculty: 'console', agentTool: String(request.params.name).slice(0, 128), actor, code: 'session-closed', message: 'The MCP session closed before this call started; nothing was done.' });
+        return errorResult(a, 'console');
+      }
       // MCP progress (spec, "Progress"): only when the client asked, with its progressToken.
       const token = request.params._meta?.progressToken;
       const progress =
