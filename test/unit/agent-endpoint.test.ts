@@ -170,6 +170,17 @@ describe('MCP endpoint: tools', () => {
     const zoom = (await client.callTool({ name: 'page_snapshot', arguments: { tabId: 7, ref: 'a1' } })) as CallToolResult;
     expect(zoom.isError, textOf(zoom)).toBeFalsy();
     expect(link.requests.filter((q) => q.op === 'read').at(-1)).toMatchObject({ arguments: { maxBytes: 65536, ref: 'a1' } });
+    // A zoom into a ref of a same-origin frame is receipted with that frame and its document.
+    link.reads.set('semantic-read', (r) => ({
+      ok: true,
+      value: {
+        tabId: r.tabId, origin: 'http://127.0.0.1:8765', url: 'http://127.0.0.1:8765/inner', documentId: 'doc-3', frameId: 3, rootDocumentId: 'doc-1', ref: 'b1',
+        text: 'button "Inner" #b1', truncated: false, bytes: 18, maxBytes: 65536, refs: 1, frames: { read: 0, crossOrigin: 0, notRead: 0 },
+      },
+    }));
+    const inner = (await client.callTool({ name: 'page_snapshot', arguments: { tabId: 7, ref: 'b1' } })) as CallToolResult;
+    expect(inner.isError, textOf(inner)).toBeFalsy();
+    expect(core.ledger.query({ limit: 1 }).receipts[0]).toMatchObject({ faculty: 'semantic-read', event: 'succeeded', frameId: 3, documentId: 'doc-3' });
     const badRef = (await client.callTool({ name: 'page_snapshot', arguments: { tabId: 7, ref: 'input[value^=a]' } })) as CallToolResult;
     expect(badRef.isError).toBe(true);
     expect(textOf(badRef)).toMatch(/^Error \(invalid-params\)/);

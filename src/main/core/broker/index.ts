@@ -374,12 +374,14 @@ export class Broker {
   /**
    * A read faculty of the extension's registry (`{op:'read', faculty, operation}`)
    * on one shared tab, with the faculty's own check of the value's shape.
-   * @param check returns the value typed, or a message why it is malformed (`bad-answer`).
+   * @param check returns the value typed, with the origin, URL, document and frame
+   *   it was read from (the receipt's; frame 0, the top frame, unless it names one),
+   *   or a message why it is malformed (`bad-answer`).
    */
   readFaculty<V>(
     p: { faculty: Faculty; operation: string; agentTool: string; tabId: number; arguments?: Record<string, unknown> },
     ctx: AgentContext,
-    check: (v: unknown) => { ok: true; value: V; origin: string; url: string; documentId: string; detail: Record<string, unknown> } | { ok: false; message: string },
+    check: (v: unknown) => { ok: true; value: V; origin: string; url: string; documentId: string; frameId?: number; detail: Record<string, unknown> } | { ok: false; message: string },
   ): Promise<BrokerAnswer<V>> {
     let seen: { origin: string; url: string; detail: Record<string, unknown> } | null = null;
     return this.pipeline.read(
@@ -392,7 +394,7 @@ export class Broker {
         if (!r.ok) return r;
         const c = check(r.value);
         if (!c.ok) return { ok: false, error: { code: 'bad-answer', message: `the extension's ${p.faculty} answer is malformed: ${c.message}` } };
-        trail.set({ origin: c.origin, documentId: c.documentId, frameId: 0 });
+        trail.set({ origin: c.origin, documentId: c.documentId, frameId: c.frameId ?? 0 });
         seen = { origin: c.origin, url: c.url, detail: c.detail };
         return { ok: true, value: c.value };
       },

@@ -115,6 +115,7 @@ export const pageSnapshot = defineAgentTool({
           origin: s.origin,
           url: s.url,
           documentId: s.documentId,
+          frameId: s.frameId,
           detail: { bytes: s.bytes, maxBytes, truncated: s.truncated, refs: s.refs, frames: s.frames, ...(s.ref ? { ref: s.ref, frameId: s.frameId } : {}) },
         };
       },
