@@ -1,6 +1,6 @@
 /** Argument validation against hostile page schemas (src/main/core/broker/validator.ts). */
 import { describe, expect, it } from 'vitest';
-import { ArgumentValidator } from '../../src/main/core/broker/validator';
+import { ArgumentValidator, MAX_BUDGET_ATTEMPTS, withBudget } from '../../src/main/core/broker/validator';
 
 describe('ArgumentValidator', () => {
   it('accepts the dialects MCP pages use and refuses others', () => {
@@ -24,6 +24,38 @@ describe('ArgumentValidator', () => {
     const v = new ArgumentValidator({ budgetMs: 100 });
     const r = v.validate('r', { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } }, { s: `${'a'.repeat(40)}!` });
     expect(r).toMatchObject({ ok: false, code: 'schema-rejected', message: expect.stringContaining('longer than 100 ms') });
+  });
+
+  it('a budget run out by the clock, not the work (the thread was not running), is tried again; one run out by the work is not', () => {
+    // Atomics.wait blocks the thread without using the CPU: what a busy machine does to a good schema.
+    const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+    let calls = 0;
+    const descheduledOnce = withBudget(() => {
+      calls++;
+      if (calls === 1) sleep(150);
+      return 'compiled';
+    }, 50);
+    expect(descheduledOnce).toEqual({ ok: true, value: 'compiled' });
+    expect(calls).toBe(2);
+    // Always descheduled: bounded, then timed out.
+    calls = 0;
+    const always = withBudget(() => {
+      calls++;
+      sleep(150);
+      return 'never';
+    }, 50);
+    expect(always).toMatchObject({ ok: false, timedOut: true });
+    expect(calls).toBe(MAX_BUDGET_ATTEMPTS);
+    // A hostile pattern spends its budget on the CPU: refused (after one attempt on a quiet
+    // machine; a loaded one may deschedule even this, which costs at most MAX_BUDGET_ATTEMPTS budgets).
+    calls = 0;
+    const cpuBound = withBudget(() => {
+      calls++;
+      return /^(a+)+$/.test(`${'a'.repeat(40)}!`);
+    }, 50);
+    expect(cpuBound).toMatchObject({ ok: false, timedOut: true });
+    expect(calls).toBeGreaterThanOrEqual(1);
+    expect(calls).toBeLessThanOrEqual(MAX_BUDGET_ATTEMPTS);
   });
 
   // Chromium 156's schema for <input type=time|datetime-local|month|week|color> puts a RegExp in `format`.
