@@ -174,7 +174,7 @@ describe('MCP endpoint: tools', () => {
     link.reads.set('semantic-read', (r) => ({
       ok: true,
       value: {
-        tabId: r.tabId, origin: 'http://127.0.0.1:8765', url: 'http://127.0.0.1:8765/inner', documentId: 'doc-3', frameId: 3, rootDocumentId: 'doc-1', ref: 'b1',
+        tabId: r.tabId, origin: 'http://127.0.0.1:8765', url: 'http://127.0.0.1:8765/inner', documentId: 'doc-1', frameId: 3, rootDocumentId: 'doc-3', ref: 'b1',
         text: 'button "Inner" #b1', truncated: false, bytes: 18, maxBytes: 65536, refs: 1, frames: { read: 0, crossOrigin: 0, notRead: 0 },
       },
     }));

@@ -114,7 +114,8 @@ export const pageSnapshot = defineAgentTool({
           value: s,
           origin: s.origin,
           url: s.url,
-          documentId: s.documentId,
+          // The receipt names the frame and document read: the ref's, for a zoom (same-origin, so the origin is the top's).
+          documentId: s.rootDocumentId,
           frameId: s.frameId,
           detail: { bytes: s.bytes, maxBytes, truncated: s.truncated, refs: s.refs, frames: s.frames, ...(s.ref ? { ref: s.ref, frameId: s.frameId } : {}) },
         };
