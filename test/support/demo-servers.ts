@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEMO_DIR = resolve(ROOT, 'resources/demo');
 const HOSTILE_DIR = resolve(ROOT, 'resources/hostile');
+const BENCH_DIR = resolve(ROOT, 'resources/bench');
 
 /** The ports `npm run demo` uses unless told otherwise. Tests pass nothing and get free ports. */
 export const DEFAULT_DEMO_PORTS = { port: 8765, hostilePort: 8766, crossOriginPort: 8767 } as const;
@@ -328,6 +329,8 @@ export async function startDemoServers(options: DemoServerOptions = {}): Promise
     // The single-page app: its script, and its page for every route under /spa/ (its own router decides).
     else if (path.startsWith('/spa/')) asset = await readStatic(DEMO_DIR, path === '/spa/spa.js' ? path : '/spa/index.html');
     else if (path.startsWith('/hostile/')) asset = await readStatic(HOSTILE_DIR, path.slice('/hostile'.length));
+    // The snapshot benchmark's generated page (test/bench/snapshot.bench.ts), on every origin like the rest.
+    else if (path.startsWith('/bench/')) asset = await readStatic(BENCH_DIR, path === '/bench/' ? '/index.html' : path.slice('/bench'.length));
     return asset ? send(200, asset.type, asset.body) : send(404, 'text/plain', 'not found');
   };
 
