@@ -50,7 +50,8 @@ function inputRole(el: HTMLInputElement): string | null {
   if (t === 'range') return 'slider';
   if (t === 'number') return 'spinbutton';
   if (t === 'file') return 'button';
-  if (t === 'color') return 'button';
+  // A colour input takes a typed value ("#rrggbb"), as Playwright and Chromium's own value reading treat it.
+  if (t === 'color') return 'textbox';
   if (el.hasAttribute('list')) return 'combobox';
   if (t === 'search') return 'searchbox';
   return 'textbox';
@@ -182,7 +183,7 @@ export function textOf(node: Node, budget = 2000): string {
     }
     const sr = shadowRootOf(n);
     const kids = sr ? sr.childNodes : n.localName === 'slot' ? (n as HTMLSlotElement).assignedNodes({ flatten: true }) : n.childNodes;
-    const block = !INLINE_TAGS.has(n.localName);
+    const block = !displayedInline(n);
     if (block) out += ' ';
     for (const k of kids) walk(k);
     if (block) out += ' ';
@@ -196,6 +197,20 @@ export const INLINE_TAGS: ReadonlySet<string> = new Set([
   'a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'mark', 'q', 's', 'samp', 'small',
   'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'label', 'output', 'slot', 'del', 'ins', 'wbr', 'img', 'svg',
 ]);
+
+/**
+ * Whether an element's text joins the text around it: an inline tag
+ * (INLINE_TAGS) that is laid out inline. A span that its parent's grid or
+ * flex layout (or its own style) makes a block is a box of its own: its words
+ * must not run into the next box's ("Echo mug" + "12.00" is not "mug12.00").
+ * An element with no computed display (not rendered, or detached, like the
+ * label copies of textOfLabel) goes by its tag.
+ */
+export function displayedInline(el: Element): boolean {
+  if (!INLINE_TAGS.has(el.localName)) return false;
+  const d = el.isConnected ? getComputedStyle(el).display : '';
+  return d === '' || d.startsWith('inline') || d === 'contents';
+}
 
 /** The element's shadow root, open or closed (chrome.dom.openOrClosedShadowRoot, FACTS: closed roots too), or null. */
 export function shadowRootOf(el: Element): ShadowRoot | null {

@@ -18,7 +18,7 @@ import { redactText } from '../../../src/shared/redact';
 import { formatLine, PRIVATE_ATTRIBUTE, quote, type NodeLine, type SnapshotPart } from '../../../src/shared/snapshot';
 import { utf8Length } from '../../../src/shared/bounds';
 import {
-  CONTAINER_ROLES, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, headingLevel, insidePrivate, isHidden, nameOf,
+  CONTAINER_ROLES, displayedInline, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, headingLevel, insidePrivate, isHidden, nameOf,
   roleOf, shadowRootOf, shownType, statesOf, valueOf,
 } from './semantic-roles';
 
@@ -177,9 +177,13 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
     const inline = INLINE_TAGS.has(tag);
     if (role === null || role === 'cell' || role === 'paragraph') {
       if (!inline) flush(ctx.depth);
+      // An inline tag laid out as a box (a grid or flex item): its words stay apart from its neighbours'.
+      const boxed = inline && !displayedInline(n);
+      if (boxed) pending += ' ';
       const label = tag === 'label' && !!(n as HTMLLabelElement).control;
       walkKids(n, { ...ctx, labelText: ctx.labelText || label, noText: ctx.noText || NO_TEXT_TAGS.has(tag) });
       if (!inline) flush(ctx.depth);
+      else if (boxed) pending += ' ';
       return;
     }
     // Inside a role whose name tells its text, only what an agent acts on or zooms into, and headings, keep a line.
