@@ -34,7 +34,7 @@ const OURS = [
   'link "a: b" #a5',
   '"Some words here, twice"',
   '"- a dash: and a colon"',
-  'spinbutton:number "Age" ="61" #a6',
+  'spinbutton "Age" ="61" #a6',
   'textbox:tel "Phone" #a7',
   'h3 "Second"',
   '"Blue"',

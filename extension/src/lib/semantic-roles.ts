@@ -36,8 +36,11 @@ export const LEAF_TEXT_ROLES: ReadonlySet<string> = new Set([
   'columnheader', 'rowheader', 'checkbox', 'radio', 'switch', 'summary', 'img', 'textbox', 'combobox', 'listbox', 'searchbox',
 ]);
 
-/** Input types shown after the role (`textbox:date`), where the type says how to read the value. */
-const SHOWN_TYPES: ReadonlySet<string> = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'email', 'tel', 'url', 'number', 'password', 'color', 'file']);
+/**
+ * Input types shown after the role (`textbox:date`), where the type says how
+ * to read the value. Not `number`: its role, spinbutton, already says it.
+ */
+const SHOWN_TYPES: ReadonlySet<string> = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'email', 'tel', 'url', 'password', 'color', 'file']);
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
