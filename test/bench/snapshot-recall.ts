@@ -45,6 +45,12 @@ export interface Holdings {
   lines: number;
   /** Our truncation marker was present (never for Playwright). */
   truncated: boolean;
+  /**
+   * Ours only: UTF-8 bytes of every string literal, unescaped (names, values,
+   * text): the least any rendering that keeps all of them could weigh, with
+   * no byte for roles, refs, quotes, indentation or line ends.
+   */
+  stringBytes: number;
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -83,7 +89,7 @@ function yamlValue(v: string): string {
  * properties.
  */
 export function readPlaywright(yaml: string): Holdings {
-  const out: Holdings = { named: [], tokens: [], headings: [], lines: 0, truncated: false };
+  const out: Holdings = { named: [], tokens: [], headings: [], lines: 0, truncated: false, stringBytes: 0 };
   for (const raw of yaml.split('\n')) {
     const line = raw.trimStart();
     if (!line.startsWith('- ')) continue;
@@ -139,7 +145,7 @@ export function readPlaywright(yaml: string): Holdings {
  * literal), `[truncated: …]`. Indentation is ignored.
  */
 export function readOurs(text: string): Holdings {
-  const out: Holdings = { named: [], tokens: [], headings: [], lines: 0, truncated: false };
+  const out: Holdings = { named: [], tokens: [], headings: [], lines: 0, truncated: false, stringBytes: 0 };
   for (const raw of text.split('\n')) {
     const line = raw.trimStart();
     if (!line) continue;
@@ -156,7 +162,10 @@ export function readOurs(text: string): Holdings {
       strings.push(lit.value);
       i = line.indexOf('"', lit.end);
     }
-    for (const s of strings) out.tokens.push(...tokensOf(s));
+    for (const s of strings) {
+      out.tokens.push(...tokensOf(s));
+      out.stringBytes += new TextEncoder().encode(s).length;
+    }
     if (line.startsWith('"')) continue;
     const m = /^([a-z][a-z0-9-]*)(?::[a-z-]+)? "/.exec(line);
     if (!m) continue;

@@ -11,6 +11,10 @@
  *   {tabId, maxBytes: 262144}` to its answer: the agent's whole path (endpoint,
  *   pipeline, receipts with their fsync, link, the `semantic-read` faculty, the
  *   isolated-world walk in the page, the console's redaction);
+ * - **ours over the link alone** (`link`): `core.link.request({op: 'read',
+ *   faculty: 'semantic-read', …})` from this process: the native host, Chrome,
+ *   the worker and the page, without the MCP endpoint, the pipeline's checks
+ *   and receipts, or the console's redaction;
  * - **ours in the service worker** (`worker`): the same faculty's read
  *   (`echoConsole.handleRequest({op: 'read', …})`), timed by the worker's own
  *   clock: injection check, tag, the walk, assembly, no link, no console;
@@ -19,7 +23,9 @@
  *
  * Per page: bytes of each text (ours: the tree, without the MCP answer's
  * header and untrusted-block wrapper, which are given apart), p50/min/mean of
- * each time, the ratios (ours / Playwright; targets bytes ≤ 0.5, time ≤ 1.0),
+ * each time, the ratios (ours / Playwright; targets bytes ≤ 0.5, time ≤ 1.0;
+ * `stringFloor`: the bytes of our names, values and text alone, unescaped,
+ * over Playwright's: the least any format that keeps them all could reach),
  * the recall of Playwright's named nodes, text tokens and headings in ours
  * (test/bench/snapshot-recall.ts; targets 100% of named interactive nodes,
  * ≥ 99% of text and headings), and whether our text held a truncation marker
@@ -119,6 +125,7 @@ async function measurePage(world: LinkWorld, client: Client, label: string, url:
 
   const mcpMs: number[] = [];
   const workerMs: number[] = [];
+  const linkMs: number[] = [];
   const pwMs: number[] = [];
   const trees = new Set<string>([warm.tree]);
   const pwTexts = new Set<string>([pwWarm]);
@@ -134,6 +141,9 @@ async function measurePage(world: LinkWorld, client: Client, label: string, url:
     receiptIds.push(last.header.receiptId);
     trees.add(last.tree);
     anyTruncated ||= last.header.truncated || /^\[truncated/m.test(last.tree);
+    const [lms, lr] = await time(() => world.request({ op: 'read', faculty: 'semantic-read', operation: 'snapshot', tabId, arguments: { maxBytes: MAX_BYTES } }, { timeoutMs: 120_000 }));
+    if (!lr.ok) throw new Error(`link snapshot failed: ${lr.error.code}`);
+    linkMs.push(lms);
     const wk = await workerSnapshot(world, tabId);
     workerMs.push(wk.ms);
     workerText = wk.text;
@@ -159,7 +169,8 @@ async function measurePage(world: LinkWorld, client: Client, label: string, url:
   const m = stats(mcpMs);
   const wk = stats(workerMs);
   const p = stats(pwMs);
-  const ratios = { bytes: round4(oursBytes / pwBytes), timeMcpP50: round4(m.p50 / p.p50), timeWorkerP50: round4(wk.p50 / p.p50) };
+  // stringFloor: our names, values and text alone against Playwright's whole text (no format keeping them all can go below it).
+  const ratios = { bytes: round4(oursBytes / pwBytes), stringFloor: round4(cmp.ours.stringBytes / pwBytes), timeMcpP50: round4(m.p50 / p.p50), timeWorkerP50: round4(wk.p50 / p.p50) };
   const recall = {
     namedInteractive: recallOut(cmp.namedInteractive),
     named: { ...recallOut(cmp.named), missesByRole: cmp.namedMissesByRole },
@@ -187,7 +198,7 @@ async function measurePage(world: LinkWorld, client: Client, label: string, url:
       page: label,
       path: new URL(url).pathname + new URL(url).search,
       elements,
-      ours: { bytes: oursBytes, lines: cmp.ours.lines, refs: last.header.refs, mcpAnswerBytes: last.answerBytes, mcpMs: m, workerMs: wk, truncated: anyTruncated },
+      ours: { bytes: oursBytes, stringBytes: cmp.ours.stringBytes, lines: cmp.ours.lines, refs: last.header.refs, mcpAnswerBytes: last.answerBytes, mcpMs: m, linkMs: stats(linkMs), workerMs: wk, truncated: anyTruncated },
       playwright: { bytes: pwBytes, lines: cmp.playwright.lines, ms: p },
       ratios,
       recall,

@@ -74,6 +74,8 @@ describe('reading our snapshot', () => {
     expect(o.tokens).toContain('61');
     expect(o.tokens).toContain('Blue');
     expect(o.truncated).toBe(true);
+    // Every literal, unescaped: 'Shop: the best' (14) + 'Main' (4) + … + 'Blue' (4).
+    expect(o.stringBytes).toBe(['Shop: the best', 'Main', 'Home', 'a: b', 'Some words here, twice', '- a dash: and a colon', 'Age', '61', 'Phone', 'Second', 'Blue'].join('').length);
   });
 });
 
