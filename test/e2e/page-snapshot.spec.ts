@@ -135,6 +135,10 @@ test('states and values of select, radio, checkbox, date and text inputs; the pa
     expect(t).not.toContain('Balance');
     // Nor does it name anything else (aria-labelledby pointing into it gives no name).
     expect(t).toMatch(/^button "Show" #[a-z]+\d+$/m);
+    // A colour input is a typed field; a number input's role says its type; grid items' words stay apart.
+    expect(t).toMatch(/^textbox:color "Badge colour" ="#3366cc" #[a-z]+\d+$/m);
+    expect(t).toMatch(/^spinbutton "Count" ="3" #[a-z]+\d+$/m);
+    expect(t).toMatch(/^"Grid left Grid right"$/m);
     // A heading inside a link keeps its line (the link's name already holds its text).
     expect(t).toMatch(/^link "Card heading with more words" #[a-z]+\d+\n h3 "Card heading"$/m);
     // The person types a password: still never shown.
