@@ -7,7 +7,7 @@
  * The real module in real pages: test/e2e/page-snapshot.spec.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { checkSnapshotArgs, semanticRead, snapshotOf, type SemanticDeps } from '../../extension/src/background/faculties/semantic-read';
+import { checkSnapshotArgs, NO_RECEIVER, semanticRead, snapshotOf, type SemanticDeps } from '../../extension/src/background/faculties/semantic-read';
 import type { FrameInfo } from '../../extension/src/background/tabs';
 import type { SemanticReport, ToSemantic } from '../../extension/src/lib/messages';
 import { err, ok, type Result } from '../../src/shared/result';
@@ -111,6 +111,41 @@ describe('snapshotOf', () => {
     const after = world([frame(0, `${A}/`), { ...frame(3, `${A}/inner`), documentId: 'D3-new' }], { 0: w.docs[0]!, 3: { key: 'K3b', parts: [] } });
     after.deps.lastTag = w.deps.lastTag;
     expect(await snapshotOf(7, A, { ref: 'b1' }, after.deps)).toMatchObject({ ok: false, error: { code: 'navigated' } });
+  });
+
+  it('injects the frames before the walk and the top only when it does not answer: a top that holds the module is not injected again', async () => {
+    const frames = [frame(0, `${A}/`), frame(3, `${A}/inner`), frame(4, `${A}/refuses`)];
+    const w = world(frames, {
+      0: { key: 'K0', parts: [{ text: 'iframe #a1' }, { frameKey: 'K3', srcOrigin: A, depth: 1 }, { text: 'iframe #a2' }, { frameKey: 'K4', srcOrigin: A, depth: 1 }] },
+      3: { key: 'K3', parts: [{ text: 'button "Inner" #b1' }] },
+      4: { key: 'K4', parts: [{ text: '"never read"' }] },
+    });
+    // As Chrome does: no module of ours in a document until it is injected (D4 refuses scripting).
+    const holding = new Set<string>();
+    const injected: string[][] = [];
+    const ask = w.deps.ask;
+    w.deps.inject = async (_t, ids) => (injected.push(ids), new Set(ids.filter((id) => id !== 'D4').map((id) => (holding.add(id), id))));
+    w.deps.ask = async (t, f, msg) => (holding.has(f.documentId) ? ask(t, f, msg) : err(NO_RECEIVER, 'none'));
+    const first = await snapshotOf(7, A, {}, w.deps);
+    expect(first.ok && first.value.text).toBe('iframe #a1\n button "Inner" #b1\niframe #a2\n not-read');
+    // The frames first, together (the top's walk reads their keys), then the top, which did not answer.
+    expect(injected).toEqual([['D3', 'D4'], ['D0']]);
+    injected.length = 0;
+    const again = await snapshotOf(7, A, {}, w.deps);
+    expect(again.ok && again.value.text).toBe(first.ok && first.value.text);
+    // The top holds the module now: only the frames are injected (a no-op where the module is).
+    expect(injected).toEqual([['D3', 'D4']]);
+    injected.length = 0;
+    w.docs[3]!.refs = { b1: [{ text: 'button "Inner" #b1' }] };
+    expect(await snapshotOf(7, A, { ref: 'b1' }, w.deps)).toMatchObject({ ok: true, value: { frameId: 3, text: 'button "Inner" #b1' } });
+    expect(injected).toEqual([['D3', 'D4']]);
+    // A page of one document: nothing injected once its module answers.
+    const single = world([frame(0, `${A}/`)], { 0: { key: 'K0', parts: [{ text: 'h1 "Only"' }] } });
+    const singleInjected: string[][] = [];
+    single.deps.inject = async (_t, ids) => (singleInjected.push(ids), new Set(ids));
+    await snapshotOf(7, A, {}, single.deps);
+    await snapshotOf(7, A, {}, single.deps);
+    expect(singleInjected).toEqual([]);
   });
 
   it('cuts to the budget with the marker', async () => {
