@@ -23,9 +23,7 @@ import type { ApprovalView } from '../../../shared/ipc';
 import { LIMITS } from '../../../shared/limits';
 import type { Faculty } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
-import { isFormSnapshot } from '../../../shared/form';
-import type { FrameLocation, Grant, InvocationResult } from '../../../shared/types';
-import { MAX_URL_CHARS } from '../../../shared/url';
+import type { Grant, InvocationResult } from '../../../shared/types';
 import type { ExtensionLink } from '../ports';
 import type { ToolRouter } from '../policy';
 import type { Sharing } from '../sharing';
@@ -35,6 +33,7 @@ import { shapeArguments } from './arguments';
 import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 import { mapOutcome } from './outcome';
+import { facultyEnv } from './faculty-env';
 import { LedgerUnavailable, Trail, ledgerUnavailableMessage, refusalDetail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
 import type { ArgumentValidator } from './validator';
 import type { Turns } from '../turns';
@@ -76,47 +75,12 @@ export interface PipelineOptions {
  */
 export const FORM_WAIT_TIMEOUT_MS = 5 * 60_000;
 
-const HEX64 = /^[0-9a-f]{64}$/;
-
-/** A `locate` answer of the shape src/shared/types.ts FrameLocation for exactly the frame and document asked, or null. */
-function frameLocation(v: unknown, frameId: number, documentId: string): FrameLocation | null {
-  const loc = v as Partial<FrameLocation> | null;
-  if (!loc || typeof loc !== 'object' || loc.frameId !== frameId || loc.documentId !== documentId) return null;
-  if (typeof loc.tabUrl !== 'string' || typeof loc.frameUrl !== 'string' || typeof loc.urlHash !== 'string' || !HEX64.test(loc.urlHash)) return null;
-  return { frameId, documentId, tabUrl: loc.tabUrl.slice(0, MAX_URL_CHARS), frameUrl: loc.frameUrl.slice(0, MAX_URL_CHARS), urlHash: loc.urlHash };
-}
-
 /** The pipeline shared by every faculty. Never throws to its callers. */
 export class Pipeline {
   private readonly env: FacultyEnv;
 
   constructor(private readonly o: PipelineOptions) {
-    this.env = {
-      discoveries: o.discoveries,
-      sharing: o.sharing,
-      validator: o.validator,
-      locate: async (tabId, frameId, documentId, signal) => {
-        const first = await this.durableFirst();
-        if (!first.ok) return first;
-        const r = await o.link.request(
-          { op: 'read', faculty: 'webmcp-discover', operation: 'locate', tabId, arguments: { frameId, documentId } },
-          { signal, timeoutMs: o.readTimeoutMs ?? 15_000 },
-        );
-        if (!r.ok) return r;
-        const loc = frameLocation(r.value, frameId, documentId);
-        return loc ? ok(loc) : err('bad-answer', "the extension's answer to locate is not a FrameLocation of that frame and document");
-      },
-      readForm: async (tabId, frameId, documentId, toolName, signal) => {
-        const first = await this.durableFirst();
-        if (!first.ok) return first;
-        const r = await o.link.request(
-          { op: 'read', faculty: 'webmcp-discover', operation: 'form', tabId, arguments: { frameId, documentId, toolName } },
-          { signal, timeoutMs: o.readTimeoutMs ?? 15_000 },
-        );
-        if (!r.ok) return r;
-        return isFormSnapshot(r.value) ? ok(r.value) : err('bad-answer', "the extension's answer to form is not a form snapshot");
-      },
-    };
+    this.env = facultyEnv(o, () => this.durableFirst());
   }
 
   /** Every receipt written so far on disk before a link read (`ledger-unavailable` when it could not be). */
@@ -295,7 +259,7 @@ export class Pipeline {
 
       // 7. dispatch. From here on, not knowing the outcome means outcome-unknown.
       // A form that only fills waits for the person's press of the page's button, within a bounded wait.
-      const waitsForPerson = r.subject.form !== undefined && !r.subject.form.autosubmit;
+      const waitsForPerson = r.subject.type === 'webmcp-tool' && r.subject.form !== undefined && !r.subject.form.autosubmit;
       const timeoutMs = waitsForPerson ? (this.o.formWaitTimeoutMs ?? FORM_WAIT_TIMEOUT_MS) : this.o.dispatchTimeoutMs;
       trail.write('dispatched', actor, { grantExpiresAt: signed.value.expiresAt, timeoutMs, ...(waitsForPerson ? { awaitingPerson: true } : {}) });
       // Nothing leaves for the page before its receipts are on disk (a failure: ledger-unavailable, nothing dispatched).
