@@ -5,6 +5,7 @@
  * exposes exactly one object of this shape as `window.echo`. Every method
  * answers a Result and never throws across the boundary.
  */
+import type { Fingerprint, SemanticOperation } from './semantic-target';
 import type { PolicyRule } from './policy';
 import type { ErrorInfo, Result } from './result';
 import type { Faculty, Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from './receipt';
@@ -70,7 +71,35 @@ export interface WebMcpToolSubject {
  * (the dialog renders the common part once and one view per `type`). Later
  * faculties add theirs here (a target's evidence, a patch, a script).
  */
-export type ApprovalSubject = WebMcpToolSubject;
+export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject;
+
+/**
+ * What a semantic mutation (faculty `semantic`: click, hover, focus, scroll; issue 10)
+ * acts on: the target's page-derived fingerprint (UNTRUSTED page text, redacted) and
+ * its hash, which the grant binds as the subject hash. Events are synthetic
+ * (`trustedInput: false`); no picture of the target is taken.
+ */
+export interface SemanticTargetSubject {
+  type: 'semantic-target';
+  operation: SemanticOperation;
+  /** The ref the agent targeted by, or null when it gave a fingerprint. */
+  ref: string | null;
+  fingerprint: Fingerprint;
+  fingerprintHash: string;
+  /** The events are synthetic, never the person's hardware input. */
+  trustedInput: false;
+  /** No picture of the target is shown (issue 10 item 6: not built). */
+  picture: 'none';
+  // Never present: declared so that code reading a page tool's fields off any subject
+  // (`view.subject.toolName === …`) reads `undefined` here instead of needing a narrowing first.
+  toolName?: undefined;
+  title?: undefined;
+  description?: undefined;
+  inputSchema?: undefined;
+  annotations?: undefined;
+  descriptorHash?: undefined;
+  form?: undefined;
+}
 
 /**
  * Everything the approval dialog shows for one pending request, whatever its

@@ -162,7 +162,19 @@ export type RefusalCode =
   /** A form tool's form is not the one approved: another action or method, `toolautosubmit` added or removed, or other values to submit (src/shared/form.ts). */
   | 'form-changed'
   /** A check could not run (e.g. the nonce record could not be written): nothing was dispatched, and the page did not change. */
-  | 'check-failed';
+  | 'check-failed'
+  /** Semantic mutations (src/shared/semantic-target.ts): the element no longer has the approved fingerprint. */
+  | 'target-changed'
+  /** The ref's element left the page. */
+  | 'ref-stale'
+  /** The target is a blocked surface (password, a form holding one, credential fields, private, cross-origin frame). */
+  | 'target-blocked'
+  /** The target's form is a declarative WebMCP tool listed now: use it (webmcp_invoke). */
+  | 'narrower-capability-available'
+  /** The target is not actionable now (hidden, moving, disabled, inert, no pointer events, not rendering). */
+  | 'not-actionable'
+  /** Another element covers the target's visible centre (the message names it: page text). */
+  | 'target-covered';
 
 /**
  * What `page_info` reads in one shared tab (faculty `page-info`): the top

@@ -64,7 +64,7 @@ async function flushCalls(): Promise<void> {
 }
 
 test('the approval dialog shows every field as text, and Enter approves nothing', async () => {
-  const a = fake.approvals[0]!;
+  const a = fake.approvals[0] as ReturnType<typeof sampleApproval>;
   const dialog = page.getByRole('dialog');
   await expect(dialog).toBeVisible();
 
@@ -136,7 +136,7 @@ test('"Approve once" calls decideApproval for exactly that request (and takes th
 });
 
 test('when the request under review goes away and the next one shows, "Approve once" is disarmed in that very render: no frame where a click meant for the first approves the second', async () => {
-  await expect(page.getByTestId('field-tool-name')).toHaveText(fake.approvals[0]!.subject.toolName);
+  await expect(page.getByTestId('field-tool-name')).toHaveText((fake.approvals[0] as ReturnType<typeof sampleApproval>).subject.toolName);
   await reviewToEnd();
   await expect(page.getByTestId('approve-button')).toBeEnabled();
   // Record, at every DOM change (a MutationObserver runs before the browser paints), which

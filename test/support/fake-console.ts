@@ -7,7 +7,7 @@
  * tests.
  */
 import type { PolicyRule } from '../../src/shared/policy';
-import type { AgentTokenInfo, ApprovalView, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
+import type { AgentTokenInfo, ApprovalView, WebMcpToolSubject, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
 import type { Receipt, ReceiptEvent, ReceiptPage, ReceiptQuery, VerifyReport } from '../../src/shared/receipt';
 import { validateApiPayload } from '../../src/main/core/api/payloads';
 import { API_METHODS } from '../../src/shared/api-schemas';
@@ -22,7 +22,10 @@ export interface FakeCall {
 const HEX = (c: string) => c.repeat(64).slice(0, 64);
 
 /** A pending approval whose page text is hostile, as a real page could make it. */
-export function sampleApproval(now = Date.now(), over: Partial<ApprovalView> = {}): ApprovalView {
+export function sampleApproval(
+  now = Date.now(),
+  over: Partial<Omit<ApprovalView, 'subject'>> & { subject?: WebMcpToolSubject } = {},
+): ApprovalView & { subject: WebMcpToolSubject } {
   return {
     requestId: 'req-1',
     createdAt: now,

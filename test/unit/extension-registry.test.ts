@@ -10,14 +10,16 @@ const reader = (id: string, operations: string[] = ['info']): ReadFaculty => ({
 describe('FacultyRegistry', () => {
   const registry = new FacultyRegistry(defaultFaculties());
 
-  it('registers the WebMCP faculties, page-info and semantic-read, each with its own content module', () => {
-    expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info', 'semantic-read']);
+  it('registers the WebMCP faculties, page-info, semantic-read, semantic-target and semantic, each with its own content module', () => {
+    expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info', 'semantic-read', 'semantic-target', 'semantic']);
     const modules = defaultFaculties().map((f) => [f.id, f.kind, f.contentModule, [...f.operations]]);
     expect(modules).toEqual([
       ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate', 'form']],
       ['webmcp-invoke', 'dispatch', 'webmcp', ['invoke']],
       ['page-info', 'read', 'page-info', ['info']],
       ['semantic-read', 'read', 'semantic', ['snapshot']],
+      ['semantic-target', 'read', 'semantic', ['resolve']],
+      ['semantic', 'dispatch', 'semantic', ['click', 'hover', 'focus', 'scroll']],
     ]);
   });
 

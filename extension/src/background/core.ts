@@ -19,6 +19,8 @@ import { pageInfo } from './faculties/page-info';
 import { semanticRead } from './faculties/semantic-read';
 import { webmcpDiscover } from './faculties/webmcp-discover';
 import { webmcpInvoke } from './faculties/webmcp-invoke';
+import { semanticTarget } from './faculties/semantic-target';
+import { semantic } from './faculties/semantic';
 import { NonceStore, SharingStore, type KeyValueArea, type NonceArea } from './store';
 import { LedgerWitness } from './witness';
 import { Sharing, frameDocument } from './tabs';
@@ -26,7 +28,7 @@ import { documentLeaves, navigationSince } from './navigations';
 
 /** Every faculty of the extension. Adding one: its file in faculties/, its content module in ../content/, one line here. */
 export function defaultFaculties(): Faculty[] {
-  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead()];
+  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead(), semanticTarget(), semantic()];
 }
 
 export interface WorkerCoreOptions {

@@ -263,7 +263,7 @@ export class Dispatcher {
           const left = await this.checks.leftFor?.(target, started).catch(() => null);
           return { outcome: 'succeeded', elapsedMs, result: null, truncated: false, redacted: false, resultBytes: 0, note: 'handled-without-answer', ...(left ? { navigatedTo: stripUrl(left) } : {}) };
         }
-        if (own !== null) return refused(own, `refused in the page (${own})`);
+        if (own !== null) return refused(own, faculty.refusalText?.(own, String(r.error.message)) ?? `refused in the page (${own})`);
         return { outcome: 'outcome-unknown', elapsedMs, error: { code: 'content-error', message: truncateUtf8(String(r.error.message), 1024).text } };
       }
     }

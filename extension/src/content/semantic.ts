@@ -21,6 +21,7 @@ import { err, ok, type Result } from '../../../src/shared/result';
 import { parseRef, SNAPSHOT_BYTES } from '../../../src/shared/snapshot';
 import type { SemanticReport, ToSemantic } from '../lib/messages';
 import { FRAME_KEY_GLOBAL, walk } from '../lib/semantic-walk';
+import { handleAction, isActionMessage, type RefAccess } from '../lib/semantic-handlers';
 
 const INSTANCE_KEY = '__echoConsoleSemantic';
 
@@ -72,8 +73,26 @@ function snapshot(m: Extract<ToSemantic, { type: 'echo:semantic:snapshot' }>): R
   return ok({ kind: 'snapshot', tag: state.tag, key: frameKey, parts: w.parts, truncated: w.truncated, refs: w.refs, origin: String(self.origin), url: String(location.href) });
 }
 
+/** The refs as the mutations use them (lib/semantic-handlers.ts): the very elements the snapshot named. */
+const refAccess: RefAccess = {
+  tag: () => state.tag,
+  refFor: (el) => (state.tag === null ? null : refFor(el)),
+  elementOf(ref) {
+    const r = parseRef(ref);
+    if (!r || state.tag === null || r.tag !== state.tag) return ok('not-mine');
+    if (r.id >= state.next) return err('ref-unknown', `no element of this document was given ref ${ref}`);
+    const el = state.els.get(r.id)?.deref() ?? null;
+    if (!el || !el.isConnected || el.ownerDocument !== document) return err('ref-stale', `the element of ref ${ref} has left the page`);
+    return ok(el);
+  },
+};
+
 /** Answers only `echo:semantic:*`; other modules share this isolated world. */
-function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unknown>) => void): undefined {
+function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unknown>) => void): boolean | undefined {
+  if (isActionMessage(msg)) {
+    void handleAction(msg, refAccess).then(sendResponse);
+    return true;
+  }
   const m = msg as ToSemantic;
   if (!m || typeof m !== 'object' || m.type !== 'echo:semantic:snapshot') return undefined;
   try {

@@ -86,6 +86,11 @@ export interface DispatchFaculty<P = unknown> extends FacultyBase, FacultyChecks
   abort(target: DispatchTarget, requestId: string): void;
   /** The refusal for one of the faculty's own content-side error codes; `null` for an unknown code. */
   refusalFor(code: string): RefusalCode | null;
+  /**
+   * The words of one of its refusals worth passing on (e.g. `target-covered`: what covers the
+   * target, page text the console labels untrusted), or null for the dispatcher's own words.
+   */
+  refusalText?(code: RefusalCode, message: string): string | null;
 }
 
 /** Any faculty. */

@@ -110,6 +110,12 @@ export interface FacultyEnv {
    * `tab-not-shared`, `tool-missing`, `tool-ambiguous`, `form-too-large`, `bad-answer`.
    */
   readForm(tabId: number, frameId: number, documentId: string, toolName: string, signal?: AbortSignal): Promise<Result<FormSnapshot>>;
+  /**
+   * One read of a read faculty of the extension (`{op:'read', faculty, operation}`; e.g.
+   * `semantic-target`/`resolve`), unreceipted: the request's own trail records what came of it.
+   * The value is the extension's, unchecked. Errors: the link's and the faculty's.
+   */
+  read(faculty: string, operation: string, tabId: number, args: Record<string, unknown>, signal?: AbortSignal): Promise<Result<unknown>>;
 }
 
 /**
@@ -137,6 +143,12 @@ export interface ActionFaculty<R extends ActionRequestBase> {
   onStale?(tabId: number, env: FacultyEnv): void;
   /** Words for the person: what the agent asks to do ("run a page tool"). */
   verb: string;
+  /**
+   * The readback of a succeeded dispatch (semantic mutations, issue 10 item 4): judged by the
+   * console from the extension's observations. `readback-mismatch` ends the request as `failed`
+   * (code `readback-mismatch`) with `message`: success is reported only after a confirmed readback.
+   */
+  readback?(v: ActionValue): { event: 'readback-confirmed' | 'readback-mismatch'; detail: Record<string, unknown>; message: string };
 }
 
 /** A reviewed action that ran. `result` is UNTRUSTED page text. */

@@ -309,7 +309,7 @@ export class Broker {
           if (!this.discoveries.refresh(fresh, startedAt)) continue;
           const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
           for (const v of this.approvals.list()) {
-            if (v.tab.tabId !== tabId || v.faculty !== 'webmcp-invoke') continue;
+            if (v.tab.tabId !== tabId || v.faculty !== 'webmcp-invoke' || v.subject.type !== 'webmcp-tool') continue;
             if (!found.has(JSON.stringify([v.frame.frameId, v.documentId, v.subject.toolName, v.subject.descriptorHash]))) {
               this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
             }

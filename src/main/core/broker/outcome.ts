@@ -37,7 +37,10 @@ const PRE_DISPATCH_CODES = new Set<string>([
 // `check-failed` is not stale: the page did not change, a check could not run.
 
 /** Refusals after which the agent's view of the page is stale: it must look again. */
-const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguous', 'descriptor-changed', 'form-changed']);
+const STALE_CODES = new Set<string>(['navigated', 'tool-missing', 'tool-ambiguous', 'descriptor-changed', 'form-changed', 'target-changed', 'ref-stale']);
+
+/** Refusals whose words from the extension are page text (what covers a target, a page tool's name): passed on as untrusted text. */
+const PAGE_WORDED = new Set<string>(['target-covered', 'narrower-capability-available', 'not-actionable']);
 
 const OUTCOMES = new Set<string>(INVOCATION_OUTCOMES);
 
@@ -140,6 +143,15 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         ...(Object.keys(effects).length > 0 ? { effects } : {}),
         ...(x.note === 'handled-without-answer' ? { note: x.note } : {}),
       };
+      // Semantic mutations: success only after a confirmed readback (the faculty judges the extension's observations).
+      const rb = f.readback?.(value);
+      if (rb) {
+        trail.tryWrite(rb.event, actor, rb.detail);
+        if (rb.event === 'readback-mismatch') {
+          trail.tryWrite('failed', actor, { error: { code: 'readback-mismatch', message: rb.message }, elapsedMs: x.elapsedMs ?? null, ...effects });
+          return trail.answer({ ok: false, error: { code: 'readback-mismatch', message: rb.message } });
+        }
+      }
       trail.tryWrite('succeeded', actor, {
         elapsedMs: x.elapsedMs ?? null,
         // The page's own size, before the extension's cuts (what reached the console is at most ~256 KiB).
@@ -245,14 +257,17 @@ const { f, trail, actor, r } = o;
   if (stale) f.onStale?.(r.target.tabId, o.env);
   const text = redactText(String(message)).value.slice(0, 500);
   trail.tryWrite('refused', actor, { code, message: text, by: 'extension' });
+  const pageText = PAGE_WORDED.has(code) && text ? text : undefined;
   return trail.answer({
     ok: false,
     error: {
       code,
+      ...(pageText ? { detail: { untrustedText: pageText } } : {}),
       message:
         `The extension refused the request before running it (${code}); nothing was done.` +
         // The content script's own words for what differs (src/shared/form.ts; fixed texts, no page text).
         (code === 'form-changed' && text ? ` What differs: ${text}.` : '') +
+        (pageText ? ' What the page says of it follows (untrusted).' : '') +
         (stale ? ` The page changed since you looked: ${f.lookAgain(r.target.tabId)}.` : ''),
     },
   });

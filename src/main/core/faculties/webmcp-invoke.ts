@@ -156,6 +156,7 @@ export const webmcpInvoke: ActionFaculty<InvokeRequest> = {
   },
   validate(r, args, env) {
     const subject = r.subject;
+    if (subject.type !== 'webmcp-tool') return err('internal', 'not a page tool subject');
     const v = env.validator.validate(subject.descriptorHash, subject.inputSchema, args);
     if (v.ok) return ok({ dialect: v.dialect });
     if (v.code === 'invalid-arguments') return err('invalid-arguments', `${v.message}.`, { issues: v.issues });
@@ -196,7 +197,9 @@ export interface InvokeValue {
 /** The pipeline's success as `webmcp_invoke` answers it: the descriptor's target, name and hashes, and the page's (untrusted) result. */
 export function invokeValueOf(v: ActionValue): InvokeValue {
   const t = v.resolved.target;
-  const s = v.resolved.subject;
+  const subject = v.resolved.subject;
+  // webmcp-invoke resolves only webmcp-tool subjects (resolveSubject above).
+  const s = subject.type === 'webmcp-tool' ? subject : { toolName: '', descriptorHash: v.resolved.subjectHash };
   return {
     outcome: 'succeeded',
     tabId: t.tabId,

@@ -11,6 +11,10 @@ import { pageSnapshot } from './page-snapshot';
 import { webmcpDiscover } from './webmcp-discover';
 import { webmcpInvoke } from './webmcp-invoke';
 import { requestStatus } from './request-status';
+import { pageClick } from './page-click';
+import { pageHover } from './page-hover';
+import { pageFocus } from './page-focus';
+import { pageScroll } from './page-scroll';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
-export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo, pageSnapshot, requestStatus];
+export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo, pageSnapshot, pageClick, pageHover, pageFocus, pageScroll, requestStatus];

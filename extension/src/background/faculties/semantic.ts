@@ -1,0 +1,128 @@
+/**
+ * Faculty `semantic` (dispatch), operations click, hover, focus, scroll (issue 10
+ * items 1, 3, 4, 5, 6; docs/semantic-controls.md): one semantic mutation under
+ * a one-use grant.
+ *  - subject: `{fingerprint, ref?}`; its subject hash is the fingerprint hash
+ *    (src/shared/semantic-target.ts `fingerprintHash`), so the grant binds the
+ *    described element the person reviewed; the grant's `operation` binds the
+ *    operation (a hover grant presented as a click is `grant-invalid`, by the
+ *    generic checks of lib/grant-checks.ts);
+ *  - arguments: `{}`;
+ *  - own checks, after the generic ones: in that very document the target is
+ *    found again (the ref's element with the same fingerprint, or the one element
+ *    with it: else `target-changed`; `ref-stale`), is not blocked
+ *    (`target-blocked`) and is not owned by a declarative WebMCP tool listed now
+ *    (`narrower-capability-available`);
+ *  - page-side runner: `echo:semantic:act` does all of that again in the task
+ *    that acts, then actionability and the hit test (`not-actionable`,
+ *    `target-covered`), starts the readback's watch and fires the synthetic
+ *    events; then a SEPARATE message, `echo:semantic:readback`, re-finds the
+ *    target by fingerprint and reports what changed (or the frame's new
+ *    document). The result (JSON) is src/shared/semantic-target.ts
+ *    SemanticActResult less the verdict, which the console judges itself.
+ */
+import { err, ok, type Result } from '../../../../src/shared/result';
+import {
+  fingerprintHash, isFingerprint, SEMANTIC_OPERATIONS, type Fingerprint, type ReadbackObservations, type SemanticOperation,
+} from '../../../../src/shared/semantic-target';
+import { REF_PATTERN } from '../../../../src/shared/snapshot';
+import type { RefusalCode } from '../../../../src/shared/types';
+import { stripUrl } from '../../../../src/shared/url';
+import type { PageUrlsValue } from '../../lib/messages';
+import type { ExecuteValue } from '../../lib/messages';
+import type { TargetReport, ToSemanticAction } from '../../lib/semantic-messages';
+import { frameDocument, injectInto } from '../tabs';
+import type { DispatchFaculty } from './registry';
+import { SEMANTIC_MODULE } from './semantic-read';
+import { askSemantic } from './semantic-target';
+
+/** What the check hands to the runner. */
+export interface SemanticPrepared {
+  fingerprint: Fingerprint;
+  ref?: string;
+  fingerprintHash: string;
+}
+
+/** The content module's refusal codes and what they are here. */
+const REFUSALS: Readonly<Record<string, RefusalCode>> = {
+  'target-changed': 'target-changed',
+  'ref-stale': 'ref-stale',
+  'ref-unknown': 'target-changed',
+  'target-blocked': 'target-blocked',
+  'narrower-capability-available': 'narrower-capability-available',
+  'not-actionable': 'not-actionable',
+  'target-covered': 'target-covered',
+};
+
+const subjectOf = (s: Record<string, unknown>) => ({ fingerprint: s.fingerprint as Fingerprint, ref: s.ref as string | undefined });
+
+/** The readback's wait for the page (ms). */
+const READBACK_TIMEOUT_MS = 5_000;
+
+/** The semantic faculty. */
+export function semantic(): DispatchFaculty<SemanticPrepared> {
+  return {
+    id: 'semantic',
+    kind: 'dispatch',
+    operations: [...SEMANTIC_OPERATIONS],
+    contentModule: SEMANTIC_MODULE,
+    checkRequest(_operation, subject, args) {
+      const keys = Object.keys(subject ?? {});
+      if (!keys.includes('fingerprint') || keys.some((k) => k !== 'fingerprint' && k !== 'ref')) return 'subject must be {fingerprint, ref?}';
+      if (!isFingerprint(subject.fingerprint)) return 'subject.fingerprint is not a fingerprint';
+      if (subject.ref !== undefined && (typeof subject.ref !== 'string' || !REF_PATTERN.test(subject.ref))) return 'subject.ref is not a ref';
+      if (Object.keys(args ?? {}).length !== 0) return 'the semantic operations take no arguments';
+      return null;
+    },
+    subjectHash: async (subject) => fingerprintHash(subjectOf(subject).fingerprint),
+    async check(target, subject) {
+      const s = subjectOf(subject);
+      const msg: ToSemanticAction = s.ref !== undefined ? { type: 'echo:semantic:target', ref: s.ref } : { type: 'echo:semantic:target', query: s.fingerprint };
+      const a = await askSemantic<TargetReport>(target.tabId, target, msg);
+      if (!a) return { ok: false, refusal: 'navigated', message: 'the document does not answer' };
+      if (!a.ok) return { ok: false, refusal: REFUSALS[a.error.code] ?? 'target-changed', message: 'the target could not be found again' };
+      if (a.value.kind !== 'targets') return { ok: false, refusal: 'navigated', message: 'the ref is not of this document' };
+      const m = a.value.matches;
+      const same = m.length === 1 && a.value.total === 1 && (await fingerprintHash(m[0]!.fingerprint).catch(() => '')) === (await fingerprintHash(s.fingerprint));
+      if (!same) return { ok: false, refusal: 'target-changed', message: 'the target no longer has the approved fingerprint' };
+      if (m[0]!.blocked) return { ok: false, refusal: 'target-blocked', message: `the target is a blocked surface (${m[0]!.blocked})` };
+      if (m[0]!.narrower) return { ok: false, refusal: 'narrower-capability-available', message: m[0]!.narrower };
+      return { ok: true, prepared: { fingerprint: s.fingerprint, ...(s.ref !== undefined ? { ref: s.ref } : {}), fingerprintHash: await fingerprintHash(s.fingerprint) } };
+    },
+    async pageUrls(target) {
+      let a = await askSemantic<PageUrlsValue>(target.tabId, target, { type: 'echo:semantic:urls' });
+      if (a === null && (await injectInto(target.tabId, [target.documentId], SEMANTIC_MODULE)).has(target.documentId)) {
+        a = await askSemantic<PageUrlsValue>(target.tabId, target, { type: 'echo:semantic:urls' });
+      }
+      return a && a.ok && typeof a.value.tab === 'string' && typeof a.value.frame === 'string' ? { tab: a.value.tab, frame: a.value.frame } : null;
+    },
+    async execute(target, m) {
+      const p = m.prepared;
+      const act: ToSemanticAction = { type: 'echo:semantic:act', requestId: m.requestId, operation: m.operation as SemanticOperation, fingerprint: p.fingerprint, urls: m.urls, ...(p.ref !== undefined ? { ref: p.ref } : {}) };
+      const done = (await chrome.tabs.sendMessage(target.tabId, act, { frameId: target.frameId, documentId: target.documentId })) as Result<{ done: true }> | undefined;
+      if (!done || !done.ok) return (done ?? err('content-error', 'no answer')) as Result<ExecuteValue>;
+      // The readback: a separate message, which re-finds the target by its fingerprint.
+      const rb = await askSemantic<ReadbackObservations>(target.tabId, target, { type: 'echo:semantic:readback', requestId: m.requestId, fingerprint: p.fingerprint }, READBACK_TIMEOUT_MS);
+      let observations: ReadbackObservations;
+      if (rb && rb.ok) observations = rb.value;
+      else {
+        // No answer from that document: did the frame get another document (the click navigated)?
+        const now = await frameDocument(target.tabId, target.frameId).catch(() => null);
+        const changed = !now || now.documentId !== target.documentId;
+        observations = { found: false, urlChanged: false, documentChanged: changed, focused: false, focusMoved: false, stateChanged: [], domChangesNear: 0, inViewport: false };
+      }
+      const result = {
+        operation: m.operation,
+        evidence: { role: p.fingerprint.role, name: p.fingerprint.name, fingerprintHash: p.fingerprintHash, frameId: target.frameId, documentId: target.documentId, url: stripUrl(m.urls.frame) },
+        trustedInput: false,
+        readback: { observations },
+      };
+      return ok({ result: JSON.stringify(result) } as ExecuteValue);
+    },
+    abort() {
+      /* a semantic action is one synchronous run of events: nothing to abort once it began */
+    },
+    refusalFor: (code) => (Object.prototype.hasOwnProperty.call(REFUSALS, code) ? (REFUSALS[code] as RefusalCode) : null),
+    refusalText: (code, message) => (code === 'target-covered' || code === 'narrower-capability-available' || code === 'not-actionable' ? message.slice(0, 512) : null),
+  };
+}

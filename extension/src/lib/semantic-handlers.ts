@@ -1,0 +1,140 @@
+/**
+ * The `semantic` content module's answers to the mutation messages
+ * (lib/semantic-messages.ts; issue 10 items 1, 4, 5, 6). The module
+ * (content/semantic.ts) hands in its refs, so a ref resolves to the very
+ * element the snapshot gave it. Each answer is a Result; nothing throws across.
+ */
+import { err, ok, type Result } from '../../../src/shared/result';
+import { redactText } from '../../../src/shared/redact';
+import { isFingerprint, isSemanticOperation, sameFingerprint, type Fingerprint } from '../../../src/shared/semantic-target';
+import { readPageUrls, sameUrls } from './page-urls';
+import { actionable, describeCover, hitTest, perform } from './semantic-act';
+import { observe, stop, watch } from './semantic-readback';
+import { blockedReason, findByQuery, fingerprintOf, narrowerTool } from './semantic-target';
+import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
+
+/** What the module's ref map offers (content/semantic.ts). */
+export interface RefAccess {
+  /** The document's tag, or null before its first snapshot. */
+  tag(): string | null;
+  /** The element's ref (made on first sight), or null when the document has no tag yet. */
+  refFor(el: Element): string | null;
+  /** The live element of a ref of this document; `not-mine` for another tag; errors `ref-unknown`, `ref-stale`. */
+  elementOf(ref: string): Result<Element | 'not-mine'>;
+}
+
+const TYPES = new Set(['echo:semantic:urls', 'echo:semantic:target', 'echo:semantic:act', 'echo:semantic:readback']);
+
+/** Whether `m` is one of the mutation messages. */
+export function isActionMessage(m: unknown): m is ToSemanticAction {
+  return !!m && typeof m === 'object' && TYPES.has((m as { type?: unknown }).type as string);
+}
+
+async function matchOf(el: Element, fp: Fingerprint, refs: RefAccess): Promise<TargetMatch> {
+  const blocked = blockedReason(el);
+  return { ref: blocked ? null : refs.refFor(el), fingerprint: fp, blocked, narrower: blocked ? null : await narrowerTool(el) };
+}
+
+async function target(m: Extract<ToSemanticAction, { type: 'echo:semantic:target' }>, refs: RefAccess): Promise<Result<TargetReport>> {
+  const urls = readPageUrls();
+  const origin = String(self.origin);
+  if (m.ref !== undefined) {
+    const r = refs.elementOf(String(m.ref));
+    if (!r.ok) return r;
+    if (r.value === 'not-mine') return ok({ kind: 'not-mine' });
+    const fp = fingerprintOf(r.value);
+    if (!fp) return err('target-unsupported', 'the element of this ref has no role to act on');
+    return ok({ kind: 'targets', origin, urls, matches: [await matchOf(r.value, fp, refs)], total: 1 });
+  }
+  const q = m.query && typeof m.query === 'object' ? m.query : {};
+  const found = findByQuery(document, q);
+  const matches = await Promise.all(found.slice(0, MAX_TARGET_MATCHES).map((x) => matchOf(x.el, x.fp, refs)));
+  return ok({ kind: 'targets', origin, urls, matches, total: found.length });
+}
+
+/** The element the dispatch acts on: the ref's (its fingerprint must be the approved one) or the one with that fingerprint. */
+function refind(ref: string | undefined, fp: Fingerprint, refs: RefAccess): Result<Element> {
+  if (ref !== undefined) {
+    const r = refs.elementOf(ref);
+    if (!r.ok) return r;
+    if (r.value === 'not-mine') return err('navigated', 'the ref is not of this document');
+    const now = fingerprintOf(r.value);
+    return now && sameFingerprint(now, fp) ? ok(r.value) : err('target-changed', 'the target no longer has the approved fingerprint');
+  }
+  const found = findByQuery(document, fp);
+  if (found.length !== 1) return err('target-changed', found.length === 0 ? 'no element has the approved fingerprint now' : 'several elements have the approved fingerprint now');
+  return ok((found[0] as { el: Element }).el);
+}
+
+async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, refs: RefAccess): Promise<Result<{ done: true }>> {
+  if (!isSemanticOperation(m.operation) || !isFingerprint(m.fingerprint) || typeof m.requestId !== 'string') return err('bad-request', 'malformed act message');
+  if (!m.urls || !sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
+  const found = refind(m.ref, m.fingerprint, refs);
+  if (!found.ok) return found;
+  const el = found.value;
+  const blocked = blockedReason(el);
+  if (blocked) return err('target-blocked', `the target is a blocked surface (${blocked})`);
+  const narrower = await narrowerTool(el);
+  if (narrower) return err('narrower-capability-available', narrower);
+  const pointer = m.operation === 'click' || m.operation === 'hover';
+  let x = 0;
+  let y = 0;
+  if (m.operation !== 'scroll') {
+    const a = await actionable(el, pointer);
+    if (!a.ok) return err('not-actionable', a.why);
+    x = a.x;
+    y = a.y;
+  }
+  // The waits above let the page run: the URLs and the fingerprint again, in the task that acts.
+  if (!sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
+  const again = refind(m.ref, m.fingerprint, refs);
+  if (!again.ok || again.value !== el) return err('target-changed', 'the target changed while it was checked');
+  if (pointer) {
+    const hit = hitTest(el, x, y);
+    if (!hit.ok) {
+      const c = describeCover(hit.cover);
+      const cover: CoverDetail = { role: c.role, name: redactText(c.name).value, ref: blockedReason(hit.cover) ? null : refs.refFor(hit.cover) };
+      return err('target-covered', JSON.stringify(cover), cover);
+    }
+  }
+  watch(m.requestId, el);
+  try {
+    perform(m.operation, el, x, y);
+  } catch (e) {
+    stop(m.requestId);
+    return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the action threw');
+  }
+  return ok({ done: true });
+}
+
+/** Two animation frames (or 100 ms each when the page does not render): the page's own reactions land first. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise<void>((r) => {
+    const t = setTimeout(r, 100);
+    requestAnimationFrame(() => (clearTimeout(t), r()));
+  });
+}
+
+/** Answer one mutation message; `send` gets the Result. */
+export async function handleAction(m: ToSemanticAction, refs: RefAccess): Promise<Result<unknown>> {
+  try {
+    switch (m.type) {
+      case 'echo:semantic:urls': {
+        const u = readPageUrls();
+        return u ? ok(u) : err('navigated', 'the top document is not readable from this frame');
+      }
+      case 'echo:semantic:target':
+        return await target(m, refs);
+      case 'echo:semantic:act':
+        return await act(m, refs);
+      case 'echo:semantic:readback': {
+        if (!isFingerprint(m.fingerprint)) return err('bad-request', 'malformed readback message');
+        await settle();
+        const o = observe(String(m.requestId), m.fingerprint);
+        return o ? ok(o) : err('no-watch', 'no action of this request was watched here');
+      }
+    }
+  } catch (e) {
+    return err('content-error', e instanceof Error ? e.message.slice(0, 256) : 'the semantic action failed');
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The messages of the semantic MUTATIONS between the service worker
+ * (background/faculties/semantic.ts, semantic-target.ts) and the `semantic`
+ * content module (content/semantic.ts, lib/semantic-handlers.ts). Kept beside
+ * lib/messages.ts (which holds the snapshot's `echo:semantic:snapshot`) so the
+ * contract of the mutations is in one file. Every answer is a Result.
+ */
+import type { BlockedReason, Fingerprint, FingerprintQuery, ReadbackObservations, SemanticOperation } from '../../../src/shared/semantic-target';
+import type { PageUrlsValue } from './messages';
+
+/** Worker → content module. */
+export type ToSemanticAction =
+  /** The exact tab and frame URLs now (PageUrlsValue; `navigated` when the top is not readable). */
+  | { type: 'echo:semantic:urls' }
+  /**
+   * Find the target: the element of `ref` (answers `not-mine` for another document's ref,
+   * `ref-stale`/`ref-unknown` errors), or the elements matching the fingerprint `query`.
+   */
+  | { type: 'echo:semantic:target'; ref?: string; query?: FingerprintQuery }
+  /**
+   * Act on the target, in the task that acts: the exact `urls` again (`navigated`), the element of
+   * `ref` or the one element with exactly `fingerprint` (`target-changed`, `ref-stale`), not blocked
+   * (`target-blocked`), no narrower WebMCP tool (`narrower-capability-available`), actionable
+   * (`not-actionable`), the hit test (`target-covered`); then the readback's watch and the events.
+   */
+  | { type: 'echo:semantic:act'; requestId: string; operation: SemanticOperation; ref?: string; fingerprint: Fingerprint; urls: PageUrlsValue }
+  /** The readback after the action: re-find by `fingerprint`, compare with the watch (ReadbackObservations). */
+  | { type: 'echo:semantic:readback'; requestId: string; fingerprint: Fingerprint };
+
+/** One element a target search found. Page text in `fingerprint` is redacted and UNTRUSTED. */
+export interface TargetMatch {
+  /** Its ref, when the document has a ref tag (it was snapshotted); null otherwise or when blocked. */
+  ref: string | null;
+  fingerprint: Fingerprint;
+  /** Why it may not be acted on, or null. */
+  blocked: BlockedReason | null;
+  /** The declarative WebMCP tool that owns its form and is listed now, or null (the ladder). */
+  narrower: string | null;
+}
+
+/** What `echo:semantic:target` answers inside its Result. */
+export type TargetReport =
+  /** The ref's tag is not this document's. */
+  | { kind: 'not-mine' }
+  | {
+      kind: 'targets';
+      /** `self.origin`. */
+      origin: string;
+      /** The exact URLs, read in the same task as the search. */
+      urls: PageUrlsValue | null;
+      /** Up to MAX_TARGET_MATCHES matches, in composed-tree order. */
+      matches: TargetMatch[];
+      /** How many matched in all. */
+      total: number;
+    };
+
+/** Matches listed per document at most (the rest are counted). */
+export const MAX_TARGET_MATCHES = 8;
+
+/** What `echo:semantic:act` answers on success. */
+export interface ActDone {
+  done: true;
+}
+
+/** What `echo:semantic:readback` answers on success. */
+export type ReadbackReport = ReadbackObservations;
+
+/** The detail of a `target-covered` refusal: the covering element as the person would see it. */
+export interface CoverDetail {
+  role: string;
+  name: string;
+  ref: string | null;
+}

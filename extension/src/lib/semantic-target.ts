@@ -1,0 +1,178 @@
+/**
+ * Targets of the semantic mutations in one document (issue 10 items 1, 2, 5;
+ * docs/semantic-controls.md): the page-derived fingerprint of an element
+ * (src/shared/semantic-target.ts Fingerprint), finding elements by a
+ * fingerprint or a partial one, the blocked-surface decision (the same rules
+ * the snapshot marks `[blocked]`, lib/semantic-roles.ts), and the ladder check
+ * (a declarative WebMCP tool that owns the target's form). Runs in the
+ * isolated world; reads the DOM only.
+ */
+import { redactText } from '../../../src/shared/redact';
+import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
+import { LIMITS } from '../../../src/shared/limits';
+import {
+  FINGERPRINT_BOUNDS as B, cleanFingerprint, fingerprintMatches, type BlockedReason, type Fingerprint, type FingerprintAncestor, type FingerprintQuery,
+} from '../../../src/shared/semantic-target';
+import { canonicalJson } from '../../../src/shared/canonical';
+import { fieldBlocked, formHoldsPassword, insidePrivate, nameOf, roleOf, shadowRootOf, textOf } from './semantic-roles';
+
+/** Elements examined per search at most (a page could hold millions); past it the search fails closed. */
+export const MAX_TARGET_SCAN = 200_000;
+
+/** The composed parent: the parent element, or the shadow host of a shadow root's child. */
+export function composedParent(el: Element): Element | null {
+  if (el.parentElement) return el.parentElement;
+  const root = el.getRootNode();
+  return root instanceof ShadowRoot ? root.host : null;
+}
+
+/** Whether `node` is `anc` or inside it in the composed tree (through shadow roots). */
+export function composedContains(anc: Element, node: Node): boolean {
+  let cur: Node | null = node;
+  while (cur) {
+    if (cur === anc) return true;
+    const parent: Node | null = cur.parentNode;
+    cur = parent instanceof ShadowRoot ? parent.host : parent;
+  }
+  return false;
+}
+
+/** Every element of the document in composed-tree order (open and closed shadow roots, not frames), bounded. */
+export function* composedElements(root: Element): Generator<Element> {
+  const stack: Element[] = [root];
+  let seen = 0;
+  while (stack.length) {
+    const el = stack.pop() as Element;
+    if (++seen > MAX_TARGET_SCAN) throw new Error('the document has too many elements to search');
+    yield el;
+    const sr = shadowRootOf(el);
+    const kids = [...(sr ? sr.children : []), ...el.children];
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Element);
+  }
+}
+
+const cut = (s: string, max: number) => redactText(s.replace(/\s+/g, ' ').trim()).value.slice(0, max);
+
+/** The fingerprint of `el` without its position (`nth: 0`), or null when it has no role. */
+export function coreOf(el: Element): Fingerprint | null {
+  const role = roleOf(el);
+  if (!role) return null;
+  const name = cut(nameOf(el, role), B.name);
+  const fp: Fingerprint = { role: role.slice(0, B.role), name, ancestors: [], nth: 0 };
+  if (el instanceof HTMLInputElement) fp.type = el.type.slice(0, B.type);
+  const labels = (el as HTMLInputElement).labels;
+  if (labels && labels.length) {
+    const l = cut([...labels].map((x) => textOf(x)).join(' '), B.label);
+    if (l && l !== name) fp.label = l;
+  }
+  const na = el.getAttribute('name');
+  if (na && /^(input|select|textarea|button|form|iframe|object|output|fieldset)$/.test(el.localName)) fp.nameAttribute = na.slice(0, B.nameAttribute);
+  const form = (el as HTMLInputElement).form;
+  if (form instanceof HTMLFormElement) fp.form = cut(nameOf(form, 'form') || form.id || form.getAttribute('name') || 'form', B.form) || 'form';
+  const ancestors: FingerprintAncestor[] = [];
+  for (let a = composedParent(el), i = 0; a && ancestors.length < B.ancestors && i < 64; a = composedParent(a), i++) {
+    if (a === el.ownerDocument.body || a === el.ownerDocument.documentElement) break;
+    const r = roleOf(a);
+    if (!r) continue;
+    const n = cut(nameOf(a, r), B.ancestorName);
+    if (n) ancestors.push({ role: r.slice(0, B.role), name: n });
+  }
+  fp.ancestors = ancestors;
+  return cleanFingerprint(fp);
+}
+
+/** The body (or root element) a document's search starts at. */
+const rootOf = (doc: Document): Element => doc.body ?? doc.documentElement;
+
+/**
+ * Every element of `doc` with its full fingerprint that satisfies `keep` (checked on the core,
+ * before `nth` is known): `nth` counts the earlier elements with an identical core.
+ */
+function describe(doc: Document, keep: (core: Fingerprint, el: Element) => boolean, stopAt?: Element): Array<{ el: Element; fp: Fingerprint }> {
+  const counts = new Map<string, number>();
+  const out: Array<{ el: Element; fp: Fingerprint }> = [];
+  for (const el of composedElements(rootOf(doc))) {
+    const core = coreOf(el);
+    if (!core) continue;
+    const key = canonicalJson(core);
+    const nth = counts.get(key) ?? 0;
+    counts.set(key, nth + 1);
+    if (keep(core, el)) out.push({ el, fp: { ...core, nth: Math.min(nth, B.nth) } });
+    if (el === stopAt) break;
+  }
+  return out;
+}
+
+/** The full fingerprint of `el` (its position among elements with the same core included), or null when it has no role. */
+export function fingerprintOf(el: Element): Fingerprint | null {
+  const core = coreOf(el);
+  if (!core) return null;
+  const key = canonicalJson(core);
+  const hit = describe(el.ownerDocument, (c, e) => e === el || false, el).find((x) => x.el === el);
+  return hit && canonicalJson({ ...hit.fp, nth: 0 }) === key ? hit.fp : null;
+}
+
+/** The elements of `doc` whose fingerprint satisfies the (partial) query `q`, in composed-tree order. */
+export function findByQuery(doc: Document, q: FingerprintQuery): Array<{ el: Element; fp: Fingerprint }> {
+  const { nth: _n, ...core } = q;
+  return describe(doc, (c) => fingerprintMatches(core, c)).filter((x) => fingerprintMatches(q, x.fp));
+}
+
+/**
+ * Why `el` may not be acted on (issue 10 item 5; docs/semantic-controls.md, "Blocked surfaces"), or null:
+ * the rules of the snapshot's `[blocked]` (semantic-roles.ts fieldBlocked, formHoldsPassword,
+ * PRIVATE_ATTRIBUTE) applied to the target and, for a form, to every control of it.
+ */
+export function blockedReason(el: Element): BlockedReason | null {
+  if (insidePrivate(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return 'private';
+  if (el instanceof HTMLInputElement && el.type === 'password') return 'password';
+  if (fieldBlocked(el)) return 'credential-field';
+  const form = el instanceof HTMLFormElement ? el : (el as HTMLInputElement).form;
+  if (form instanceof HTMLFormElement && formHoldsPassword(form)) return 'password-form';
+  // A control inside a <form> element without a `form` property (e.g. a role=button div) belongs to it too.
+  const enclosing = el.closest('form');
+  if (enclosing instanceof HTMLFormElement && formHoldsPassword(enclosing)) return 'password-form';
+  if (el instanceof HTMLIFrameElement) {
+    try {
+      if (!el.contentDocument) return 'cross-origin-frame';
+    } catch {
+      return 'cross-origin-frame';
+    }
+  }
+  return null;
+}
+
+/** The slice of `document.modelContext` the ladder check reads (WebMCP draft; content/webmcp.ts). */
+interface ToolLister {
+  getTools(): Promise<Array<{ name?: unknown; window?: unknown; source?: unknown }>>;
+}
+
+/**
+ * The ladder (issue 10 item 1): the name of the declarative WebMCP tool that owns `el`'s form when
+ * that tool is currently listed in this document by `document.modelContext.getTools()` (WebMCP on,
+ * the form registered as a tool here, a valid tool name); null when there is none, WebMCP is off,
+ * or the listing fails (then the semantic path stays open).
+ */
+export async function narrowerTool(el: Element): Promise<string | null> {
+  const form = el instanceof HTMLFormElement ? el : ((el as HTMLInputElement).form ?? el.closest('form'));
+  if (!(form instanceof HTMLFormElement)) return null;
+  const name = form.getAttribute('toolname');
+  if (!name || !LIMITS.toolNamePattern.test(name)) return null;
+  let mc: unknown;
+  try {
+    mc = (document as unknown as { modelContext?: unknown }).modelContext;
+  } catch {
+    return null;
+  }
+  if (!mc || typeof (mc as Partial<ToolLister>).getTools !== 'function') return null;
+  try {
+    const tools = await (mc as ToolLister).getTools();
+    const here = (t: { window?: unknown; source?: unknown }) => {
+      const src = t.source ?? t.window;
+      return src === undefined || src === null || src === window;
+    };
+    return Array.isArray(tools) && tools.some((t) => t && t.name === name && here(t)) ? name : null;
+  } catch {
+    return null;
+  }
+}

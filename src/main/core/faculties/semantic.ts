@@ -1,0 +1,185 @@
+/**
+ * The console side of faculty `semantic` (issue 10 items 1, 4, 5, 6; rung 3 of
+ * the capability ladder, semantic controls; docs/semantic-controls.md): click,
+ * hover, focus and scroll on one element of a shared tab, by a ref from
+ * page_snapshot or by a (partial) fingerprint.
+ *
+ *  - resolveSubject asks the extension (`semantic-target`/`resolve`) for the
+ *    target in that tab: its frame, document, exact-URL hash and full
+ *    fingerprint. A blocked surface is refused `target-blocked`, a target whose
+ *    form is a declarative WebMCP tool listed now `narrower-capability-available`
+ *    (naming the tool), both before the person is asked. The subject hash the
+ *    grant binds is the fingerprint hash (src/shared/semantic-target.ts).
+ *  - validate: the operations take no arguments.
+ *  - readback: the console judges the extension's observations itself
+ *    (`judgeReadback`): `readback-confirmed`, or `readback-mismatch` and the
+ *    request fails; success only after a confirmed readback.
+ * The extension's half is extension/src/background/faculties/semantic.ts and semantic-target.ts.
+ */
+import { err, ok, type Result } from '../../../shared/result';
+import {
+  fingerprintHash, fingerprintProblem, isReadbackObservations, judgeReadback, type Fingerprint, type FingerprintQuery, type ReadbackObservations,
+  type ResolvedTarget, type SemanticOperation, type TargetEvidence,
+} from '../../../shared/semantic-target';
+import { MAX_URL_CHARS } from '../../../shared/url';
+import type { ActionFaculty, ActionRequestBase, ActionValue, ResolvedAction } from '../broker/faculty';
+
+/** A semantic mutation as the agent asks it: `ref` or `fingerprint`, never both. */
+export interface SemanticRequest extends ActionRequestBase {
+  tabId: number;
+  ref?: string;
+  fingerprint?: FingerprintQuery;
+  /** Always `{}`: the operations take no arguments (what they act on is the subject). */
+  arguments: Record<string, unknown>;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const BLOCKED = new Set(['password', 'password-form', 'credential-field', 'private', 'cross-origin-frame']);
+
+/** What the agent is told to do when its view of the page is stale. */
+export const snapshotAgain = (tabId: number): string => `call page_snapshot {"tabId": ${tabId}} again and use a ref from its answer`;
+
+/** The extension's `resolve` answer checked field by field (it crossed the link), or why it is malformed. */
+export function checkResolved(v: unknown): { ok: true; value: ResolvedTarget } | { ok: false; message: string } {
+  const t = v as Partial<ResolvedTarget> | null;
+  if (!t || typeof t !== 'object') return { ok: false, message: 'not an object' };
+  if (!Number.isSafeInteger(t.frameId) || (t.frameId as number) < 0) return { ok: false, message: 'frameId' };
+  for (const k of ['documentId', 'origin', 'tabUrl', 'frameUrl'] as const) if (typeof t[k] !== 'string' || (t[k] as string).length > MAX_URL_CHARS) return { ok: false, message: k };
+  if (typeof t.urlHash !== 'string' || !HEX64.test(t.urlHash)) return { ok: false, message: 'urlHash' };
+  if (t.ref !== null && (typeof t.ref !== 'string' || t.ref.length > 16)) return { ok: false, message: 'ref' };
+  const fp = fingerprintProblem(t.fingerprint);
+  if (fp !== null) return { ok: false, message: fp };
+  if (t.blocked !== null && !BLOCKED.has(t.blocked as string)) return { ok: false, message: 'blocked' };
+  if (t.narrower !== null && (typeof t.narrower !== 'string' || t.narrower.length > 128)) return { ok: false, message: 'narrower' };
+  return { ok: true, value: t as ResolvedTarget };
+}
+
+const VERBS: Record<SemanticOperation, string> = {
+  click: 'click an element of the page',
+  hover: 'hover over an element of the page',
+  focus: 'focus an element of the page',
+  scroll: 'scroll an element of the page into view',
+};
+
+/** Refusals of `resolve` the agent can act on, with what to do next. */
+function resolveRefusal(code: string, message: string, tabId: number): Result<never> {
+  switch (code) {
+    case 'ref-stale':
+    case 'ref-unknown':
+    case 'navigated':
+      return err(code, `${message}. Nothing was done; ${snapshotAgain(tabId)}.`);
+    case 'target-missing':
+    case 'target-ambiguous':
+    case 'target-unsupported':
+      return err(code, `${message}. Nothing was done.`);
+    default:
+      return err(code, `The target could not be found (${message}); nothing was done.`);
+  }
+}
+
+/** The `semantic` faculty for one operation. */
+export function semanticFaculty(operation: SemanticOperation): ActionFaculty<SemanticRequest> {
+  return {
+    faculty: 'semantic',
+    operation,
+    agentTool: `page_${operation}`,
+    verb: VERBS[operation],
+    initialFields: (req) => ({ tabId: Number.isSafeInteger(req.tabId) ? req.tabId : null }),
+    async resolveSubject(req, env, signal): Promise<Result<ResolvedAction>> {
+      if ((req.ref === undefined) === (req.fingerprint === undefined)) return err('invalid-arguments', 'Give exactly one of ref (from page_snapshot) or fingerprint.');
+      const args = req.ref !== undefined ? { ref: req.ref } : { fingerprint: req.fingerprint as FingerprintQuery };
+      const r = await env.read('semantic-target', 'resolve', req.tabId, args, signal);
+      if (!r.ok) return resolveRefusal(r.error.code, r.error.message, req.tabId);
+      const c = checkResolved(r.value);
+      if (!c.ok) return err('bad-answer', `The extension's answer about the target is malformed (${c.message}); nothing was done.`);
+      const t = c.value;
+      if (t.blocked) {
+        return err('target-blocked', `The target is a blocked surface (${t.blocked}): password fields, forms holding one, credential, one-time-code and card fields, private parts and cross-origin frames are never acted on. Nothing was asked or done.`);
+      }
+      if (t.narrower) {
+        return err(
+          'narrower-capability-available',
+          `The target belongs to a form that the page offers as the WebMCP tool ${JSON.stringify(t.narrower)}: use it (webmcp_discover, then webmcp_invoke) instead of ${`page_${operation}`}. Nothing was asked or done.`,
+        );
+      }
+      const hash = await fingerprintHash(t.fingerprint);
+      return ok({
+        target: { tabId: req.tabId, frameId: t.frameId, documentId: t.documentId, origin: t.origin, urlHash: t.urlHash, tabUrl: t.tabUrl, frameUrl: t.frameUrl },
+        subjectHash: hash,
+        subjectKey: hash,
+        subject: { type: 'semantic-target', operation, ref: req.ref ?? null, fingerprint: t.fingerprint, fingerprintHash: hash, trustedInput: false, picture: 'none' },
+        linkSubject: { fingerprint: t.fingerprint, ...(req.ref !== undefined ? { ref: req.ref } : {}) },
+        receiptFields: { origin: t.origin, frameId: t.frameId, documentId: t.documentId },
+        policy: {},
+      });
+    },
+    validate(_r, args) {
+      if (Object.keys(args).length !== 0) return err('invalid-arguments', `page_${operation} takes no arguments beyond its target.`);
+      return ok({});
+    },
+    lookAgain: snapshotAgain,
+    readback: (v) => readbackOf(operation, v),
+  };
+}
+
+/** The extension's result of a semantic dispatch, checked: the observations, or null when malformed. */
+function observationsOf(v: ActionValue): ReadbackObservations | null {
+  try {
+    const x = JSON.parse(v.result ?? 'null') as { readback?: { observations?: unknown }; trustedInput?: unknown };
+    const o = x?.readback?.observations;
+    return x.trustedInput === false && isReadbackObservations(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The console's judgement of the readback (src/shared/semantic-target.ts judgeReadback); a page that left counts as a new document. */
+export function readbackOf(operation: SemanticOperation, v: ActionValue): { event: 'readback-confirmed' | 'readback-mismatch'; detail: Record<string, unknown>; message: string } {
+  const o = observationsOf(v);
+  if (!o) return { event: 'readback-mismatch', detail: { reason: 'malformed-readback' }, message: 'The action was dispatched, but its readback could not be read; inspect the page (page_snapshot) before retrying.' };
+  const seen: ReadbackObservations = { ...o, documentChanged: o.documentChanged || v.navigatedTo !== undefined };
+  const verdict = judgeReadback(operation, seen);
+  if (verdict.confirmed) return { event: 'readback-confirmed', detail: { effect: verdict.effect, observations: seen }, message: '' };
+  return {
+    event: 'readback-mismatch',
+    detail: { expected: verdict.expected, observations: seen },
+    message: `The ${operation} was dispatched (synthetic events, trustedInput false), but the readback did not see its effect: expected ${verdict.expected}. Inspect the page (page_snapshot) before retrying.`,
+  };
+}
+
+/** A successful semantic mutation as the agent tools answer it. Page text (evidence.name, url) is UNTRUSTED. */
+export interface SemanticValue {
+  outcome: 'succeeded';
+  operation: SemanticOperation;
+  tabId: number;
+  origin: string;
+  ref: string | null;
+  evidence: TargetEvidence;
+  trustedInput: false;
+  /** What the readback confirmed (e.g. `state-changed:checked`, `focused`, `url-changed`). */
+  effect: string;
+  elapsedMs?: number;
+  /** The page left after the action, for this URL (stripped; UNTRUSTED). */
+  navigatedTo?: string;
+}
+
+/** The pipeline's success (after a confirmed readback) as the semantic tools answer it. */
+export function semanticValueOf(v: ActionValue): SemanticValue {
+  const t = v.resolved.target;
+  const s = v.resolved.subject;
+  const fp: Fingerprint | null = s.type === 'semantic-target' ? s.fingerprint : null;
+  const operation = s.type === 'semantic-target' ? s.operation : 'click';
+  const rb = readbackOf(operation, v);
+  return {
+    outcome: 'succeeded',
+    operation,
+    tabId: t.tabId,
+    origin: t.origin,
+    ref: s.type === 'semantic-target' ? s.ref : null,
+    evidence: { role: fp?.role ?? '', name: fp?.name ?? '', fingerprintHash: v.resolved.subjectHash, frameId: t.frameId, documentId: t.documentId, url: t.frameUrl },
+    trustedInput: false,
+    effect: typeof rb.detail.effect === 'string' ? rb.detail.effect : 'unknown',
+    ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
+    ...(v.navigatedTo !== undefined ? { navigatedTo: v.navigatedTo } : {}),
+  };
+}

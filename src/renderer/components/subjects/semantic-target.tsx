@@ -1,0 +1,71 @@
+/**
+ * The subject view of a semantic mutation (faculty `semantic`: click, hover,
+ * focus, scroll; issue 10 item 6): the operation, the target's evidence — its
+ * page-derived fingerprint (role, accessible name, label, input type, name
+ * attribute, form, named ancestors, position among look-alikes) and the
+ * fingerprint hash the grant binds — and what the dialog does not show: no
+ * picture of the target is taken. Names are the page's own words, UNTRUSTED,
+ * shown as text with invisible and bidi characters revealed (../../text.ts).
+ */
+import type { SemanticTargetSubject } from '../../../shared/ipc';
+import { revealInvisible } from '../../text';
+
+const OPERATION_WORDS: Record<SemanticTargetSubject['operation'], string> = {
+  click: 'Click',
+  hover: 'Hover over',
+  focus: 'Focus',
+  scroll: 'Scroll into view',
+};
+
+export function SemanticTargetHeading({ subject: s }: { subject: SemanticTargetSubject }) {
+  return (
+    <>
+      <code data-testid="field-semantic-operation">{s.operation}</code>
+      <span className="dialog-title" data-testid="field-title">
+        {OPERATION_WORDS[s.operation]} {s.fingerprint.role} “{revealInvisible(s.fingerprint.name) || '(no name)'}”
+      </span>
+    </>
+  );
+}
+
+export function SemanticTargetBody({ subject: s }: { subject: SemanticTargetSubject }) {
+  const fp = s.fingerprint;
+  const rows: Array<[string, string]> = [
+    ['Role', fp.role],
+    ['Name', fp.name || '(none)'],
+    ...(fp.label !== undefined ? ([['Label', fp.label]] as Array<[string, string]>) : []),
+    ...(fp.type !== undefined ? ([['Input type', fp.type]] as Array<[string, string]>) : []),
+    ...(fp.nameAttribute !== undefined ? ([['Name attribute', fp.nameAttribute]] as Array<[string, string]>) : []),
+    ...(fp.form !== undefined ? ([['Form', fp.form]] as Array<[string, string]>) : []),
+    ['Inside', fp.ancestors.length ? fp.ancestors.map((a) => `${a.role} “${a.name}”`).join(' › ') : '(no named container)'],
+    ['Position', fp.nth === 0 ? 'the first element with this description' : `element ${fp.nth + 1} of those with this description`],
+    ...(s.ref !== null ? ([['Ref (agent’s)', s.ref]] as Array<[string, string]>) : []),
+  ];
+  return (
+    <section className="block" data-testid="field-semantic-target">
+      <h3>The target (page text, untrusted)</h3>
+      <dl className="fields">
+        {rows.map(([k, v]) => (
+          <div key={k} className="field">
+            <dt>{k}</dt>
+            <dd>
+              <code>{revealInvisible(v)}</code>
+            </dd>
+          </div>
+        ))}
+        <div className="field">
+          <dt>Fingerprint hash</dt>
+          <dd>
+            <code className="hash" data-testid="field-fingerprint-hash">
+              {s.fingerprintHash}
+            </code>
+          </dd>
+        </div>
+      </dl>
+      <p data-testid="field-semantic-notes">
+        The extension sends synthetic events (not your keyboard or mouse: trustedInput false). Right before acting it finds the target again
+        in that very document and refuses if it changed. No picture of the target is shown.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,173 @@
+/**
+ * The pure logic of the semantic mutations (issue 10 items 1, 3, 4;
+ * src/shared/semantic-target.ts, src/main/core/faculties/semantic.ts, and the
+ * extension's `semantic` faculty's request and subject checks): the
+ * fingerprint's bounds and hash, matching a partial fingerprint, the readback's
+ * judgement per operation, the console's own check of the extension's answer,
+ * and a hover grant presented as a click.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { argumentsHash, canonicalJson, urlHash } from '../../src/shared/canonical';
+import {
+  FINGERPRINT_BOUNDS, fingerprintHash, fingerprintMatches, fingerprintProblem, isReadbackObservations, judgeReadback, sameFingerprint,
+  type Fingerprint, type ReadbackObservations,
+} from '../../src/shared/semantic-target';
+import { checkResolved, readbackOf, semanticFaculty } from '../../src/main/core/faculties/semantic';
+import type { ActionValue } from '../../src/main/core/broker/faculty';
+import { semantic } from '../../extension/src/background/faculties/semantic';
+import { checkBeforeDispatch, type GrantCheckDeps } from '../../extension/src/lib/grant-checks';
+import type { Grant } from '../../src/shared/types';
+
+const FP: Fingerprint = {
+  role: 'button',
+  name: 'Place order',
+  form: 'Checkout',
+  ancestors: [{ role: 'form', name: 'Checkout' }, { role: 'main', name: 'Shop' }],
+  nth: 0,
+};
+
+const NONE: ReadbackObservations = { found: true, urlChanged: false, documentChanged: false, focused: false, focusMoved: false, stateChanged: [], domChangesNear: 0, inViewport: false };
+
+describe('the fingerprint', () => {
+  it('is checked field by field within its bounds; a partial one (an agent query) needs at least one field', () => {
+    expect(fingerprintProblem(FP)).toBeNull();
+    expect(fingerprintProblem({ ...FP, name: 'x'.repeat(FINGERPRINT_BOUNDS.name) })).toBeNull();
+    expect(fingerprintProblem({ ...FP, name: 'x'.repeat(FINGERPRINT_BOUNDS.name + 1) })).toMatch(/name/);
+    expect(fingerprintProblem({ ...FP, role: '' })).toMatch(/role/);
+    expect(fingerprintProblem({ ...FP, label: '' })).toMatch(/label/);
+    expect(fingerprintProblem({ ...FP, ancestors: [...FP.ancestors, { role: 'region', name: 'a' }, { role: 'region', name: 'b' }] })).toMatch(/ancestors/);
+    expect(fingerprintProblem({ ...FP, ancestors: [{ role: 'form', name: 'x', extra: 1 }] })).toMatch(/ancestor/);
+    expect(fingerprintProblem({ ...FP, nth: -1 })).toMatch(/nth/);
+    expect(fingerprintProblem({ ...FP, id: 'x' })).toMatch(/no field "id"/);
+    const { nth: _n, ...noNth } = FP;
+    expect(fingerprintProblem(noNth)).toMatch(/nth/);
+    expect(fingerprintProblem({ role: 'button', name: 'Go' }, true)).toBeNull();
+    expect(fingerprintProblem({}, true)).toMatch(/no field/);
+  });
+
+  it('hashes as SHA-256 of its RFC 8785 canonical JSON, whatever the key order; any field changes it', async () => {
+    const expected = createHash('sha256').update(canonicalJson(FP)).digest('hex');
+    expect(await fingerprintHash(FP)).toBe(expected);
+    const reordered = JSON.parse(JSON.stringify({ nth: 0, ancestors: FP.ancestors, form: 'Checkout', name: 'Place order', role: 'button' })) as Fingerprint;
+    expect(await fingerprintHash(reordered)).toBe(expected);
+    for (const changed of [{ ...FP, name: 'Place order!' }, { ...FP, nth: 1 }, { ...FP, ancestors: FP.ancestors.slice(1) }, { ...FP, role: 'link' }]) {
+      expect(await fingerprintHash(changed)).not.toBe(expected);
+      expect(sameFingerprint(changed, FP)).toBe(false);
+    }
+    await expect(fingerprintHash({ ...FP, role: '' })).rejects.toThrow(/role/);
+  });
+
+  it('a partial fingerprint matches when every field it gives is equal (ancestors as a whole list)', () => {
+    expect(fingerprintMatches({ role: 'button', name: 'Place order' }, FP)).toBe(true);
+    expect(fingerprintMatches({ role: 'button', name: 'Place' }, FP)).toBe(false);
+    expect(fingerprintMatches({ ancestors: FP.ancestors }, FP)).toBe(true);
+    expect(fingerprintMatches({ ancestors: FP.ancestors.slice(0, 1) }, FP)).toBe(false);
+    expect(fingerprintMatches({ nth: 1 }, FP)).toBe(false);
+    expect(fingerprintMatches(FP, FP)).toBe(true);
+  });
+});
+
+describe('the readback judgement (success only after a confirmed readback)', () => {
+  it.each<[string, 'click' | 'hover' | 'focus' | 'scroll', Partial<ReadbackObservations>, string | null]>([
+    ['click: a checkbox toggled', 'click', { stateChanged: ['checked'] }, 'state-changed:checked'],
+    ['click: a new document', 'click', { found: false, documentChanged: true }, 'document-changed'],
+    ['click: a same-document URL change', 'click', { urlChanged: true }, 'url-changed'],
+    ['click: the overlay closed itself (target removed)', 'click', { found: false, domChangesNear: 2 }, 'target-removed-or-changed'],
+    ['click: a DOM change near the target', 'click', { domChangesNear: 1 }, 'dom-changed-near-target'],
+    ['click: only focus moved', 'click', { focusMoved: true }, 'focus-moved'],
+    ['click: nothing at all', 'click', {}, null],
+    ['hover: a tooltip appeared', 'hover', { domChangesNear: 1 }, 'dom-changed-near-target'],
+    ['hover: aria-expanded changed', 'hover', { stateChanged: ['expanded'] }, 'state-changed:expanded'],
+    ['hover: nothing visible (CSS :hover only)', 'hover', {}, null],
+    ['hover: the target is gone', 'hover', { found: false, domChangesNear: 3 }, null],
+    ['focus: the target is focused', 'focus', { focused: true }, 'focused'],
+    ['focus: something else is focused', 'focus', { focusMoved: true }, null],
+    ['scroll: in the viewport', 'scroll', { inViewport: true }, 'in-viewport'],
+    ['scroll: not in the viewport', 'scroll', {}, null],
+  ])('%s', (_what, op, o, effect) => {
+    const v = judgeReadback(op, { ...NONE, ...o });
+    if (effect === null) expect(v.confirmed).toBe(false);
+    else expect(v).toEqual({ confirmed: true, effect });
+  });
+
+  it('the console re-judges the extension\'s observations; a malformed or missing readback, or trustedInput not false, is a mismatch', () => {
+    const value = (result: unknown, navigatedTo?: string): ActionValue =>
+      ({ outcome: 'succeeded', result: JSON.stringify(result), truncated: false, redacted: false, argumentsHash: 'a', resolved: {} as ActionValue['resolved'], ...(navigatedTo ? { navigatedTo } : {}) }) as ActionValue;
+    expect(readbackOf('click', value({ trustedInput: false, readback: { observations: { ...NONE, stateChanged: ['checked'] } } })).event).toBe('readback-confirmed');
+    expect(readbackOf('click', value({ trustedInput: false, readback: { observations: NONE } })).event).toBe('readback-mismatch');
+    // A page that left after the click (the browser saw a navigation) counts as the new document.
+    expect(readbackOf('click', value({ trustedInput: false, readback: { observations: NONE } }, 'https://a.example/next'))).toMatchObject({ event: 'readback-confirmed', detail: { effect: 'document-changed' } });
+    // The extension's own verdict is never read: only its observations.
+    expect(readbackOf('focus', value({ trustedInput: false, readback: { observations: NONE, verdict: { confirmed: true, effect: 'focused' } } })).event).toBe('readback-mismatch');
+    expect(readbackOf('click', value({ trustedInput: true, readback: { observations: { ...NONE, stateChanged: ['checked'] } } })).event).toBe('readback-mismatch');
+    expect(readbackOf('click', value({ trustedInput: false, readback: { observations: { ...NONE, domChangesNear: -1 } } })).event).toBe('readback-mismatch');
+    expect(isReadbackObservations({ ...NONE, stateChanged: ['x'.repeat(33)] })).toBe(false);
+  });
+});
+
+describe('the console side of faculty semantic', () => {
+  const good = { frameId: 0, documentId: 'DOC', origin: 'https://a.example', tabUrl: 'https://a.example/', frameUrl: 'https://a.example/', urlHash: 'a'.repeat(64), ref: 'a3', fingerprint: FP, blocked: null, narrower: null };
+
+  it('checks the extension\'s resolve answer field by field', () => {
+    expect(checkResolved(good)).toMatchObject({ ok: true });
+    expect(checkResolved({ ...good, urlHash: 'x' })).toMatchObject({ ok: false, message: 'urlHash' });
+    expect(checkResolved({ ...good, blocked: 'something-else' })).toMatchObject({ ok: false, message: 'blocked' });
+    expect(checkResolved({ ...good, fingerprint: { ...FP, nth: 'first' } })).toMatchObject({ ok: false });
+    expect(checkResolved({ ...good, frameId: -1 })).toMatchObject({ ok: false });
+  });
+
+  it('refuses a blocked target and a target owned by a listed WebMCP tool before the person is asked; binds the fingerprint hash', async () => {
+    const f = semanticFaculty('click');
+    const env = (answer: unknown) => ({ read: async () => ({ ok: true as const, value: answer }) }) as unknown as Parameters<typeof f.resolveSubject>[1];
+    const req = { tabId: 1, ref: 'a3', arguments: {} };
+    expect(await f.resolveSubject(req, env({ ...good, blocked: 'password-form' }))).toMatchObject({ ok: false, error: { code: 'target-blocked' } });
+    const ladder = await f.resolveSubject(req, env({ ...good, narrower: 'place_order' }));
+    expect(ladder).toMatchObject({ ok: false, error: { code: 'narrower-capability-available' } });
+    expect(!ladder.ok && ladder.error.message).toContain('"place_order"');
+    const r = await f.resolveSubject(req, env(good));
+    expect(r.ok && r.value).toMatchObject({ subjectHash: await fingerprintHash(FP), linkSubject: { fingerprint: FP, ref: 'a3' }, subject: { type: 'semantic-target', operation: 'click', trustedInput: false, picture: 'none' } });
+    expect(await f.resolveSubject({ tabId: 1, arguments: {} }, env(good))).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
+    expect(f.validate(r.ok ? r.value : (null as never), { x: 1 }, env(good))).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
+  });
+});
+
+describe('the extension side of faculty semantic', () => {
+  const f = semantic();
+  it('takes a subject {fingerprint, ref?} and no arguments; its subject hash is the fingerprint hash', async () => {
+    expect(f.checkRequest('click', { fingerprint: FP }, {})).toBeNull();
+    expect(f.checkRequest('click', { fingerprint: FP, ref: 'a3' }, {})).toBeNull();
+    expect(f.checkRequest('click', { fingerprint: FP, toolName: 'x' }, {})).toMatch(/subject/);
+    expect(f.checkRequest('click', { fingerprint: { ...FP, nth: -1 } }, {})).toMatch(/fingerprint/);
+    expect(f.checkRequest('click', { fingerprint: FP, ref: 'A3' }, {})).toMatch(/ref/);
+    expect(f.checkRequest('click', { fingerprint: FP }, { x: 1 })).toMatch(/arguments/);
+    expect(await f.subjectHash({ fingerprint: FP, ref: 'a3' })).toBe(await fingerprintHash(FP));
+  });
+
+  it('a grant for hover presented as a click of the same target is grant-invalid before anything else (the grant binds the operation)', async () => {
+    const urls = { tab: 'https://a.example/', frame: 'https://a.example/' };
+    const grant: Grant = {
+      requestId: 'r1', faculty: 'semantic', operation: 'hover', tabId: 5, frameId: 0, documentId: 'DOC', origin: 'https://a.example',
+      urlHash: await urlHash(urls.tab, urls.frame), subjectHash: await fingerprintHash(FP), argumentsHash: await argumentsHash({}),
+      nonce: '0'.repeat(32), expiresAt: Date.now() + 30_000, mac: 'f'.repeat(64),
+    };
+    const ran: string[] = [];
+    const deps: GrantCheckDeps = {
+      verifyGrant: async () => true,
+      now: () => Date.now(),
+      consumeNonce: async () => (ran.push('nonce'), true),
+      sharedOrigin: async () => 'https://a.example',
+      frameDocument: async () => ({ documentId: 'DOC', origin: 'https://a.example' }),
+      pageUrls: async () => urls,
+      urlHash: (t, fr) => urlHash(t, fr),
+      argumentsHash: (a) => argumentsHash(a),
+      argumentsBytes: (a) => canonicalJson(a).length,
+    };
+    const faculty = { subjectHash: f.subjectHash, check: async () => (ran.push('faculty'), { ok: true as const, prepared: null }) };
+    const req = { faculty: 'semantic', operation: 'click', target: { tabId: 5, frameId: 0, documentId: 'DOC' }, subject: { fingerprint: FP }, arguments: {}, grant };
+    expect(await checkBeforeDispatch(req, faculty, deps)).toMatchObject({ ok: false, refusal: 'grant-invalid', message: expect.stringContaining('operation') });
+    expect(ran).toEqual([]);
+    // The same grant for what it was made for passes the generic checks.
+    expect(await checkBeforeDispatch({ ...req, operation: 'hover' }, faculty, deps)).toMatchObject({ ok: true });
+  });
+});
