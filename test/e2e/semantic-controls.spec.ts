@@ -1,0 +1,203 @@
+/**
+ * The semantic mutations (issue 10 items 1–7; docs/semantic-controls.md) end to end: an MCP SDK
+ * client → the console's endpoint → the pipeline (approval through the console API, as the person)
+ * → the real link → the extension's `semantic-target` and `semantic` faculties → the `semantic`
+ * content module in real pages (resources/hostile/semantic/, no WebMCP tool except ladder.html's
+ * form) → back, with receipts. Each test checks several things on one page load.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Page } from '@playwright/test';
+import { test, expect, until, type LinkWorld } from './support/link-fixture';
+import { createAgentToken } from '../support/agent-token';
+import type { ApprovalView, SemanticTargetSubject } from '../../src/shared/ipc';
+import { argumentsHash } from '../../src/shared/canonical';
+import { LIMITS } from '../../src/shared/limits';
+
+const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ text: string }>).map((c) => c.text).join('\n');
+
+async function agent(world: LinkWorld): Promise<Client> {
+  const client = new Client({ name: 'semantic-e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${await createAgentToken(world.core.api)}` } } }),
+  );
+  return client;
+}
+
+/** The ref at the end of the first snapshot line matching `re`. */
+async function refOf(client: Client, tabId: number, re: RegExp): Promise<string> {
+  const t = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+  const line = t.split('\n').find((l) => re.test(l.trim()));
+  expect(line, `a line matching ${re} in:\n${t}`).toBeTruthy();
+  return /#([a-z]+[0-9]+)$/.exec(line!)![1]!;
+}
+
+type Done = { r: CallToolResult; view: ApprovalView | null };
+
+/**
+ * Call `tool` as the agent; approve its request when it shows (after `beforeApprove`), or, when
+ * `expectDialog` is false, assert none was shown (refused before the person is asked).
+ */
+async function act(world: LinkWorld, client: Client, tool: string, args: Record<string, unknown>, o: { expectDialog?: boolean; beforeApprove?: (v: ApprovalView) => Promise<void> } = {}): Promise<Done> {
+  const before = new Set(world.core.broker.approvals.list().map((v) => v.requestId));
+  const pending = client.callTool({ name: tool, arguments: args }) as Promise<CallToolResult>;
+  if (o.expectDialog === false) {
+    const r = await pending;
+    expect(world.core.broker.approvals.list().filter((v) => !before.has(v.requestId))).toEqual([]);
+    return { r, view: null };
+  }
+  const view = await until(() => world.core.broker.approvals.list().find((v) => !before.has(v.requestId)), `the approval of ${tool}`);
+  await o.beforeApprove?.(view);
+  expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
+  return { r: await pending, view };
+}
+
+const clicks = (page: Page, label: string) => page.evaluate((l) => ((globalThis as unknown as { __clicks: Record<string, number> }).__clicks[l] ?? 0), label);
+const header = (r: CallToolResult) => JSON.parse(/^Done (\{.*\})$/m.exec(textOf(r))![1]!) as Record<string, unknown>;
+const events = (world: LinkWorld, requestId: string) => world.receipts({ requestId }).map((x) => x.event).reverse();
+
+test('an overlay covers the button: target-covered names it; closing it by a click, then the click works, each confirmed by readback with receipts; a stale ref; blocked surfaces are never shown to the person', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/controls.html'));
+  const client = await agent(world);
+  try {
+    const buy = await refOf(client, tabId, /^button "Buy tea"/);
+
+    // 1. The banner covers "Buy tea": refused after approval, right before the events, naming the cover with a ref.
+    const covered = await act(world, client, 'page_click', { tabId, ref: buy });
+    expect(covered.r.isError).toBe(true);
+    const coveredText = textOf(covered.r);
+    expect(coveredText).toMatch(/^Error \(target-covered\)/);
+    expect(coveredText).toMatch(/<untrusted-page-content[^>]*>\n\{"role":"dialog","name":"Cookie banner","ref":"[a-z]+\d+"\}/);
+    expect(await clicks(page, 'buy')).toBe(0);
+    // What the person reviewed: the operation, the target's fingerprint and its hash, no picture, synthetic events.
+    const s = covered.view!.subject as SemanticTargetSubject;
+    expect(covered.view).toMatchObject({ faculty: 'semantic', operation: 'click', kind: 'mutation', subjectHash: s.fingerprintHash });
+    expect(s).toMatchObject({ type: 'semantic-target', operation: 'click', ref: buy, trustedInput: false, picture: 'none', fingerprint: { role: 'button', name: 'Buy tea', nth: 0 } });
+    expect(s.fingerprint.ancestors).toEqual([{ role: 'region', name: 'Offer' }, { role: 'main', name: 'Shop' }]);
+    expect(events(world, covered.view!.requestId)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'refused']);
+
+    // 2. Close the banner with a click: the readback sees the banner (and the target) go.
+    const close = await refOf(client, tabId, /^button "Close banner"/);
+    const closed = await act(world, client, 'page_click', { tabId, ref: close });
+    expect(closed.r.isError, textOf(closed.r)).toBeFalsy();
+    expect(header(closed.r)).toMatchObject({ outcome: 'succeeded', operation: 'click', trustedInput: false, readback: 'confirmed', effect: 'target-removed-or-changed' });
+    await expect(page.locator('#banner')).toHaveCount(0);
+
+    // 3. Now the same ref clicks through; evidence with role, name, fingerprint hash, frame, document, stripped URL; no coordinates.
+    const bought = await act(world, client, 'page_click', { tabId, ref: buy });
+    expect(bought.r.isError, textOf(bought.r)).toBeFalsy();
+    expect(header(bought.r)).toMatchObject({ outcome: 'succeeded', trustedInput: false, readback: 'confirmed', effect: 'dom-changed-near-target' });
+    const evidence = JSON.parse(/<untrusted-page-content[^>]*>\n([\s\S]*?)\n<\/untrusted-page-content>/.exec(textOf(bought.r))![1]!) as Record<string, unknown>;
+    expect(evidence).toMatchObject({ role: 'button', name: 'Buy tea', fingerprintHash: s.fingerprintHash, frameId: 0, documentId: covered.view!.documentId });
+    expect(evidence.url).toMatch(/\/hostile\/semantic\/controls\.html$/);
+    expect(textOf(bought.r)).not.toMatch(/clientX|clientY|"x"|"y"|left|top|width|height/);
+    expect(await clicks(page, 'buy')).toBe(1);
+    await expect(page.locator('#status')).toHaveText('bought 1');
+    const rid = header(bought.r).requestId as string;
+    expect(events(world, rid)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'readback-confirmed', 'succeeded']);
+    expect(world.receipts({ requestId: rid }).find((x) => x.event === 'readback-confirmed')!.detail).toMatchObject({ effect: 'dom-changed-near-target' });
+
+    // 4. A stale ref (the banner's button left the page): refused before the person is asked.
+    const stale = await act(world, client, 'page_click', { tabId, ref: close }, { expectDialog: false });
+    expect(textOf(stale.r)).toMatch(/^Error \(ref-stale\)/);
+
+    // 5. A checkbox by fingerprint: the readback sees it checked.
+    const news = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'checkbox', name: 'Send me news' } });
+    expect(header(news.r)).toMatchObject({ outcome: 'succeeded', effect: 'state-changed:checked' });
+    await expect(page.locator('#news')).toBeChecked();
+
+    // 6. Blocked surfaces, refused before the person is asked: a password form's button, a password field, a private part.
+    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Private action' }]) {
+      const blocked = await act(world, client, 'page_click', { tabId, fingerprint }, { expectDialog: false });
+      expect(textOf(blocked.r), JSON.stringify(fingerprint)).toMatch(/^Error \(target-blocked\)/);
+    }
+    expect(await clicks(page, 'secret')).toBe(0);
+    expect(world.core.ledger.verify().ok).toBe(true);
+  } finally {
+    await client.close();
+  }
+});
+
+test('target-changed between approval and dispatch; a hover grant replayed as a click is refused; hover, focus and scroll with readback; clicks inside open and closed shadow roots and a same-origin iframe', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/controls.html'));
+  const client = await agent(world);
+  try {
+    // 1. The page renames the button while the person reviews it: refused target-changed, nothing clicked.
+    const draft = await refOf(client, tabId, /^button "Delete draft"/);
+    const changed = await act(world, client, 'page_click', { tabId, ref: draft }, { beforeApprove: async () => void (await page.evaluate(() => (globalThis as unknown as { __rename(): void }).__rename())) });
+    expect(textOf(changed.r)).toMatch(/^Error \(target-changed\)/);
+    expect(await clicks(page, 'draft')).toBe(0);
+    expect(events(world, changed.view!.requestId).slice(-1)).toEqual(['refused']);
+
+    // 2. Hover shows the tooltip: confirmed by readback; reviewed as a low-impact mutation.
+    const menu = await refOf(client, tabId, /^button "Menu"/);
+    const hover = await act(world, client, 'page_hover', { tabId, ref: menu });
+    expect(hover.view).toMatchObject({ operation: 'hover', kind: 'low-impact-mutation' });
+    expect(header(hover.r)).toMatchObject({ outcome: 'succeeded', operation: 'hover', effect: 'dom-changed-near-target' });
+    await expect(page.locator('#tip')).toHaveText('Open the menu');
+    expect(await clicks(page, 'menu')).toBe(0);
+
+    // 3. A grant made for that hover, presented as a click of the same target: grant-invalid, the page never clicked.
+    const v = hover.view!;
+    const grant = await world.core.link.signGrant({
+      requestId: 'replay-1', faculty: 'semantic', operation: 'hover', tabId, frameId: v.frame.frameId, documentId: v.documentId, origin: v.origin,
+      urlHash: await urlHashOf(world, tabId),
+      subjectHash: v.subjectHash, argumentsHash: await argumentsHash({}), nonce: 'a'.repeat(32), expiresAt: Date.now() + LIMITS.grantTtlMs,
+    });
+    if (!grant.ok) throw new Error(grant.error.message);
+    const dispatch = (operation: string) => world.request({
+      op: 'dispatch', faculty: 'semantic', operation, target: { tabId, frameId: v.frame.frameId, documentId: v.documentId },
+      subject: { fingerprint: (v.subject as SemanticTargetSubject).fingerprint, ref: menu }, arguments: {}, grant: grant.value, timeoutMs: 10_000,
+    });
+    expect(await dispatch('click')).toMatchObject({ ok: true, value: { outcome: 'refused', refusal: 'grant-invalid' } });
+    expect(await clicks(page, 'menu')).toBe(0);
+    // The same grant for the operation it names still works once (it was not spent by the refusal), then never again.
+    expect(await dispatch('hover')).toMatchObject({ ok: true, value: { outcome: 'succeeded' } });
+    expect(await dispatch('hover')).toMatchObject({ ok: true, value: { outcome: 'refused', refusal: 'grant-reused' } });
+    expect(await clicks(page, 'menu')).toBe(0);
+
+    // 4. Focus and scroll of a field far below the fold.
+    const far = await refOf(client, tabId, /^textbox "Far field"/);
+    const scrolled = await act(world, client, 'page_scroll', { tabId, ref: far });
+    expect(header(scrolled.r)).toMatchObject({ outcome: 'succeeded', operation: 'scroll', effect: 'in-viewport' });
+    const focused = await act(world, client, 'page_focus', { tabId, ref: far });
+    expect(header(focused.r)).toMatchObject({ outcome: 'succeeded', operation: 'focus', effect: 'focused' });
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id)).toBe('far');
+
+    // 5. Clicks inside an open and a closed shadow root (the hit test goes through both) and in a same-origin iframe.
+    for (const [re, label] of [[/^button "Open shadow action"/, 'open-shadow'], [/^button "Closed shadow action"/, 'closed-shadow']] as const) {
+      const done = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, re) });
+      expect(header(done.r), label).toMatchObject({ outcome: 'succeeded', readback: 'confirmed' });
+      expect(await clicks(page, label)).toBe(1);
+    }
+    const inFrame = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, /^button "Frame action"/) });
+    expect(header(inFrame.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed' });
+    expect(inFrame.view!.frame.frameId).not.toBe(0);
+    await expect(page.frameLocator('#frame').locator('#said')).toHaveText('frame done');
+  } finally {
+    await client.close();
+  }
+});
+
+/** The exact-URL hash of the tab's top document now, as the extension's resolve reads it. */
+async function urlHashOf(world: LinkWorld, tabId: number): Promise<string> {
+  const r = await world.request({ op: 'read', faculty: 'semantic-target', operation: 'resolve', tabId, arguments: { fingerprint: { role: 'button', name: 'Menu' } } });
+  if (!r.ok) throw new Error(r.error.message);
+  return (r.value as { urlHash: string }).urlHash;
+}
+
+test('the ladder: a button of a form that is a declarative WebMCP tool is refused naming the tool, before the person is asked; a button outside it is clicked', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/ladder.html'));
+  const client = await agent(world);
+  try {
+    const refused = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Join' } }, { expectDialog: false });
+    expect(textOf(refused.r)).toMatch(/^Error \(narrower-capability-available\): .*"subscribe_news"/);
+    expect(await clicks(page, 'join')).toBe(0);
+    const plain = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Plain button' } });
+    expect(header(plain.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed' });
+    expect(await clicks(page, 'plain')).toBe(1);
+  } finally {
+    await client.close();
+  }
+});
