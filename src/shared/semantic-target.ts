@@ -184,6 +184,8 @@ export interface ReadbackObservations {
   focused: boolean;
   /** Focus moved during the action (the focused element before differs from the one now). */
   focusMoved: boolean;
+  /** The re-found target takes text or a choice (input, textarea, select, contenteditable): focusing it is a click's effect. */
+  editable: boolean;
   /** States of the target that changed (e.g. `checked`, `expanded`, `value`). */
   stateChanged: string[];
   /** DOM mutations seen near the target (its subtree, its scope, what it controls) during and after the action. */
@@ -197,7 +199,9 @@ export type ReadbackVerdict = { confirmed: true; effect: string } | { confirmed:
 
 /**
  * Judge the readback of `operation` (the rule per operation, docs/semantic-controls.md):
- *  - click: a new document or URL, a state change of the target, focus moved, or a DOM change near it;
+ *  - click: a new document or URL, a state change of the target, a DOM change near it, or focus moved
+ *    into a field (the target, if it takes text or a choice) or elsewhere (a button focused by its own
+ *    click shows nothing);
  *  - hover: the target still there, and a state change or a DOM change near it (synthetic events
  *    cannot set `:hover`, so a pure CSS hover shows nothing and is a mismatch);
  *  - focus: the re-found target is the focused element;
@@ -210,7 +214,8 @@ export function judgeReadback(operation: SemanticOperation, o: ReadbackObservati
       if (o.urlChanged) return { confirmed: true, effect: 'url-changed' };
       if (o.stateChanged.length > 0) return { confirmed: true, effect: `state-changed:${o.stateChanged.join(',')}` };
       if (o.domChangesNear > 0) return { confirmed: true, effect: o.found ? 'dom-changed-near-target' : 'target-removed-or-changed' };
-      if (o.focusMoved) return { confirmed: true, effect: 'focus-moved' };
+      // The click's own emulated focus of a button proves nothing; focus landing in a field, or elsewhere, does.
+      if (o.focusMoved && (!o.focused || o.editable)) return { confirmed: true, effect: 'focus-moved' };
       return { confirmed: false, expected: 'a new document or URL, a state change of the target, a DOM change near it, or focus moving' };
     case 'hover':
       if (!o.found) return { confirmed: false, expected: 'the target still in the page' };
@@ -227,7 +232,7 @@ export function judgeReadback(operation: SemanticOperation, o: ReadbackObservati
 /** Whether `v` has the shape of ReadbackObservations. */
 export function isReadbackObservations(v: unknown): v is ReadbackObservations {
   if (!isObj(v)) return false;
-  const bools = ['found', 'urlChanged', 'documentChanged', 'focused', 'focusMoved', 'inViewport'];
+  const bools = ['found', 'urlChanged', 'documentChanged', 'focused', 'focusMoved', 'editable', 'inViewport'];
   return bools.every((k) => typeof v[k] === 'boolean') && Array.isArray(v.stateChanged) && v.stateChanged.length <= 16 &&
     v.stateChanged.every((s) => typeof s === 'string' && s.length <= 32) && Number.isSafeInteger(v.domChangesNear) && (v.domChangesNear as number) >= 0;
 }

@@ -168,11 +168,12 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     // 5. Clicks inside an open and a closed shadow root (the hit test goes through both) and in a same-origin iframe.
     for (const [re, label] of [[/^button "Open shadow action"/, 'open-shadow'], [/^button "Closed shadow action"/, 'closed-shadow']] as const) {
       const done = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, re) });
+      expect(done.r.isError, textOf(done.r)).toBeFalsy();
       expect(header(done.r), label).toMatchObject({ outcome: 'succeeded', readback: 'confirmed' });
       expect(await clicks(page, label)).toBe(1);
     }
     const inFrame = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, /^button "Frame action"/) });
-    expect(header(inFrame.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed' });
+    expect(header(inFrame.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed', effect: 'dom-changed-near-target' });
     expect(inFrame.view!.frame.frameId).not.toBe(0);
     await expect(page.frameLocator('#frame').locator('#said')).toHaveText('frame done');
   } finally {
@@ -197,6 +198,23 @@ test('the ladder: a button of a form that is a declarative WebMCP tool is refuse
     const plain = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Plain button' } });
     expect(header(plain.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed' });
     expect(await clicks(page, 'plain')).toBe(1);
+  } finally {
+    await client.close();
+  }
+});
+
+test('without WebMCP (the browser feature off) the same form button is open to the semantic path: reviewed and clicked; a click the page shows no sign of is readback-mismatch, never success', async ({ launchWorld }) => {
+  const world = await launchWorld({ chromiumArgs: ['--disable-features=WebMCPTesting'] });
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/ladder.html'));
+  expect(await page.evaluate(() => 'modelContext' in (globalThis as unknown as { document: object }).document)).toBe(false);
+  const client = await agent(world);
+  try {
+    const joined = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Join' } });
+    expect(joined.view).toMatchObject({ faculty: 'semantic', operation: 'click' });
+    expect(await clicks(page, 'join')).toBe(1);
+    // The Join button changes nothing on the page (the form's submit is prevented): the readback says so, no success is claimed.
+    expect(textOf(joined.r)).toMatch(/^Error \(readback-mismatch\)/);
+    expect(events(world, joined.view!.requestId).slice(-3)).toEqual(['dispatched', 'readback-mismatch', 'failed']);
   } finally {
     await client.close();
   }

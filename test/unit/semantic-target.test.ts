@@ -27,7 +27,7 @@ const FP: Fingerprint = {
   nth: 0,
 };
 
-const NONE: ReadbackObservations = { found: true, urlChanged: false, documentChanged: false, focused: false, focusMoved: false, stateChanged: [], domChangesNear: 0, inViewport: false };
+const NONE: ReadbackObservations = { found: true, urlChanged: false, documentChanged: false, focused: false, focusMoved: false, editable: false, stateChanged: [], domChangesNear: 0, inViewport: false };
 
 describe('the fingerprint', () => {
   it('is checked field by field within its bounds; a partial one (an agent query) needs at least one field', () => {
@@ -75,7 +75,9 @@ describe('the readback judgement (success only after a confirmed readback)', () 
     ['click: a same-document URL change', 'click', { urlChanged: true }, 'url-changed'],
     ['click: the overlay closed itself (target removed)', 'click', { found: false, domChangesNear: 2 }, 'target-removed-or-changed'],
     ['click: a DOM change near the target', 'click', { domChangesNear: 1 }, 'dom-changed-near-target'],
-    ['click: only focus moved', 'click', { focusMoved: true }, 'focus-moved'],
+    ['click: focus moved elsewhere', 'click', { focusMoved: true }, 'focus-moved'],
+    ['click: a field took the focus', 'click', { focusMoved: true, focused: true, editable: true }, 'focus-moved'],
+    ['click: a button focused by its own click, nothing else', 'click', { focusMoved: true, focused: true }, null],
     ['click: nothing at all', 'click', {}, null],
     ['hover: a tooltip appeared', 'hover', { domChangesNear: 1 }, 'dom-changed-near-target'],
     ['hover: aria-expanded changed', 'hover', { stateChanged: ['expanded'] }, 'state-changed:expanded'],

@@ -38,16 +38,17 @@ function stateOf(el: Element): Record<string, string> {
   return out;
 }
 
-/** The part of the page "near" the target: its nearest form, dialog, fieldset, list item, row or landmark, else its grandparent. */
+/** The part of the page "near" the target: its nearest form, dialog, fieldset, list item, row or landmark, else its grandparent (at most the body). */
 function scopeOf(el: Element): Element {
   for (let a: Element | null = composedParent(el), i = 0; a && i < 16; a = composedParent(a), i++) {
     if (a === el.ownerDocument.body || a === el.ownerDocument.documentElement) break;
     if (/^(form|dialog|fieldset|li|tr|section|article|aside|nav|main|details)$/.test(a.localName) || /^(dialog|alertdialog|region|group|tabpanel|menu|listbox)$/.test(a.getAttribute('role') ?? '')) return a;
   }
+  // Else its grandparent, at most the body (the extension's sign hangs off the root element, outside it).
   const p = composedParent(el);
   const gp = p ? composedParent(p) : null;
-  const body = el.ownerDocument.body;
-  return gp && gp !== body && gp !== el.ownerDocument.documentElement ? gp : (p && p !== body ? p : el);
+  const html = el.ownerDocument.documentElement;
+  return gp && gp !== html ? gp : p && p !== html ? p : el;
 }
 
 interface Watch {
@@ -151,6 +152,7 @@ export function observe(requestId: string, fingerprint: Fingerprint): ReadbackOb
     documentChanged: false,
     focused: el !== null && active === el,
     focusMoved: active !== w.active,
+    editable: el !== null && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || (el instanceof HTMLElement && el.isContentEditable)),
     stateChanged,
     domChangesNear: w.changes,
     inViewport,

@@ -89,6 +89,8 @@ export interface LinkWorldOptions {
   beforeBrowser?: (w: { socketPath: string }) => Promise<void>;
   /** Playwright default flags to leave out (LaunchOptions.ignoreDefaultArgs), e.g. `--disable-popup-blocking`. */
   ignoreDefaultArgs?: string[];
+  /** Extra Chromium flags (LaunchOptions.args), e.g. `--disable-features=WebMCPTesting` for a browser without WebMCP. */
+  chromiumArgs?: string[];
 }
 
 /** A running console + browser + extension + pages. */
@@ -252,7 +254,7 @@ export async function startLinkWorld(opts: LinkWorldOptions = {}): Promise<LinkW
   let ext: ExtensionHandle;
   try {
     await opts.beforeBrowser?.({ socketPath });
-    ext = await launchExtension({ userDataDir, ...(opts.ignoreDefaultArgs ? { ignoreDefaultArgs: opts.ignoreDefaultArgs } : {}) });
+    ext = await launchExtension({ userDataDir, ...(opts.ignoreDefaultArgs ? { ignoreDefaultArgs: opts.ignoreDefaultArgs } : {}), ...(opts.chromiumArgs ? { args: opts.chromiumArgs } : {}) });
   } catch (e) {
     await stopCore();
     throw e;

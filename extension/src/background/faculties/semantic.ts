@@ -109,7 +109,7 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
         // No answer from that document: did the frame get another document (the click navigated)?
         const now = await frameDocument(target.tabId, target.frameId).catch(() => null);
         const changed = !now || now.documentId !== target.documentId;
-        observations = { found: false, urlChanged: false, documentChanged: changed, focused: false, focusMoved: false, stateChanged: [], domChangesNear: 0, inViewport: false };
+        observations = { found: false, urlChanged: false, documentChanged: changed, focused: false, focusMoved: false, editable: false, stateChanged: [], domChangesNear: 0, inViewport: false };
       }
       const result = {
         operation: m.operation,
