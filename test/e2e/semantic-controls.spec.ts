@@ -157,15 +157,22 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(await dispatch('hover')).toMatchObject({ ok: true, value: { outcome: 'refused', refusal: 'grant-reused' } });
     expect(await clicks(page, 'menu')).toBe(0);
 
-    // 4. Focus and scroll of a field far below the fold.
+    // 4. Focus and scroll of a field far below the fold; the scroll under the person's rule allowing
+    // low-impact actions in this one tab (no dialog; approved by that rule, receipted).
     const far = await refOf(client, tabId, /^textbox "Far field"/);
-    const scrolled = await act(world, client, 'page_scroll', { tabId, ref: far });
+    const origin = new URL(page.url()).origin;
+    expect(await world.core.api.addPolicyRule({ rule: { faculty: 'semantic', kind: 'low-impact-mutation', origin, tabId, action: 'allow' } })).toMatchObject({ ok: true });
+    const scrolled = await act(world, client, 'page_scroll', { tabId, ref: far }, { expectDialog: false });
     expect(header(scrolled.r)).toMatchObject({ outcome: 'succeeded', operation: 'scroll', effect: 'in-viewport' });
-    const focused = await act(world, client, 'page_focus', { tabId, ref: far });
+    const scrollId = header(scrolled.r).requestId as string;
+    expect(events(world, scrollId)).toEqual(['requested', 'validated', 'approved', 'dispatched', 'readback-confirmed', 'succeeded']);
+    expect(world.receipts({ requestId: scrollId }).find((x) => x.event === 'approved')!.actor).toEqual({ kind: 'console' });
+    const focused = await act(world, client, 'page_focus', { tabId, ref: far }, { expectDialog: false });
     expect(header(focused.r)).toMatchObject({ outcome: 'succeeded', operation: 'focus', effect: 'focused' });
     expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id)).toBe('far');
 
-    // 5. Clicks inside an open and a closed shadow root (the hit test goes through both) and in a same-origin iframe.
+    // 5. Clicks inside an open and a closed shadow root (the hit test goes through both) and in a same-origin iframe;
+    // a click is a mutation, reviewed whatever the tab's rule (act waits for each dialog).
     for (const [re, label] of [[/^button "Open shadow action"/, 'open-shadow'], [/^button "Closed shadow action"/, 'closed-shadow']] as const) {
       const done = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, re) });
       expect(done.r.isError, textOf(done.r)).toBeFalsy();

@@ -145,9 +145,12 @@ describe('MCP endpoint: tools', () => {
         text, truncated: false, bytes: Buffer.byteLength(text), maxBytes: 4096, refs: 1, frames: { read: 0, crossOrigin: 0, notRead: 0 },
       },
     }));
+    // An unknown outcome of a semantic mutation blocks its target until the agent looks again with page_snapshot.
+    core.broker.discoveries.block('semantic', 7, 'doc-1', 'f'.repeat(64), 'req-unknown');
     const client = await connect();
     const r = (await client.callTool({ name: 'page_snapshot', arguments: { tabId: 7, maxBytes: 2048 } })) as CallToolResult;
     expect(r.isError, textOf(r)).toBeFalsy();
+    expect(core.broker.discoveries.blockedBy('semantic', 7, 'doc-1', 'f'.repeat(64))).toBeUndefined();
     expect(link.requests.filter((q) => q.op === 'read').at(-1)).toEqual({ op: 'read', faculty: 'semantic-read', operation: 'snapshot', tabId: 7, arguments: { maxBytes: 2048 } });
     const t = textOf(r);
     const header = JSON.parse(/^Snapshot of tab 7: (\{.*\})$/m.exec(t)![1]!) as Record<string, unknown>;

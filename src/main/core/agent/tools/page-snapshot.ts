@@ -122,6 +122,8 @@ export const pageSnapshot = defineAgentTool({
       },
     );
     if (!a.ok) return errorResult(a, `page_snapshot tab ${args.tabId}`);
+    // The agent looked again: an unknown outcome of a semantic mutation in this tab no longer blocks its target.
+    broker.discoveries.lift('semantic', args.tabId);
     const s = a.value;
     const header = {
       tabId: s.tabId,
