@@ -92,8 +92,10 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   if (pointer) {
     const hit = hitTest(el, x, y);
     if (!hit.ok) {
+      // A private cover is named by its role only, as the snapshot shows it; a blocked one gets no ref.
       const c = describeCover(hit.cover);
-      const cover: CoverDetail = { role: c.role, name: redactText(c.name).value, ref: blockedReason(hit.cover) ? null : refs.refFor(hit.cover) };
+      const hidden = blockedReason(hit.cover);
+      const cover: CoverDetail = { role: c.role, name: hidden === 'private' ? '' : redactText(c.name).value, ref: hidden ? null : refs.refFor(hit.cover) };
       return err('target-covered', JSON.stringify(cover), cover);
     }
   }
