@@ -57,7 +57,7 @@ const clicks = (page: Page, label: string) => page.evaluate((l) => ((globalThis 
 const header = (r: CallToolResult) => JSON.parse(/^Done (\{.*\})$/m.exec(textOf(r))![1]!) as Record<string, unknown>;
 const events = (world: LinkWorld, requestId: string) => world.receipts({ requestId }).map((x) => x.event).reverse();
 
-test('an overlay covers the button: target-covered names it; closing it by a click, then the click works, each confirmed by readback with receipts; a stale ref; blocked surfaces are never shown to the person', async ({ world }) => {
+test('an overlay covers the button: target-covered names it; closing it by a click, then the click works, each confirmed by readback with receipts; a stale ref; a disabled button is not actionable; blocked surfaces are never shown to the person', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/controls.html'));
   const client = await agent(world);
   try {
@@ -107,7 +107,13 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     expect(header(news.r)).toMatchObject({ outcome: 'succeeded', effect: 'state-changed:checked' });
     await expect(page.locator('#news')).toBeChecked();
 
-    // 6. Blocked surfaces, refused before the person is asked: a password form's button, a password field, a private part.
+    // 6. A disabled button is not actionable: refused after review, right before the events, saying why.
+    const off = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Unavailable' } });
+    expect(textOf(off.r)).toMatch(/^Error \(not-actionable\)/);
+    expect(textOf(off.r)).toMatch(/<untrusted-page-content[^>]*>\ndisabled\n/);
+    expect(await clicks(page, 'off')).toBe(0);
+
+    // 7. Blocked surfaces, refused before the person is asked: a password form's button, a password field, a private part.
     for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Private action' }]) {
       const blocked = await act(world, client, 'page_click', { tabId, fingerprint }, { expectDialog: false });
       expect(textOf(blocked.r), JSON.stringify(fingerprint)).toMatch(/^Error \(target-blocked\)/);
