@@ -16,6 +16,7 @@ import {
 import { checkResolved, readbackOf, semanticFaculty } from '../../src/main/core/faculties/semantic';
 import type { ActionValue } from '../../src/main/core/broker/faculty';
 import { semantic } from '../../extension/src/background/faculties/semantic';
+import { checkResolveArgs } from '../../extension/src/background/faculties/semantic-target';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../../extension/src/lib/grant-checks';
 import type { Grant } from '../../src/shared/types';
 
@@ -171,5 +172,18 @@ describe('the extension side of faculty semantic', () => {
     expect(ran).toEqual([]);
     // The same grant for what it was made for passes the generic checks.
     expect(await checkBeforeDispatch({ ...req, operation: 'hover' }, faculty, deps)).toMatchObject({ ok: true });
+  });
+});
+
+describe('the extension side of faculty semantic-target (the console\'s look-up of a target)', () => {
+  it('takes exactly one of a ref or a bounded partial fingerprint', () => {
+    expect(checkResolveArgs({ ref: 'a3' })).toBeNull();
+    expect(checkResolveArgs({ fingerprint: { role: 'button', name: 'Go' } })).toBeNull();
+    expect(checkResolveArgs({ ref: 'a3', fingerprint: { role: 'button' } })).toMatch(/exactly one/);
+    expect(checkResolveArgs({})).toMatch(/exactly one/);
+    expect(checkResolveArgs({ ref: 'input[name=pw]' })).toMatch(/ref/);
+    expect(checkResolveArgs({ fingerprint: {} })).toMatch(/no field/);
+    expect(checkResolveArgs({ fingerprint: { role: 'button', selector: '#pw' } })).toMatch(/no field "selector"/);
+    expect(checkResolveArgs({ fingerprint: { name: 'x'.repeat(FINGERPRINT_BOUNDS.name + 1) } })).toMatch(/name/);
   });
 });
