@@ -1,6 +1,6 @@
 /**
  * Acting on one semantic target in its document (issue 10 item 4;
- * docs/semantic-controls.md, "Actionability and the hit test"): scroll into
+ * docs/semantic-controls.md, "The lifecycle", step 3): scroll into
  * view, actionability (visible, stable across two animation frames, enabled,
  * receives pointer events), the viewport hit test at the target's visible
  * centre through shadow roots (`elementFromPoint` on the document, then on

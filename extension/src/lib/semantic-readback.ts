@@ -1,6 +1,6 @@
 /**
  * The independent readback of a semantic mutation (issue 10 item 4;
- * docs/semantic-controls.md, "Readback"). Right before the action, `watch`
+ * docs/semantic-controls.md, "The lifecycle", step 4). Right before the action, `watch`
  * records what the readback compares with (the URL, the focused element, the
  * target's states and value) and starts a MutationObserver over the document.
  * After the action, a SEPARATE message (`echo:semantic:readback`) calls
