@@ -71,7 +71,14 @@ async function main(): Promise<void> {
   const openWindow = () => {
     if (win && !win.isDestroyed()) return revealWindow(win);
     win = createMainWindow(PRELOAD);
-    watchTrustedInput(win.webContents, inputGate);
+    // Each press of the person's also starts developer mode's idle time again (issue 11 item 2).
+    watchTrustedInput(win.webContents, {
+      noteInput: (type) => {
+        const pressed = inputGate.noteInput(type);
+        if (pressed) core.developerMode.touch();
+        return pressed;
+      },
+    });
     win.on('closed', () => (win = null));
   };
   openWindow();

@@ -205,6 +205,26 @@ function WebHostNotice() {
   );
 }
 
+/** The window or tab title: prefixed while developer mode is on (issue 11 item 2), so it shows even when the console is hidden behind other windows. */
+export function consoleTitle(developerMode: boolean): string {
+  return developerMode ? 'DEVELOPER MODE · Echo Console' : 'Echo Console';
+}
+
+/** The header's mark while developer mode is on: raw JavaScript is possible, and how to end it. */
+function DeveloperModeMark() {
+  const { settings } = useStores();
+  const on = useStore(settings, (s) => s.settings?.developerMode === true);
+  useEffect(() => {
+    document.title = consoleTitle(on);
+  }, [on]);
+  if (!on) return null;
+  return (
+    <span className="badge developer-mode" role="status" data-testid="developer-mode-on">
+      Developer mode on: approved raw JavaScript can run. Switch it off in Settings.
+    </span>
+  );
+}
+
 /** The whole console. */
 export function App(props: { transportKind: 'ipc' | 'ws' }) {
   const [section, setSection] = useState<Section>('approvals');
@@ -227,6 +247,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
           <span className="mark" aria-hidden="true" />
           Echo Console
         </div>
+        <DeveloperModeMark />
         <LinkBadge onOpen={() => setSection('connection')} />
       </header>
       <Banner transportKind={props.transportKind} />

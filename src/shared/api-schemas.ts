@@ -12,7 +12,7 @@
  * properties.
  */
 import type { ConsoleApi } from './ipc';
-import { APPROVAL_TIMEOUT_RANGE } from './limits';
+import { APPROVAL_TIMEOUT_RANGE, DEVELOPER_MODE_IDLE_MINUTES } from './limits';
 import { POLICY_LIMITS, POLICY_RULE_SCHEMA } from './policy';
 import { OUTCOME_EVENTS, RECEIPT_EVENTS } from './receipt';
 
@@ -108,6 +108,7 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
     properties: {
       approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
       developerMode: { type: 'boolean' },
+      developerModeIdleMinutes: { type: 'integer', minimum: DEVELOPER_MODE_IDLE_MINUTES.min, maximum: DEVELOPER_MODE_IDLE_MINUTES.max },
     },
   },
   listPolicyRules: NO_PAYLOAD,

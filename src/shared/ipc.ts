@@ -181,7 +181,10 @@ export interface ConsoleSnapshot {
 export interface ConsoleSettings {
   /** How long an approval request waits (ms). */
   approvalTimeoutMs: number;
+  /** Whether developer mode is on now (never persisted: off at every start; src/main/core/developer-mode.ts). */
   developerMode: boolean;
+  /** Minutes without the person's input or a raw-JavaScript call before developer mode switches itself off. */
+  developerModeIdleMinutes: number;
 }
 
 /** Pushed from the host to the renderer. */

@@ -11,6 +11,13 @@
  */
 export const APPROVAL_TIMEOUT_RANGE = { min: 10_000, max: 3_600_000 } as const;
 
+/**
+ * Developer mode switches itself off after this many minutes with neither the
+ * person's input in the console nor a raw-JavaScript call (issue 11 item 2):
+ * 30 by default, 1 to 480 as the person sets it (settings file, console API).
+ */
+export const DEVELOPER_MODE_IDLE_MINUTES = { default: 30, min: 1, max: 480 } as const;
+
 export const LIMITS = {
   /** Page tools listed per frame; more are reported as `too-many-tools`. */
   maxToolsPerFrame: 64,

@@ -337,7 +337,7 @@ test('a long receipt list is virtualized: only the rows in view are in the page,
   expect(cspViolations).toEqual([]);
 });
 
-test('while the extension awaits pairing, every page shows the code with Confirm / Reject; the badge opens Connection', async () => {
+test('while the extension awaits pairing, every page shows the code with Confirm / Reject; the badge opens Connection; developer mode on shows in the header and the title', async () => {
   await page.getByTestId('close-button').click();
   await page.getByTestId('nav-receipts').click();
   await expect(page.getByTestId('pairing')).toHaveCount(0);
@@ -359,6 +359,16 @@ test('while the extension awaits pairing, every page shows the code with Confirm
   await expect.poll(() => fake.calls.filter((c) => c.method === 'confirmPairing')).toEqual([{ method: 'confirmPairing', params: { accept: true } }]);
   await expect(notice).toHaveCount(0);
   await expect(page.getByTestId('link-pill')).toHaveText('Connected');
+
+  // Developer mode on (issue 11 item 2) shows in the header and prefixes the title until it is off.
+  await expect(page.getByTestId('developer-mode-on')).toHaveCount(0);
+  await expect(page).toHaveTitle('Echo Console');
+  fake.emit({ kind: 'settings', settings: { ...fake.settings, developerMode: true } });
+  await expect(page.getByTestId('developer-mode-on')).toBeVisible();
+  await expect(page).toHaveTitle(/^DEVELOPER MODE · Echo Console$/);
+  fake.emit({ kind: 'settings', settings: { ...fake.settings, developerMode: false } });
+  await expect(page.getByTestId('developer-mode-on')).toHaveCount(0);
+  await expect(page).toHaveTitle('Echo Console');
   expect(cspViolations).toEqual([]);
 });
 

@@ -91,7 +91,7 @@ export class FakeConsole implements ConsoleApi {
   shareable: SharedTab[] = [];
   endpoint: EndpointInfo = { url: 'http://127.0.0.1:43999/mcp', stdioCommand: 'echo-console-mcp --stdio' };
   agentTokens: AgentTokenInfo[] = [{ id: 'tok_0123456789abcdef', name: 'Fake agent', createdAt: 0, sessions: 1 }];
-  settings: ConsoleSettings = { approvalTimeoutMs: 120_000, developerMode: false };
+  settings: ConsoleSettings = { approvalTimeoutMs: 120_000, developerMode: false, developerModeIdleMinutes: 30 };
   verifyReport: VerifyReport = { ok: true, count: 0, headHash: HEX('0') };
   private listeners = new Set<(e: ConsoleEvent) => void>();
 

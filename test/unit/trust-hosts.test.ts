@@ -153,7 +153,7 @@ describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing a
     expect(on.result).toMatchObject({ ok: false, error: { code: 'trusted-input-unavailable', message: expect.stringContaining('desktop app') } });
     const bundled = await call(s, 2, '{"id":2,"method":"updateSettings","params":{"developerMode":true,"approvalTimeoutMs":30000}}');
     expect(bundled.result).toMatchObject({ ok: false, error: { code: 'trusted-input-unavailable' } });
-    expect(core.settings.get().developerMode).toBe(false);
+    expect(core.developerMode.on).toBe(false);
     expect(core.ledger.query({ event: 'developer-mode-on' }).receipts).toEqual([]);
     const refused = core.ledger.query({ event: 'refused', limit: 10 }).receipts;
     expect(refused).toHaveLength(2);

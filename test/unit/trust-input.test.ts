@@ -144,7 +144,7 @@ describe('Electron IPC: a decision or developer mode on from a script', () => {
       expect(await invoke('updateSettings', event, { developerMode: true })).toMatchObject({ ok: false, error: { code: 'forbidden-sender' } });
     }
     expect(core.broker.approvals.list()).toHaveLength(1);
-    expect(core.settings.get().developerMode).toBe(false);
+    expect(core.developerMode.on).toBe(false);
     expect(refusals()).toEqual([]); // an unknown sender cannot grow the ledger
   });
 

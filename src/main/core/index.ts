@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID } from '../../shared/extension-id';
+import { DEVELOPER_MODE_IDLE_MINUTES } from '../../shared/limits';
 import type { AgentTokenInfo, ConsoleApi, ConsoleEvent, ConsoleSettings, EndpointInfo, LinkStatus } from '../../shared/ipc';
 import { agentSocketPath } from '../data-dir.mjs';
 import type { Actor, Receipt, ReceiptInput } from '../../shared/receipt';
@@ -24,6 +25,7 @@ import type { ConnectionLimits } from './net-guard';
 import { secureFolder, tightenFile } from './data-folder';
 import { AgentEndpoint } from './agent';
 import { createConsoleApi } from './api';
+import { DeveloperMode, type IdleTimer } from './developer-mode';
 import { createPolicyApi } from './api/policy';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
@@ -103,6 +105,8 @@ export interface ConsoleCoreOptions {
    * RENDERER_ATTESTED_GATE: decisions on the renderer's word, developer mode on refused.
    */
   inputGate?: TrustedInputGate;
+  /** Arms developer mode's idle timer (default setTimeout); tests inject their clock. */
+  developerModeTimer?: (fn: () => void, ms: number) => IdleTimer;
   /** UNIT TESTS ONLY: use this link instead of the real Bridge. */
   link?: ExtensionLink;
   /** Reported to the extension and to MCP clients. */
@@ -131,6 +135,8 @@ export interface ConsoleCore {
   readonly link: ExtensionLink;
   readonly settings: SettingsStore;
   readonly agentEndpoint: AgentEndpoint;
+  /** Developer mode (never persisted); the Electron host calls `touch()` on each press of the person's. */
+  readonly developerMode: DeveloperMode;
   /** What `start()` did with the native host manifests (null without `opts.nativeHost`, or before start). */
   readonly nativeHostReport: RepairReport | null;
   /**
@@ -260,10 +266,18 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     const open = agentEndpoint.sessionsByToken();
     return settings.get().agentTokens.map((t) => ({ id: t.id, name: t.name, createdAt: t.createdAt, sessions: open.get(t.id) ?? 0 }));
   };
-  const consoleSettings = (): ConsoleSettings => {
-    const s = settings.get();
-    return { approvalTimeoutMs: effectiveTimeout(), developerMode: s.developerMode };
-  };
+  const idleMinutes = () => settings.get().developerModeIdleMinutes ?? DEVELOPER_MODE_IDLE_MINUTES.default;
+  // Never persisted, off at every start; on only through the trusted-input gate (./developer-mode.ts).
+  const developerMode = new DeveloperMode({
+    tools: agentEndpoint.tools,
+    idleMs: () => idleMinutes() * 60_000,
+    onSwitch: (sw) => {
+      receipt({ requestId: null, event: sw.on ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: sw.by === 'person' ? PERSON : { kind: 'console' }, detail: { ...sw } });
+      emit({ kind: 'settings', settings: consoleSettings() });
+    },
+    ...(opts.developerModeTimer ? { setTimer: opts.developerModeTimer } : {}),
+  });
+  const consoleSettings = (): ConsoleSettings => ({ approvalTimeoutMs: effectiveTimeout(), developerMode: developerMode.on, developerModeIdleMinutes: idleMinutes() });
 
   // ---- wiring -------------------------------------------------------------------
   const unsubs: Array<() => void> = [];
@@ -308,6 +322,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     endpoint,
     agentTokens,
     consoleSettings,
+    developerMode,
     emit,
     ...(opts.inputGate ? { inputGate: opts.inputGate } : {}),
     verifyLedger,
@@ -324,6 +339,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     link,
     settings,
     agentEndpoint,
+    developerMode,
     get endpoint() {
       return endpoint();
     },
@@ -398,6 +414,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       stopped = true;
       broker.dispose();
       witness.dispose();
+      developerMode.dispose();
       for (const u of unsubs.splice(0)) u();
       await agentEndpoint.stop();
       if (link instanceof Bridge) await link.stop();

@@ -7,6 +7,7 @@
  * a clear error and a `refused` receipt (faculty `console`, actor person); the
  * console stays up. `createConsoleCore` builds the parts and passes them here.
  */
+import type { DeveloperMode } from '../developer-mode';
 import type { AgentTokenInfo, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo } from '../../../shared/ipc';
 import type { Actor, Receipt, ReceiptInput, VerifyReport } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
@@ -34,6 +35,8 @@ export interface ConsoleApiParts {
   /** The agents' tokens without secrets, with their open sessions. */
   agentTokens(): AgentTokenInfo[];
   consoleSettings(): ConsoleSettings;
+  /** Developer mode (../developer-mode.ts): `updateSettings` switches it. */
+  developerMode: Pick<DeveloperMode, 'switchOn' | 'switchOff'>;
   emit(e: ConsoleEvent): void;
   /** The policy methods' work (src/main/core/api/policy.ts). */
   policy: PolicyApi;
@@ -142,11 +145,12 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
       return ok(tokens);
     }),
     updateSettings: handler('updateSettings', (x) => {
-      const before = settings.get();
-      settings.update(x);
-      if (x.developerMode !== undefined && x.developerMode !== before.developerMode) {
-        receipt({ requestId: null, event: x.developerMode ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: PERSON, detail: {} });
-      }
+      const { developerMode, ...persisted } = x;
+      if (Object.keys(persisted).length > 0) settings.update(persisted);
+      // Developer mode is never persisted; switching it on passed the trusted-input gate above
+      // (gatedActionOf); its receipt and event come from DeveloperMode's onSwitch.
+      if (developerMode === true) p.developerMode.switchOn();
+      else if (developerMode === false) p.developerMode.switchOff('person');
       const s = p.consoleSettings();
       p.emit({ kind: 'settings', settings: s });
       return ok(s);

@@ -19,7 +19,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { APPROVAL_TIMEOUT_RANGE, LIMITS } from '../../../shared/limits';
+import { APPROVAL_TIMEOUT_RANGE, DEVELOPER_MODE_IDLE_MINUTES, LIMITS } from '../../../shared/limits';
 import { POLICY_RULES_SCHEMA, policyRuleProblem, type PolicyRule } from '../policy';
 
 /** The port the MCP endpoint listens on unless configured (127.0.0.1 only). */
@@ -60,7 +60,14 @@ export interface Settings {
   agentTokens: StoredAgentToken[];
   /** How long an approval request waits for the person (ms). */
   approvalTimeoutMs: number;
-  developerMode: boolean;
+  /**
+   * Never true on disk: developer mode is not persisted (issue 11 item 2;
+   * src/main/core/developer-mode.ts). Kept, always `false`, so older consoles
+   * still read the file; a `true` written by one is read as off.
+   */
+  developerMode: false;
+  /** Minutes without the person's input or a raw-JavaScript call before developer mode switches itself off (default 30). */
+  developerModeIdleMinutes?: number;
   /**
    * The person's policy rules (src/shared/policy.ts), edited in the console's
    * policy editor (src/main/core/api/policy.ts) or by hand while the console is stopped.
@@ -100,6 +107,7 @@ const SETTINGS_SCHEMA = {
     },
     approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
     developerMode: { type: 'boolean' },
+    developerModeIdleMinutes: { type: 'integer', minimum: DEVELOPER_MODE_IDLE_MINUTES.min, maximum: DEVELOPER_MODE_IDLE_MINUTES.max },
     policyRules: POLICY_RULES_SCHEMA,
     endpoint: {
       anyOf: [
@@ -204,8 +212,9 @@ export class SettingsStore {
       const name = agentTokens.some((t) => t.name.toLowerCase() === 'default') ? 'default (migrated)' : 'default';
       agentTokens.unshift({ id: 'default', name, sha256: hashToken(legacy), createdAt: Date.now() });
     }
-    const store = new SettingsStore(file, { ...rest, agentTokens, policyRules: p.policyRules ?? [], endpoint: p.endpoint ?? null });
-    if (legacy !== undefined) store.persist(); // the plaintext leaves the file now
+    // Developer mode is never persisted: an older console's `true` is read as off, and written back so.
+    const store = new SettingsStore(file, { ...rest, developerMode: false, agentTokens, policyRules: p.policyRules ?? [], endpoint: p.endpoint ?? null });
+    if (legacy !== undefined || p.developerMode !== false) store.persist(); // the plaintext leaves the file now; so does a stale "on"
     // Tighten the mode if someone loosened it: the file holds the bearer token.
     try {
       chmodSync(file, 0o600);
@@ -220,9 +229,11 @@ export class SettingsStore {
   }
 
   /** Apply a patch (already validated by the caller) and persist it. Tokens change only through createAgentToken / revokeAgentToken. */
-  update(patch: Partial<Omit<Settings, 'version' | 'agentTokens'>>): Settings {
-    const { agentTokens: _ignored, ...rest } = structuredClone(patch) as Partial<Settings>;
+  update(patch: Partial<Omit<Settings, 'version' | 'agentTokens' | 'developerMode'>>): Settings {
+    // Tokens change only through their own calls; developer mode is never written (DeveloperMode holds it).
+    const { agentTokens: _ignored, developerMode: _notPersisted, ...rest } = structuredClone(patch) as Partial<Settings>;
     void _ignored;
+    void _notPersisted;
     this.current = { ...this.current, ...rest };
     this.persist();
     return this.get();
