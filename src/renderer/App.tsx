@@ -128,7 +128,17 @@ function Settings() {
   const { settings } = useStores();
   const s = useStore(settings);
   const online = useOnline();
-  return <SettingsPanel settings={s.settings} saving={s.saving} saved={s.saved} offline={!online} error={s.error} onSaveTimeout={(sec) => void s.saveApprovalTimeout(sec)} />;
+  return (
+    <SettingsPanel
+      settings={s.settings}
+      saving={s.saving}
+      saved={s.saved}
+      offline={!online}
+      error={s.error}
+      onSaveTimeout={(sec) => void s.saveApprovalTimeout(sec)}
+      developerMode={{ busy: s.developerModeBusy, error: s.developerModeError, onSwitch: (on) => void s.setDeveloperMode(on) }}
+    />
+  );
 }
 
 /** The policy editor; the rules are loaded when the page opens and again whenever the console answers again. */

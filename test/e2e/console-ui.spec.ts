@@ -369,6 +369,22 @@ test('while the extension awaits pairing, every page shows the code with Confirm
   fake.emit({ kind: 'settings', settings: { ...fake.settings, developerMode: false } });
   await expect(page.getByTestId('developer-mode-on')).toHaveCount(0);
   await expect(page).toHaveTitle('Echo Console');
+
+  // The switch in Settings: "on" only after a confirmation that says what it allows; Cancel sends nothing.
+  await page.getByTestId('nav-settings').click();
+  const ask = page.getByTestId('developer-mode-on-ask');
+  await ask.click();
+  const confirm = page.getByTestId('developer-mode-confirm');
+  await expect(confirm).toContainText('run their own JavaScript');
+  await expect(confirm).toContainText('approval of its exact code');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  expect(fake.calls.filter((c) => c.method === 'updateSettings')).toEqual([]);
+  await ask.click();
+  await page.getByTestId('developer-mode-confirm-on').click();
+  await expect.poll(() => fake.calls.filter((c) => c.method === 'updateSettings')).toEqual([{ method: 'updateSettings', params: { developerMode: true } }]);
+  await expect(page.getByTestId('developer-mode-on')).toBeVisible();
+  await page.getByTestId('developer-mode-off').click();
+  await expect(page.getByTestId('developer-mode-on')).toHaveCount(0);
   expect(cspViolations).toEqual([]);
 });
 

@@ -388,3 +388,16 @@ describe('WebSocket client against the web host', () => {
     client.close();
   });
 });
+
+describe('settings store: developer mode', () => {
+  it('switches through updateSettings, and shows the host\'s refusal as its own words', async () => {
+    const fake = new FakeConsole();
+    const s = createSettingsStore(fake);
+    await s.getState().setDeveloperMode(true);
+    expect(fake.calls).toEqual([{ method: 'updateSettings', params: { developerMode: true } }]);
+    expect(s.getState().settings?.developerMode).toBe(true);
+    fake.updateSettings = async () => ({ ok: false, error: { code: 'trusted-input-unavailable', message: 'Switching developer mode on is only possible in the desktop app.' } });
+    await s.getState().setDeveloperMode(true);
+    expect(s.getState()).toMatchObject({ developerModeBusy: false, developerModeError: { code: 'trusted-input-unavailable' } });
+  });
+});

@@ -1,10 +1,20 @@
-/** Settings: the approval timeout. Presentational. */
+/** Settings: the approval timeout, and developer mode's switch. Presentational. */
 import { useEffect, useState } from 'react';
 import type { ConsoleSettings } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
 import { TIMEOUT_BOUNDS_S } from '../stores/settings';
+import { DeveloperModeSwitch } from './DeveloperModeSwitch';
 
-export function SettingsPanel(p: { settings: ConsoleSettings | null; saving: boolean; saved: boolean; offline?: boolean; error: ErrorInfo | null; onSaveTimeout(seconds: number): void }) {
+export function SettingsPanel(p: {
+  settings: ConsoleSettings | null;
+  saving: boolean;
+  saved: boolean;
+  offline?: boolean;
+  error: ErrorInfo | null;
+  onSaveTimeout(seconds: number): void;
+  /** Developer mode's switch (./DeveloperModeSwitch.tsx). */
+  developerMode?: { busy: boolean; error: ErrorInfo | null; onSwitch(on: boolean): void };
+}) {
   const current = p.settings ? Math.round(p.settings.approvalTimeoutMs / 1000) : null;
   const [value, setValue] = useState(current === null ? '' : String(current));
   useEffect(() => {
@@ -45,8 +55,15 @@ export function SettingsPanel(p: { settings: ConsoleSettings | null; saving: boo
           </p>
         ) : null}
       </form>
-      {p.settings ? (
-        <p className="muted small">Developer mode is {p.settings.developerMode ? 'on' : 'off'}.</p>
+      {p.settings && p.developerMode ? (
+        <DeveloperModeSwitch
+          on={p.settings.developerMode}
+          idleMinutes={p.settings.developerModeIdleMinutes}
+          busy={p.developerMode.busy}
+          offline={p.offline}
+          error={p.developerMode.error}
+          onSwitch={p.developerMode.onSwitch}
+        />
       ) : null}
     </section>
   );

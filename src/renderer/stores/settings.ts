@@ -14,6 +14,10 @@ export interface SettingsState {
   saved: boolean;
   setSettings(s: ConsoleSettings): void;
   saveApprovalTimeout(seconds: number): Promise<void>;
+  /** Developer mode's switch: a refusal (no trusted input; the web host) lands in `developerModeError`. */
+  developerModeBusy: boolean;
+  developerModeError: ErrorInfo | null;
+  setDeveloperMode(on: boolean): Promise<void>;
 }
 
 /** Create the settings store over the console API. */
@@ -23,7 +27,14 @@ export function createSettingsStore(api: Pick<ConsoleApi, 'updateSettings'>) {
     saving: false,
     error: null,
     saved: false,
+    developerModeBusy: false,
+    developerModeError: null,
     setSettings: (settings) => set({ settings }),
+    async setDeveloperMode(on) {
+      set({ developerModeBusy: true, developerModeError: null });
+      const r = await api.updateSettings({ developerMode: on });
+      set(r.ok ? { developerModeBusy: false, settings: r.value } : { developerModeBusy: false, developerModeError: r.error });
+    },
     async saveApprovalTimeout(seconds) {
       if (!Number.isInteger(seconds) || seconds < TIMEOUT_BOUNDS_S.min || seconds > TIMEOUT_BOUNDS_S.max) {
         return set({ error: { code: 'invalid-input', message: `Choose a whole number of seconds from ${TIMEOUT_BOUNDS_S.min} to ${TIMEOUT_BOUNDS_S.max}.` }, saved: false });
