@@ -24,6 +24,11 @@ describe('extension manifest', () => {
     expect(manifest.content_security_policy.extension_pages).toMatch(/script-src 'self'(;|$)/);
   });
 
+  it('never runs in incognito windows: Chrome cannot even enable it there, so no incognito tab is listed, shared or recorded (issue 12 item 3)', () => {
+    // Chrome's manifest key "incognito": "not_allowed" (developer.chrome.com, Manifest - Incognito; Chrome 47+).
+    expect(manifest.incognito).toBe('not_allowed');
+  });
+
   it('has no private key anywhere in the extension folder', () => {
     expect(JSON.stringify(manifest)).not.toMatch(/PRIVATE KEY/);
   });
