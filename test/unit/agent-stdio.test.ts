@@ -54,7 +54,7 @@ describe('stdio command', () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info', 'page_snapshot', 'request_status']);
+      expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info', 'page_snapshot', 'page_extract', 'page_wait', 'page_verify', 'request_status']);
       const r = (await client.callTool({ name: 'list_tabs', arguments: {} })) as CallToolResult;
       expect((r.content as Array<{ text: string }>).map((c) => c.text).join('\n')).toContain('"tabId": 3');
       // The agent behind the relay is the actor of the receipts, named by its token; its own name is self-declared.
@@ -78,7 +78,7 @@ describe('stdio command', () => {
       const heard = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
       core.agentEndpoint.tools.remove('page_info');
       await heard;
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_snapshot', 'request_status']);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_snapshot', 'page_extract', 'page_wait', 'page_verify', 'request_status']);
     } finally {
       await client.close();
     }

@@ -8,9 +8,12 @@ import type { AgentTool } from '../tool';
 import { listTabs } from './list-tabs';
 import { pageInfo } from './page-info';
 import { pageSnapshot } from './page-snapshot';
+import { pageExtract } from './page-extract';
+import { pageVerify } from './page-verify';
+import { pageWait } from './page-wait';
 import { webmcpDiscover } from './webmcp-discover';
 import { webmcpInvoke } from './webmcp-invoke';
 import { requestStatus } from './request-status';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
-export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo, pageSnapshot, requestStatus];
+export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo, pageSnapshot, pageExtract, pageWait, pageVerify, requestStatus];

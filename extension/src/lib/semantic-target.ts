@@ -1,0 +1,178 @@
+/**
+ * Targeting over the semantic view (issue 10 items 2 and 3;
+ * docs/semantic-reads.md): which elements of a document the view shows, which
+ * are blocked, and which a selector (src/shared/semantic-select.ts) names.
+ * Shared by the reads (extract, wait, verify: lib/semantic-reads.ts) and meant
+ * for the semantic mutations, so that every semantic control targets the same
+ * elements the snapshot shows.
+ *
+ * The view (the same as lib/semantic-walk.ts): the composed tree (open and
+ * closed shadow roots, slots), rendered elements only, no script/style/…;
+ * blocked surfaces never match: a password field or a field whose
+ * `autocomplete` names a credential, one-time code or card data (and what is
+ * inside it), a form holding a password (its fields and buttons; the form's
+ * other content stays in the view, as in the snapshot), and an element
+ * carrying PRIVATE_ATTRIBUTE with everything inside. Reads the DOM only.
+ */
+import { redactText } from '../../../src/shared/redact';
+import { matchesSelector, MAX_SELECTOR_MATCHES, type Selector, type SelectNode } from '../../../src/shared/semantic-select';
+import { viewStrings } from '../../../src/shared/snapshot-lines';
+import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
+import { fieldBlocked, formHoldsPassword, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
+import { MAX_WALK_NODES, walk, type RefSource } from './semantic-walk';
+
+/** Why an element is no part of what a read may match: `private` (the page's attribute, on it or an ancestor) or `blocked` (a blocked field or a control of a password form, or inside one). */
+export type BlockReason = 'private' | 'blocked';
+
+/** Tags whose content is never in the view (as in the walk). */
+const SKIPPED_TAGS: ReadonlySet<string> = new Set(['script', 'style', 'template', 'noscript', 'head', 'title', 'meta', 'link', 'base']);
+
+/** The composed-tree parent element (a shadow root's host), or null. */
+export function composedParent(el: Element): Element | null {
+  if (el.parentElement) return el.parentElement;
+  const root = el.getRootNode();
+  return root instanceof ShadowRoot ? root.host : null;
+}
+
+/** Whether `el` itself is blocked: a blocked field, or a form control (or the form) of a form holding a password. */
+function selfBlocked(el: Element): boolean {
+  if (fieldBlocked(el)) return true;
+  if (el instanceof HTMLFormElement) return formHoldsPassword(el);
+  const form = (el as HTMLInputElement).form;
+  return form instanceof HTMLFormElement && formHoldsPassword(form);
+}
+
+/**
+ * Why `el` may not be read or matched, or null. An ancestor that is private,
+ * or blocked and not a form (a blocked button's content is its blocked name),
+ * blocks `el` too.
+ */
+export function blockReason(el: Element): BlockReason | null {
+  if (selfBlocked(el)) return 'blocked';
+  for (let cur: Element | null = el; cur; cur = composedParent(cur)) {
+    if (cur.hasAttribute(PRIVATE_ATTRIBUTE)) return 'private';
+    if (cur !== el && !(cur instanceof HTMLFormElement) && selfBlocked(cur)) return 'blocked';
+  }
+  return null;
+}
+
+/** Whether `el` is rendered in the view: not hidden itself nor under a hidden, aria-hidden or skipped ancestor. */
+export function rendered(el: Element): boolean {
+  if (!el.isConnected) return false;
+  for (let cur: Element | null = el; cur; cur = composedParent(cur)) {
+    if (SKIPPED_TAGS.has(cur.localName) || cur.getAttribute('aria-hidden') === 'true') return false;
+    if (cur === el && isHidden(cur)) return false;
+  }
+  // checkVisibility covers display:none and visibility of ancestors (isHidden on `el`), except through display:contents wrappers.
+  return true;
+}
+
+/** The composed-tree children of `el`, as the walk visits them. */
+function childrenOf(el: Element): ArrayLike<Node> {
+  const sr = shadowRootOf(el);
+  if (sr) return sr.childNodes;
+  if (el.localName === 'slot') {
+    const assigned = (el as HTMLSlotElement).assignedNodes({ flatten: true });
+    return assigned.length ? assigned : el.childNodes;
+  }
+  return el.childNodes;
+}
+
+/** The view's walk bytes for the text of one element in a check (page-local only; never sent whole). */
+export const CHECK_VIEW_BYTES = 1_048_576;
+
+/** The snapshot lines of `el`'s subtree (a RefSource that gives no refs), and whether the walk was cut. */
+export function viewTextOf(el: Element, maxBytes = CHECK_VIEW_BYTES, refs: RefSource = { refFor: () => '' }): { text: string; cut: boolean } {
+  const w = walk(el, refs, maxBytes);
+  return { text: w.parts.map((p) => ('text' in p ? p.text : '')).filter(Boolean).join('\n'), cut: w.truncated };
+}
+
+/** The deepest focused element of `doc` (through shadow roots). */
+export function deepFocus(doc: Document): Element | null {
+  let a: Element | null = doc.activeElement;
+  for (let i = 0; a && i < 32; i++) {
+    const sr = shadowRootOf(a);
+    if (!sr || !sr.activeElement) break;
+    a = sr.activeElement;
+  }
+  return a;
+}
+
+/** Adapts elements to the matcher's SelectNode, computing names, text and states once each. */
+export class ViewNodes {
+  private readonly nodes = new Map<Element, SelectNode>();
+  private readonly focused: Element | null;
+
+  constructor(doc: Document) {
+    this.focused = deepFocus(doc);
+  }
+
+  /** The node of `el`. */
+  of(el: Element): SelectNode {
+    let n = this.nodes.get(el);
+    if (n) return n;
+    const role = roleOf(el);
+    let name: string | undefined;
+    let text: string | undefined;
+    let states: string[] | undefined;
+    let parent: SelectNode | null | undefined;
+    n = {
+      tag: el.localName,
+      id: el.id,
+      classes: Array.from(el.classList),
+      role,
+      ...(el instanceof HTMLInputElement ? { type: el.type } : {}),
+      name: () => (name ??= redactText(nameOf(el, role)).value),
+      text: () => (text ??= viewStrings(viewTextOf(el).text).join('\n')),
+      states: () => (states ??= role ? statesOf(el, role, el === this.focused) : el === this.focused ? ['focused'] : []),
+      parent: () => {
+        if (parent === undefined) {
+          const p = composedParent(el);
+          parent = p ? this.of(p) : null;
+        }
+        return parent;
+      },
+    };
+    this.nodes.set(el, n);
+    return n;
+  }
+}
+
+/** The matches of a selector under a scope, in document (composed-tree) order. */
+export interface Selection {
+  elements: Element[];
+  /** More than MAX_SELECTOR_MATCHES (or `limit`) matched: the rest are left out. */
+  more: boolean;
+  /** The scan stopped at MAX_WALK_NODES elements. */
+  cut: boolean;
+}
+
+/**
+ * The elements of the view under `scope` (itself included) that `sel` matches.
+ * Hidden, skipped, private and blocked elements are never offered to the
+ * matcher; the scan does not enter hidden or private subtrees, nor blocked
+ * fields (it does enter a password form: its other content is in the view).
+ */
+export function selectIn(scope: Element, sel: Selector, nodes: ViewNodes, limit = MAX_SELECTOR_MATCHES): Selection {
+  const out: Element[] = [];
+  let visited = 0;
+  let more = false;
+  let cut = false;
+  const visit = (el: Element): boolean => {
+    if (++visited > MAX_WALK_NODES) return ((cut = true), false);
+    if (SKIPPED_TAGS.has(el.localName) || isHidden(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return true;
+    const blocked = selfBlocked(el);
+    if (blocked && !(el instanceof HTMLFormElement)) return true;
+    if (!blocked && matchesSelector(nodes.of(el), sel)) {
+      if (out.length >= limit) return ((more = true), false);
+      out.push(el);
+    }
+    for (const k of Array.from(childrenOf(el))) if (k instanceof Element && !visit(k)) return false;
+    return true;
+  };
+  const doc = scope.ownerDocument;
+  if (scope === doc.body || scope === doc.documentElement) {
+    for (const k of Array.from(childrenOf(scope))) if (k instanceof Element && !visit(k)) break;
+  } else visit(scope);
+  return { elements: out, more, cut };
+}
