@@ -98,10 +98,16 @@ export function deepFocus(doc: Document): Element | null {
   return a;
 }
 
+/** Bytes of subtree text one selector may walk for `:text("…")` over all its candidates (a `*:text()` on a deep page would otherwise walk it once per element). */
+export const SELECT_TEXT_BYTES = 4_194_304;
+
 /** Adapts elements to the matcher's SelectNode, computing names, text and states once each. */
 export class ViewNodes {
   private readonly nodes = new Map<Element, SelectNode>();
   private readonly focused: Element | null;
+  private textLeft = SELECT_TEXT_BYTES;
+  /** `:text()` ran out of SELECT_TEXT_BYTES: later candidates were judged on no text. */
+  textCut = false;
 
   constructor(doc: Document) {
     this.focused = deepFocus(doc);
@@ -123,7 +129,7 @@ export class ViewNodes {
       role,
       ...(el instanceof HTMLInputElement ? { type: el.type } : {}),
       name: () => (name ??= redactText(nameOf(el, role)).value),
-      text: () => (text ??= viewStrings(viewTextOf(el).text).join('\n')),
+      text: () => (text ??= this.textOf(el)),
       states: () => (states ??= role ? statesOf(el, role, el === this.focused) : el === this.focused ? ['focused'] : []),
       parent: () => {
         if (parent === undefined) {
@@ -135,6 +141,14 @@ export class ViewNodes {
     };
     this.nodes.set(el, n);
     return n;
+  }
+
+  private textOf(el: Element): string {
+    if (this.textLeft <= 0) return ((this.textCut = true), '');
+    const v = viewTextOf(el, Math.min(CHECK_VIEW_BYTES, this.textLeft));
+    this.textLeft -= v.text.length + 1;
+    if (v.cut) this.textCut = true;
+    return viewStrings(v.text).join('\n');
   }
 }
 
@@ -174,5 +188,5 @@ export function selectIn(scope: Element, sel: Selector, nodes: ViewNodes, limit 
   if (scope === doc.body || scope === doc.documentElement) {
     for (const k of Array.from(childrenOf(scope))) if (k instanceof Element && !visit(k)) break;
   } else visit(scope);
-  return { elements: out, more, cut };
+  return { elements: out, more, cut: cut || nodes.textCut };
 }
