@@ -13,8 +13,11 @@
  */
 import { needleRedacted } from './semantic-select';
 
-/** Default and largest wait (ms). The largest stays under the link's read timeout with room (the console asks with timeoutMs + grace). */
-export const WAIT_TIMEOUT_MS = { default: 5_000, min: 0, max: 30_000 } as const;
+/**
+ * Default, shortest and longest wait (ms). A check once is page_verify; the console's link
+ * waits timeoutMs + a grace for the answer.
+ */
+export const WAIT_TIMEOUT_MS = { default: 5_000, min: 100, max: 30_000 } as const;
 
 /** States a target can be waited for or verified. */
 export const CONDITION_STATES = [

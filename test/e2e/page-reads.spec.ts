@@ -59,6 +59,11 @@ test('extract by selector and ref, wait for added text and a pushState URL, veri
     const prices = await extract({ selector: '#products .price' });
     expect(prices.matches.map((m) => m.text)).toEqual(['EUR 30', 'EUR 25', 'EUR 8']);
 
+    // Selectors follow the composed tree into a closed shadow root.
+    expect((await extract({ selector: '#host .shadow-note' })).matches.map((m) => m.text)).toEqual(['Shadow note']);
+    const shadowButton = await extract({ selector: '#host > :role(button):name("shadow")' });
+    expect(shadowButton.matches).toMatchObject([{ role: 'button', name: 'Shadow button', ref: expect.stringMatching(/^[a-z]+\d+$/) }]);
+
     // Extract by a ref from page_snapshot: the order form's names and values, the blocked fields without theirs.
     const snap = textOf(await call('page_snapshot', {}));
     const formRef = /^form "Order" #([a-z]+\d+)$/m.exec(snap)![1]!;

@@ -59,6 +59,11 @@ export function blockReason(el: Element): BlockReason | null {
 /** Whether `el` is rendered in the view: not hidden itself nor under a hidden, aria-hidden or skipped ancestor. */
 export function rendered(el: Element): boolean {
   if (!el.isConnected) return false;
+  // An option has no box of its own (isHidden keeps it): its select's visibility is its own.
+  if (el.localName === 'option' || el.localName === 'optgroup') {
+    const sel = el.closest('select, datalist');
+    if (sel && sel !== el) return sel.localName === 'select' && rendered(sel);
+  }
   for (let cur: Element | null = el; cur; cur = composedParent(cur)) {
     if (SKIPPED_TAGS.has(cur.localName) || cur.getAttribute('aria-hidden') === 'true') return false;
     if (cur === el && isHidden(cur)) return false;
