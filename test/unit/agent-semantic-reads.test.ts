@@ -72,16 +72,16 @@ describe('semantic reads at the console', () => {
     expect(lines.slice(1).map((l) => (JSON.parse(l) as { text: string }).text)).toEqual([expect.stringMatching(/^Kettle \[redacted:[^\]]+\] </)]);
     const rc = receipts();
     expect(rc.map((x) => `${x.operation}:${x.event}`)).toEqual(['extract:requested', 'extract:succeeded']);
-    expect(rc[1]).toMatchObject({ detail: { count: 3, truncated: true } });
+    expect(rc[1]).toMatchObject({ frameId: 0, documentId: 'doc-1', detail: { count: 3, truncated: true } });
     expect(JSON.stringify(rc)).not.toContain(leak);
   });
 
   it('page_verify and page_wait: met and evidence (redacted again); a refusal keeps its code in the answer and the receipt; the wait gets a longer link bound', async () => {
-    link.reads.set('semantic-read', (q) =>
+    const answers = (q: { operation: string; arguments: Record<string, unknown> }) =>
       q.operation === 'verify' && q.arguments.valueContains !== undefined
         ? err('value-redacted', "the target's value is redacted in the view: a read never confirms a redacted value")
-        : ok({ ...place, condition: { text: 'Saved' }, met: true, evidence: { found: `Saved ${leak}` }, elapsedMs: 40, timeoutMs: q.operation === 'wait' ? 20_000 : 0 }),
-    );
+        : ok({ ...place, condition: { text: 'Saved' }, met: true, evidence: { found: `Saved ${leak}` }, elapsedMs: 40, timeoutMs: q.operation === 'wait' ? 20_000 : 0 });
+    link.reads.set('semantic-read', answers);
     const c = await connect();
     const v = await call(c, 'page_verify', { text: 'Saved' });
     expect(v.isError, textOf(v)).toBeFalsy();
@@ -92,7 +92,13 @@ describe('semantic reads at the console', () => {
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/^Error \(value-redacted\)/);
     expect(receipts().at(-1)).toMatchObject({ operation: 'verify', event: 'failed', detail: { error: { code: 'value-redacted' } } });
+    // A target in a same-origin frame: the receipt names that frame and its document.
+    link.reads.set('semantic-read', () => ok({ ...place, frameId: 3, rootDocumentId: 'doc-3', ref: 'b2', condition: { state: 'checked' }, met: false, evidence: { states: [] }, elapsedMs: 3, timeoutMs: 0 }));
+    const inFrame = await call(c, 'page_verify', { ref: 'b2', state: 'checked' });
+    expect(textOf(inFrame)).toMatch(/the condition does not hold/);
+    expect(receipts().at(-1)).toMatchObject({ operation: 'verify', event: 'succeeded', frameId: 3, documentId: 'doc-3', detail: { met: false, condition: 'state' } });
 
+    link.reads.set('semantic-read', answers);
     const w = await call(c, 'page_wait', { text: 'Saved', timeoutMs: 20_000 });
     expect(w.isError, textOf(w)).toBeFalsy();
     expect(textOf(w)).toMatch(/^Wait on tab 7: the condition holds\. \{.*"timeoutMs":20000/m);

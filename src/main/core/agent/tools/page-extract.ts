@@ -52,7 +52,8 @@ export const pageExtract = defineAgentTool({
         const c = checkExtract(v, args.tabId, maxBytes);
         if (!c.ok) return c;
         const s = c.value;
-        return { ok: true, value: s, origin: s.origin, url: s.url, documentId: s.documentId, detail: { count: s.count, more: s.more, truncated: s.truncated, frameId: s.frameId } };
+        // The receipt names the frame and document that answered (a ref's may be a same-origin frame's).
+        return { ok: true, value: s, origin: s.origin, url: s.url, documentId: s.rootDocumentId, frameId: s.frameId, detail: { count: s.count, more: s.more, truncated: s.truncated, frameId: s.frameId } };
       },
     );
     if (!a.ok) return errorResult(a, `page_extract tab ${args.tabId}`);

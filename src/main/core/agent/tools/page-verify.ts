@@ -44,7 +44,8 @@ export function checkForRead(tabId: number) {
     const c = checkCheck(v, tabId);
     if (!c.ok) return c;
     const s = c.value;
-    return { ok: true as const, value: s, origin: s.origin, url: s.url, documentId: s.documentId, detail: { met: s.met, elapsedMs: s.elapsedMs, condition: Object.keys(s.condition)[0] ?? null, frameId: s.frameId } };
+    // The receipt names the frame and document that answered (a ref's may be a same-origin frame's).
+    return { ok: true as const, value: s, origin: s.origin, url: s.url, documentId: s.rootDocumentId, frameId: s.frameId, detail: { met: s.met, elapsedMs: s.elapsedMs, condition: Object.keys(s.condition)[0] ?? null, frameId: s.frameId } };
   };
 }
 
