@@ -251,23 +251,90 @@ export function matchesCompound(n: SelectNode, c: Compound): boolean {
   return true;
 }
 
-/** Whether compounds[0..k] match with compounds[k] at `n` (right to left, backtracking over descendant ancestors). */
-function matchFrom(n: SelectNode, cx: ComplexSelector, k: number): boolean {
-  if (!matchesCompound(n, cx.compounds[k] as Compound)) return false;
-  if (k === 0) return true;
-  const comb = cx.combinators[k - 1];
-  if (comb === 'child') {
-    const p = n.parent();
-    return p !== null && matchFrom(p, cx, k - 1);
+/** Matcher steps (compound checks and ancestor steps) one MatchMemo allows; past it nothing more matches and the memo says `cut`. */
+export const MAX_MATCH_STEPS = 2_000_000;
+
+/**
+ * The matcher's memory over one scan (one selectIn call): whether prefix k of
+ * an alternative matches at a node, and whether some strict ancestor of a node
+ * does, each computed once. Without it a selector such as `q * * * * * * *`
+ * backtracks over every ancestor combination (exponential in the depth, on the
+ * page's main thread); with it a scan costs at most nodes x compounds x
+ * alternatives checks, and MAX_MATCH_STEPS bounds even that.
+ */
+export class MatchMemo {
+  private readonly at = new Map<SelectNode, Map<number, boolean>>();
+  private readonly below = new Map<SelectNode, Map<number, boolean>>();
+  private steps = 0;
+  /** The step budget ran out: later nodes were not matched. */
+  cut = false;
+
+  constructor(private readonly maxSteps = MAX_MATCH_STEPS) {}
+
+  /** Count one step; false once the budget is spent. */
+  step(): boolean {
+    if (++this.steps > this.maxSteps) this.cut = true;
+    return !this.cut;
   }
-  for (let p = n.parent(); p; p = p.parent()) if (matchFrom(p, cx, k - 1)) return true;
-  return false;
+
+  get(table: 'at' | 'below', n: SelectNode, key: number): boolean | undefined {
+    return this[table].get(n)?.get(key);
+  }
+
+  set(table: 'at' | 'below', n: SelectNode, key: number, v: boolean): boolean {
+    let m = this[table].get(n);
+    if (!m) this[table].set(n, (m = new Map()));
+    m.set(key, v);
+    return v;
+  }
+}
+
+/** Whether compounds[0..k] of alternative `a` match with compounds[k] at `n` (right to left). */
+function matchFrom(n: SelectNode, cx: ComplexSelector, a: number, k: number, memo: MatchMemo): boolean {
+  const key = a * 64 + k;
+  const known = memo.get('at', n, key);
+  if (known !== undefined) return known;
+  if (!memo.step()) return false;
+  if (!matchesCompound(n, cx.compounds[k] as Compound)) return memo.set('at', n, key, false);
+  if (k === 0) return memo.set('at', n, key, true);
+  if (cx.combinators[k - 1] === 'child') {
+    const p = n.parent();
+    return memo.set('at', n, key, p !== null && matchFrom(p, cx, a, k - 1, memo));
+  }
+  return memo.set('at', n, key, ancestorMatches(n, cx, a, k - 1, memo));
+}
+
+/** Whether some strict ancestor of `n` matches compounds[0..k] (iterative: a deep page does not deepen the stack). */
+function ancestorMatches(n: SelectNode, cx: ComplexSelector, a: number, k: number, memo: MatchMemo): boolean {
+  const key = a * 64 + k;
+  const chain: SelectNode[] = [];
+  let res = false;
+  for (let x: SelectNode = n; ; ) {
+    const known = memo.get('below', x, key);
+    if (known !== undefined) {
+      res = known;
+      break;
+    }
+    chain.push(x);
+    const p = x.parent();
+    if (!p || !memo.step()) break;
+    if (matchFrom(p, cx, a, k, memo)) {
+      res = true;
+      break;
+    }
+    x = p;
+  }
+  // Every node on the chain has the same answer: its parent did not match, so it is its parent's.
+  if (!memo.cut) for (const y of chain) memo.set('below', y, key, res);
+  return res;
 }
 
 /**
  * Whether `n` matches the selector. The caller only offers nodes of the view
  * (rendered, not blocked, not private): the matcher never sees the others.
+ * Pass one `memo` for all the nodes of a scan (its answers are reused and its
+ * step budget shared); without one, each call has its own.
  */
-export function matchesSelector(n: SelectNode, sel: Selector): boolean {
-  return sel.alternatives.some((cx) => matchFrom(n, cx, cx.compounds.length - 1));
+export function matchesSelector(n: SelectNode, sel: Selector, memo: MatchMemo = new MatchMemo()): boolean {
+  return sel.alternatives.some((cx, a) => matchFrom(n, cx, a, cx.compounds.length - 1, memo));
 }

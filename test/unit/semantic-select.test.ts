@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  matchesSelector, MAX_SELECTOR_CHARS, parseSelector, selectorProblem, SelectorError, type SelectNode,
+  MatchMemo, matchesSelector, MAX_SELECTOR_CHARS, parseSelector, selectorProblem, SelectorError, type SelectNode,
 } from '../../src/shared/semantic-select';
 
 interface Spec {
@@ -126,5 +126,52 @@ describe('matchesSelector', () => {
     const off = chain({ tag: 'input', role: 'checkbox', type: 'checkbox', states: [] });
     expect(m(':unchecked', off)).toBe(true);
     expect(m(':type(email)', off)).toBe(false);
+  });
+});
+
+describe('matchesSelector: bounded work (review finding 2)', () => {
+  /** A chain of `depth` divs whose tag reads are counted (one read per compound check). */
+  function countedChain(depth: number): { leaf: SelectNode; all: SelectNode[]; checks: () => number } {
+    let checks = 0;
+    let parent: SelectNode | null = null;
+    const all: SelectNode[] = [];
+    for (let i = 0; i < depth; i++) {
+      const p: SelectNode | null = parent;
+      parent = {
+        get tag() {
+          checks++;
+          return 'div';
+        },
+        id: '', classes: [], role: null, name: () => '', text: () => '', states: () => [], parent: () => p,
+      };
+      all.push(parent);
+    }
+    return { leaf: parent!, all, checks: () => checks };
+  }
+
+  it('a selector that backtracks over every ancestor combination is matched in linear work (memoised)', () => {
+    // `q * * * * * * *` at depth 30 with no q: without the memo, C(29,6)+... ≈ 2.4 million compound checks.
+    const c = countedChain(30);
+    expect(matchesSelector(c.leaf, parseSelector('q * * * * * * *'))).toBe(false);
+    expect(c.checks()).toBeLessThan(30 * 8 * 2);
+  });
+
+  it('one memo over a whole scan keeps a deep page linear, and its answers stay right', () => {
+    const c = countedChain(500);
+    const memo = new MatchMemo();
+    const sel = parseSelector('div div div div div div div div');
+    const hits = c.all.filter((n) => matchesSelector(n, sel, memo));
+    expect(hits).toHaveLength(500 - 7);
+    expect(hits[0]).toBe(c.all[7]);
+    expect(c.checks()).toBeLessThan(500 * 8 * 2);
+    expect(memo.cut).toBe(false);
+  });
+
+  it('past its step budget a memo matches nothing more and says cut', () => {
+    const c = countedChain(100);
+    const memo = new MatchMemo(50);
+    expect(matchesSelector(c.leaf, parseSelector('q * * * * * * *'), memo)).toBe(false);
+    expect(memo.cut).toBe(true);
+    expect(c.checks()).toBeLessThanOrEqual(50);
   });
 });

@@ -15,7 +15,7 @@
  * carrying PRIVATE_ATTRIBUTE with everything inside. Reads the DOM only.
  */
 import { redactText } from '../../../src/shared/redact';
-import { matchesSelector, MAX_SELECTOR_MATCHES, type Selector, type SelectNode } from '../../../src/shared/semantic-select';
+import { MatchMemo, matchesSelector, MAX_SELECTOR_MATCHES, type Selector, type SelectNode } from '../../../src/shared/semantic-select';
 import { viewStrings } from '../../../src/shared/snapshot-lines';
 import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
 import { fieldBlocked, formHoldsPassword, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
@@ -177,12 +177,13 @@ export function selectIn(scope: Element, sel: Selector, nodes: ViewNodes, limit 
   let visited = 0;
   let more = false;
   let cut = false;
+  const memo = new MatchMemo();
   const visit = (el: Element): boolean => {
     if (++visited > MAX_WALK_NODES) return ((cut = true), false);
     if (SKIPPED_TAGS.has(el.localName) || isHidden(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return true;
     const blocked = selfBlocked(el);
     if (blocked && !(el instanceof HTMLFormElement)) return true;
-    if (!blocked && matchesSelector(nodes.of(el), sel)) {
+    if (!blocked && matchesSelector(nodes.of(el), sel, memo)) {
       if (out.length >= limit) return ((more = true), false);
       out.push(el);
     }
@@ -193,5 +194,5 @@ export function selectIn(scope: Element, sel: Selector, nodes: ViewNodes, limit 
   if (scope === doc.body || scope === doc.documentElement) {
     for (const k of Array.from(childrenOf(scope))) if (k instanceof Element && !visit(k)) break;
   } else visit(scope);
-  return { elements: out, more, cut: cut || nodes.textCut };
+  return { elements: out, more, cut: cut || nodes.textCut || memo.cut };
 }
