@@ -18,7 +18,7 @@ import { redactText } from '../../../src/shared/redact';
 import { MatchMemo, matchesSelector, MAX_SELECTOR_MATCHES, type Selector, type SelectNode } from '../../../src/shared/semantic-select';
 import { viewStrings } from '../../../src/shared/snapshot-lines';
 import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
-import { fieldBlocked, formHoldsPassword, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
+import { fieldBlocked, formHoldsPassword, insidePrivate, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
 import { MAX_WALK_NODES, walk, type RefSource } from './semantic-walk';
 
 /** Why an element is no part of what a read may match: `private` (the page's attribute, on it or an ancestor) or `blocked` (a blocked field or a control of a password form, or inside one). */
@@ -103,6 +103,9 @@ export function deepFocus(doc: Document): Element | null {
   return a;
 }
 
+/** Bytes of view text the walk that finds a scan's line owners may produce; past it the selection says cut. */
+export const SELECT_VIEW_BYTES = 4_194_304;
+
 /** Bytes of subtree text one selector may walk for `:text("…")` over all its candidates (a `*:text()` on a deep page would otherwise walk it once per element). */
 export const SELECT_TEXT_BYTES = 4_194_304;
 
@@ -168,9 +171,14 @@ export interface Selection {
 
 /**
  * The elements of the view under `scope` (itself included) that `sel` matches.
- * Hidden, skipped, private and blocked elements are never offered to the
- * matcher; the scan does not enter hidden or private subtrees, nor blocked
- * fields (it does enter a password form: its other content is in the view).
+ * Only elements that own a line of the snapshot's walk are offered (the walk
+ * tells them: lib/semantic-walk.ts `onLine`), so a selector never reads text out
+ * of the line the redactor judged (`<p>Password: <code>…</code></p>`: the
+ * `code` is never matched, the `p` reads redacted). Hidden, skipped, private
+ * and blocked elements are never offered either; the scan does not enter
+ * hidden or private subtrees, nor blocked fields (it does enter a password
+ * form: its other content is in the view). A private scope (a private
+ * `<body>` or `<html>` too) matches nothing.
  */
 export function selectIn(scope: Element, sel: Selector, nodes: ViewNodes, limit = MAX_SELECTOR_MATCHES): Selection {
   const out: Element[] = [];
@@ -178,12 +186,15 @@ export function selectIn(scope: Element, sel: Selector, nodes: ViewNodes, limit 
   let more = false;
   let cut = false;
   const memo = new MatchMemo();
+  if (insidePrivate(scope)) return { elements: [], more: false, cut: false };
+  const owners = new Set<Element>();
+  cut = walk(scope, { refFor: () => '' }, SELECT_VIEW_BYTES, (el) => owners.add(el)).truncated;
   const visit = (el: Element): boolean => {
     if (++visited > MAX_WALK_NODES) return ((cut = true), false);
     if (SKIPPED_TAGS.has(el.localName) || isHidden(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return true;
     const blocked = selfBlocked(el);
     if (blocked && !(el instanceof HTMLFormElement)) return true;
-    if (!blocked && matchesSelector(nodes.of(el), sel, memo)) {
+    if (!blocked && owners.has(el) && matchesSelector(nodes.of(el), sel, memo)) {
       if (out.length >= limit) return ((more = true), false);
       out.push(el);
     }

@@ -106,8 +106,14 @@ function srcOriginOf(el: Element): string | null {
  * Snapshot the subtree of `root` (the document's body, or the element a ref
  * names: then its own line comes first).
  * @param maxBytes stop once the text passes this many UTF-8 bytes.
+ * @param onLine told of each element that owns a line of the view, in walk
+ *   order: one with a line of its own, or a block-level generic element whose
+ *   text is a line of its own (not inside a role whose name tells its text, nor
+ *   inside a label naming a control). An inline element (span, code, b…) joins
+ *   its parent's line and is never told: its text alone is out of the context
+ *   the redactor judged (lib/semantic-target.ts offers selectors only these).
  */
-export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResult {
+export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: (el: Element) => void): WalkResult {
   const parts: SnapshotPart[] = [];
   let lines: string[] = [];
   let bytes = 0;
@@ -178,6 +184,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
     if (role === null || role === 'cell' || role === 'paragraph') {
       if (!inline) flush(ctx.depth);
       const label = tag === 'label' && !!(n as HTMLLabelElement).control;
+      if (onLine && !inline && !label && !ctx.noText && !ctx.labelText && !NO_TEXT_TAGS.has(tag)) onLine(n);
       walkKids(n, { ...ctx, labelText: ctx.labelText || label, noText: ctx.noText || NO_TEXT_TAGS.has(tag) });
       if (!inline) flush(ctx.depth);
       return;
@@ -192,6 +199,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
   };
 
   const line = (el: Element, role: string, ctx: Ctx) => {
+    onLine?.(el);
     const form = el.localName === 'form' ? (el as HTMLFormElement) : ((el as HTMLInputElement).form ?? null);
     const blocked = fieldBlocked(el) || formBlocked(form);
     const node: NodeLine = { role };
