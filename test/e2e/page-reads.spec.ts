@@ -107,6 +107,9 @@ test('extract by selector and ref, wait for added text and a pushState URL, veri
     const codeVerify = await call('page_verify', { selector: 'code', text: 's' });
     outputs.push(textOf(codeVerify));
     expect(textOf(codeVerify)).not.toContain('swordfish9');
+    // Finding 3: :name() and extract give no name where the view prints none (a paragraph's title is never shown).
+    expect((await extract({ selector: 'p:name("de893"), #attacks *:name("3704")' })).header.count).toBe(0);
+    expect((await extract({ selector: '#ibanp' })).matches).toEqual([{ tag: 'p', text: 'IBAN DE89 •••• 3000' }]);
     // Attribute selectors are refused, whatever the attribute.
     for (const selector of ['input[value^=4]', '[href]', 'input[type=password]']) {
       expect(await failure('page_extract', { selector })).toMatch(/^Error \(selector-refused\): .*attribute selectors are not allowed/);

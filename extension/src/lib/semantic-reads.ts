@@ -21,7 +21,7 @@ import { SNAPSHOT_BYTES } from '../../../src/shared/snapshot';
 import { stripUrl } from '../../../src/shared/url';
 import type { ExtractMatch, SemanticReport, ToSemanticRead } from './messages';
 import { CONTAINER_ROLES, INTERACTIVE_ROLES, nameOf, roleOf, statesOf, valueOf } from './semantic-roles';
-import { blockReason, deepFocus, rendered, selectIn, viewTextOf, ViewNodes } from './semantic-target';
+import { blockReason, deepFocus, hasNameLine, rendered, selectIn, viewTextOf, ViewNodes } from './semantic-target';
 
 /** What the reads need of the document's refs (content/semantic.ts). */
 export interface DocRefs {
@@ -89,15 +89,17 @@ export function extract(m: Extract<ToSemanticRead, { type: 'echo:semantic:extrac
   for (const el of picked.elements) {
     const role = roleOf(el);
     const mt: ExtractMatch = { tag: el.localName, text: '' };
-    if (role) {
-      mt.role = role;
+    if (role) mt.role = role;
+    // Only what the element's line shows: a paragraph or cell has no line of its own (its title is never shown).
+    if (hasNameLine(role)) {
       const name = redactText(nameOf(el, role)).value;
       if (name) mt.name = name;
       const v = valueOf(el, role);
       if (v !== undefined && v !== '') mt.value = redactText(v).value;
       const st = statesOf(el, role, el === focused);
       if (st.length) mt.states = st;
-      if (INTERACTIVE_ROLES.has(role) || CONTAINER_ROLES.has(role)) mt.ref = refs.refFor(el);
+      // As in the snapshot: an option of a <select> gets no ref (the select is typed by option label).
+      if ((INTERACTIVE_ROLES.has(role) || CONTAINER_ROLES.has(role)) && !(role === 'option' && el.closest('select'))) mt.ref = refs.refFor(el);
     }
     const room = maxBytes - bytes - utf8Length(JSON.stringify(mt)) - 1;
     if (room < 16) {

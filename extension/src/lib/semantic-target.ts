@@ -103,6 +103,11 @@ export function deepFocus(doc: Document): Element | null {
   return a;
 }
 
+/** Whether an element of role `role` gets a line with its name in the walk (generic elements, cells and paragraphs give only their text). */
+export function hasNameLine(role: string | null): role is string {
+  return role !== null && role !== 'cell' && role !== 'paragraph';
+}
+
 /** Bytes of view text the walk that finds a scan's line owners may produce; past it the selection says cut. */
 export const SELECT_VIEW_BYTES = 4_194_304;
 
@@ -136,7 +141,8 @@ export class ViewNodes {
       classes: Array.from(el.classList),
       role,
       ...(el instanceof HTMLInputElement ? { type: el.type } : {}),
-      name: () => (name ??= redactText(nameOf(el, role)).value),
+      // A name only where the view prints one (a line of its own): else title/aria-label would be read, unseen, by :name().
+      name: () => (name ??= hasNameLine(role) ? redactText(nameOf(el, role)).value : ''),
       text: () => (text ??= this.textOf(el)),
       states: () => (states ??= role ? statesOf(el, role, el === this.focused) : el === this.focused ? ['focused'] : []),
       parent: () => {
