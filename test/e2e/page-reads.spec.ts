@@ -54,6 +54,8 @@ test('extract by selector and ref, wait for added text and a pushState URL, veri
     return textOf(r);
   };
   const outputs: string[] = [];
+  // The framed private-body document is read by the snapshot below: wait for it to load.
+  await page.locator('#privframe').contentFrame().locator('button').waitFor({ state: 'attached' });
   try {
     // Extract by selector: the three shown products (not the hidden one), their text, the token inside redacted.
     const products = await extract({ selector: 'li.product' });
@@ -110,6 +112,10 @@ test('extract by selector and ref, wait for added text and a pushState URL, veri
     // Finding 3: :name() and extract give no name where the view prints none (a paragraph's title is never shown).
     expect((await extract({ selector: 'p:name("de893"), #attacks *:name("3704")' })).header.count).toBe(0);
     expect((await extract({ selector: '#ibanp' })).matches).toEqual([{ tag: 'p', text: 'IBAN DE89 •••• 3000' }]);
+    // Finding 4: a framed document whose <body> is private is one private line in the snapshot: no text, no ref.
+    expect(snap).toMatch(/^iframe "Private frame" #[a-z]+\d+\n generic \[blocked private\]$/m);
+    for (const secret of ['BODYPRIV', 'Frame button']) expect(snap).not.toContain(secret);
+
     // Attribute selectors are refused, whatever the attribute.
     for (const selector of ['input[value^=4]', '[href]', 'input[type=password]']) {
       expect(await failure('page_extract', { selector })).toMatch(/^Error \(selector-refused\): .*attribute selectors are not allowed/);

@@ -242,7 +242,8 @@ export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: 
   try {
     const ctx: Ctx = { depth: 0, noText: false, labelText: false, inSelect: false };
     const root0 = root.ownerDocument.body === root || root === root.ownerDocument.documentElement;
-    const privateAncestor = !root0 && insidePrivate(root);
+    // A private <body> or <html> makes the whole document one private line.
+    const privateAncestor = insidePrivate(root);
     if (privateAncestor) push(formatLine({ role: roleOf(root) ?? 'generic', states: ['blocked', 'private'] }), 0);
     else if (root0) walkKids(root, ctx);
     else visit(root, ctx);
