@@ -155,6 +155,12 @@ test('extract by selector and ref, wait for added text and a pushState URL, veri
     // A condition that never holds ends at its bound, as an error.
     expect(await failure('page_wait', { text: 'Never shown', timeoutMs: 300 })).toMatch(/^Error \(wait-timeout\): .*the condition \(text\) did not hold within 300 ms/);
 
+    // Last finding: a blocked field's line shows no states (`invalid` would tell whether the typed password meets minlength).
+    await page.fill('#pw', 'short');
+    await page.press('#pw', 'Tab');
+    await expect(page.locator('#pw:user-invalid')).toHaveCount(1);
+    expect(textOf(await call('page_snapshot', {}))).toMatch(/^ textbox:password "Password" \[blocked\]$/m);
+
     // Nothing secret in any answer, nor in the receipts; every read receipted with its operation.
     for (const t of outputs) for (const secret of ['hunter2', '5555 5555', '918273', 'PRIVATE-12345', '4111 1111', 'swordfish9', '4242', 'DE8937']) expect(t).not.toContain(secret);
     const receipts = world.core.ledger.query({ limit: 200 }).receipts.filter((x) => x.faculty === 'semantic-read');

@@ -207,9 +207,8 @@ export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: 
     const name = nameOf(el, role);
     if (name) node.name = clean(name);
     if (role !== 'iframe') node.type = shownType(el);
-    const states = statesOf(el, role, el === focused);
-    if (blocked) states.push('blocked');
-    node.states = states;
+    // A blocked field's line says only that: its states (`invalid` from :user-invalid against minlength/pattern) would tell of its value.
+    node.states = blocked ? ['blocked'] : statesOf(el, role, el === focused);
     if (!blocked) {
       const v = valueOf(el, role);
       if (v !== undefined && v !== '') node.value = clean(v);
