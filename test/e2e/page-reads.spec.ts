@@ -116,6 +116,18 @@ test('extract by selector and ref, wait for added text and a pushState URL, veri
     expect(snap).toMatch(/^iframe "Private frame" #[a-z]+\d+\n generic \[blocked private\]$/m);
     for (const secret of ['BODYPRIV', 'Frame button']) expect(snap).not.toContain(secret);
 
+    // Finding 5: one node budget per request: `*:text()` over a deep page (290,000 element visits) is cut, not walked whole.
+    await page.evaluate(() => (globalThis as unknown as { buildDeep(): void }).buildDeep());
+    expect((await extract({ selector: '#deep *:text("nowhere")' })).header).toMatchObject({ count: 0, truncated: true });
+    await page.evaluate(() => (globalThis as unknown as { dropDeep(): void }).dropDeep());
+    // A page runs at most four waits at once: a fifth is refused at once (the first answer), the four end when the text appears.
+    const waits = Array.from({ length: 5 }, () => call('page_wait', { text: 'Waits released', timeoutMs: 10_000 }).then(textOf));
+    expect(await Promise.race(waits)).toMatch(/^Error \(too-many-waits\)/);
+    await page.evaluate(() => (globalThis as unknown as { releaseWaits(): void }).releaseWaits());
+    const ended = await Promise.all(waits);
+    expect(ended.filter((t) => t.startsWith('Error (too-many-waits)'))).toHaveLength(1);
+    expect(ended.filter((t) => /the condition holds/.test(t))).toHaveLength(4);
+
     // Attribute selectors are refused, whatever the attribute.
     for (const selector of ['input[value^=4]', '[href]', 'input[type=password]']) {
       expect(await failure('page_extract', { selector })).toMatch(/^Error \(selector-refused\): .*attribute selectors are not allowed/);

@@ -91,6 +91,14 @@ const docRefs: DocRefs = {
   refFor,
 };
 
+/**
+ * Waits (a check with timeoutMs > 0) one document runs at once (review
+ * finding 5): each re-check walks the view, and nothing else bounds how many
+ * an agent starts. One more is refused `too-many-waits` at once.
+ */
+export const MAX_DOCUMENT_WAITS = 4;
+let waits = 0;
+
 const fail = (e: unknown) => err('content-error', e instanceof Error ? e.message.slice(0, 256) : 'semantic read failed');
 
 /** Answers only `echo:semantic:*`; other modules share this isolated world. */
@@ -98,8 +106,18 @@ function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unkn
   const m = msg as ToSemantic | ToSemanticRead;
   if (!m || typeof m !== 'object') return undefined;
   if (m.type === 'echo:semantic:check') {
+    const waiting = Number.isSafeInteger(m.timeoutMs) && (m.timeoutMs as number) > 0;
+    if (waiting && waits >= MAX_DOCUMENT_WAITS) {
+      sendResponse(err('too-many-waits', `at most ${MAX_DOCUMENT_WAITS} waits run at once in one page: let one end first`));
+      return undefined;
+    }
+    if (waiting) waits++;
     // Async (a wait): keep the channel open until it answers.
-    check(m, docRefs).then(sendResponse, (e: unknown) => sendResponse(fail(e)));
+    check(m, docRefs)
+      .finally(() => {
+        if (waiting) waits--;
+      })
+      .then(sendResponse, (e: unknown) => sendResponse(fail(e)));
     return true;
   }
   if (m.type !== 'echo:semantic:snapshot' && m.type !== 'echo:semantic:extract') return undefined;

@@ -21,7 +21,8 @@ import { SNAPSHOT_BYTES } from '../../../src/shared/snapshot';
 import { stripUrl } from '../../../src/shared/url';
 import type { ExtractMatch, SemanticReport, ToSemanticRead } from './messages';
 import { CONTAINER_ROLES, INTERACTIVE_ROLES, nameOf, roleOf, statesOf, valueOf } from './semantic-roles';
-import { blockReason, deepFocus, hasNameLine, rendered, selectIn, viewTextOf, ViewNodes } from './semantic-target';
+import { blockReason, deepFocus, hasNameLine, readBudget, rendered, selectIn, viewTextOf, ViewNodes } from './semantic-target';
+import type { NodeBudget } from './semantic-walk';
 
 /** What the reads need of the document's refs (content/semantic.ts). */
 export interface DocRefs {
@@ -81,7 +82,9 @@ export function extract(m: Extract<ToSemanticRead, { type: 'echo:semantic:extrac
   const root = scope.el as Element;
   if (m.ref !== undefined && !rendered(root)) return err('target-hidden', `the element of ref ${m.ref} is not shown`);
   const maxBytes = Number.isSafeInteger(m.maxBytes) ? Math.min(Math.max(m.maxBytes, SNAPSHOT_BYTES.min), SNAPSHOT_BYTES.max) : SNAPSHOT_BYTES.default;
-  const picked = sel ? selectIn(root, sel, new ViewNodes(document)) : { elements: [root], more: false, cut: false };
+  // One node budget for the whole request: the scan, its :text() walks and every match's text.
+  const budget = readBudget();
+  const picked = sel ? selectIn(root, sel, new ViewNodes(document, budget)) : { elements: [root], more: false, cut: false };
   const focused = deepFocus(document);
   const matches: ExtractMatch[] = [];
   let bytes = 2;
@@ -106,7 +109,7 @@ export function extract(m: Extract<ToSemanticRead, { type: 'echo:semantic:extrac
       truncated = true;
       break;
     }
-    const v = viewTextOf(el, room, refs);
+    const v = viewTextOf(el, room, refs, budget);
     let t = plainPieces(v.text).join('\n');
     // JSON escapes can make the text longer than its UTF-8 bytes: cut until it fits.
     while (t && utf8Length(JSON.stringify(t)) > room) t = t.slice(0, Math.floor(t.length * 0.8));
@@ -120,7 +123,7 @@ export function extract(m: Extract<ToSemanticRead, { type: 'echo:semantic:extrac
 }
 
 /** The view facts of one element. */
-function targetFacts(el: Element, needText: boolean, focused: Element | null): TargetFacts {
+function targetFacts(el: Element, needText: boolean, focused: Element | null, budget: NodeBudget): TargetFacts {
   const role = roleOf(el);
   const present = el.isConnected;
   const f: TargetFacts = { present, visible: present && rendered(el), states: role ? statesOf(el, role, el === focused) : el === focused ? ['focused'] : [], valueRedacted: false, text: [] };
@@ -130,7 +133,7 @@ function targetFacts(el: Element, needText: boolean, focused: Element | null): T
     f.value = r.value;
     f.valueRedacted = r.redacted;
   }
-  if (needText && f.visible) f.text = viewStrings(viewTextOf(el).text);
+  if (needText && f.visible) f.text = viewStrings(viewTextOf(el, undefined, undefined, budget).text);
   return f;
 }
 
@@ -147,13 +150,17 @@ function observe(m: Extract<ToSemanticRead, { type: 'echo:semantic:check' }>, c:
     else return err('ref-stale', `the element of ref ${m.ref} has left the page: take a new snapshot`);
     return facts;
   }
+  // One node budget per observation: the scan, its :text() walks and every target's text.
+  const budget = readBudget();
   if (sel) {
-    const s = selectIn(scope.el, sel, new ViewNodes(document));
-    facts.targets = s.elements.map((el) => targetFacts(el, isText, focused));
-    facts.viewCut = s.cut;
-  } else if (m.ref !== undefined) facts.targets = [targetFacts(scope.el, isText, focused)];
-  else if (isText) {
-    const v = viewTextOf(scope.el);
+    const s = selectIn(scope.el, sel, new ViewNodes(document, budget));
+    facts.targets = s.elements.map((el) => targetFacts(el, isText, focused, budget));
+    facts.viewCut = s.cut || budget.left < 0;
+  } else if (m.ref !== undefined) {
+    facts.targets = [targetFacts(scope.el, isText, focused, budget)];
+    facts.viewCut = budget.left < 0;
+  } else if (isText) {
+    const v = viewTextOf(scope.el, undefined, undefined, budget);
     facts.text = viewStrings(v.text);
     facts.viewCut = v.cut;
   }

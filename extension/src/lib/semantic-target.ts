@@ -19,7 +19,7 @@ import { MatchMemo, matchesSelector, MAX_SELECTOR_MATCHES, type Selector, type S
 import { viewStrings } from '../../../src/shared/snapshot-lines';
 import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
 import { fieldBlocked, formHoldsPassword, insidePrivate, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
-import { MAX_WALK_NODES, walk, type RefSource } from './semantic-walk';
+import { MAX_WALK_NODES, walk, type NodeBudget, type RefSource } from './semantic-walk';
 
 /** Why an element is no part of what a read may match: `private` (the page's attribute, on it or an ancestor) or `blocked` (a blocked field or a control of a password form, or inside one). */
 export type BlockReason = 'private' | 'blocked';
@@ -86,9 +86,23 @@ function childrenOf(el: Element): ArrayLike<Node> {
 /** The view's walk bytes for the text of one element in a check (page-local only; never sent whole). */
 export const CHECK_VIEW_BYTES = 1_048_576;
 
-/** The snapshot lines of `el`'s subtree (a RefSource that gives no refs), and whether the walk was cut. */
-export function viewTextOf(el: Element, maxBytes = CHECK_VIEW_BYTES, refs: RefSource = { refFor: () => '' }): { text: string; cut: boolean } {
-  const w = walk(el, refs, maxBytes);
+/**
+ * Elements all the walks of one read request may visit together (review
+ * finding 5: a byte budget alone let `*:text("x")` on a deep page with little
+ * text walk elements x depth, each with checkVisibility and getComputedStyle).
+ * One full walk's worth (some seconds of page time on a slow machine);
+ * past it the answer says cut/truncated.
+ */
+export const READ_WALK_NODES = MAX_WALK_NODES;
+
+/** A fresh node budget for one read request. */
+export function readBudget(): NodeBudget {
+  return { left: READ_WALK_NODES };
+}
+
+/** The snapshot lines of `el`'s subtree (a RefSource that gives no refs), and whether the walk was cut (bytes, or the request's node budget). */
+export function viewTextOf(el: Element, maxBytes = CHECK_VIEW_BYTES, refs: RefSource = { refFor: () => '' }, budget?: NodeBudget): { text: string; cut: boolean } {
+  const w = walk(el, refs, maxBytes, undefined, budget);
   return { text: w.parts.map((p) => ('text' in p ? p.text : '')).filter(Boolean).join('\n'), cut: w.truncated };
 }
 
@@ -119,10 +133,14 @@ export class ViewNodes {
   private readonly nodes = new Map<Element, SelectNode>();
   private readonly focused: Element | null;
   private textLeft = SELECT_TEXT_BYTES;
-  /** `:text()` ran out of SELECT_TEXT_BYTES: later candidates were judged on no text. */
+  /** `:text()` ran out of SELECT_TEXT_BYTES or of the request's node budget: later candidates were judged on no text. */
   textCut = false;
 
-  constructor(doc: Document) {
+  /** @param budget the request's node budget, shared by every walk made for it (the scan's, each `:text()`'s). */
+  constructor(
+    doc: Document,
+    readonly budget: NodeBudget = readBudget(),
+  ) {
     this.focused = deepFocus(doc);
   }
 
@@ -158,8 +176,8 @@ export class ViewNodes {
   }
 
   private textOf(el: Element): string {
-    if (this.textLeft <= 0) return ((this.textCut = true), '');
-    const v = viewTextOf(el, Math.min(CHECK_VIEW_BYTES, this.textLeft));
+    if (this.textLeft <= 0 || this.budget.left <= 0) return ((this.textCut = true), '');
+    const v = viewTextOf(el, Math.min(CHECK_VIEW_BYTES, this.textLeft), undefined, this.budget);
     this.textLeft -= v.text.length + 1;
     if (v.cut) this.textCut = true;
     return viewStrings(v.text).join('\n');
@@ -194,7 +212,7 @@ export function selectIn(scope: Element, sel: Selector, nodes: ViewNodes, limit 
   const memo = new MatchMemo();
   if (insidePrivate(scope)) return { elements: [], more: false, cut: false };
   const owners = new Set<Element>();
-  cut = walk(scope, { refFor: () => '' }, SELECT_VIEW_BYTES, (el) => owners.add(el)).truncated;
+  cut = walk(scope, { refFor: () => '' }, SELECT_VIEW_BYTES, (el) => owners.add(el), nodes.budget).truncated;
   const visit = (el: Element): boolean => {
     if (++visited > MAX_WALK_NODES) return ((cut = true), false);
     if (SKIPPED_TAGS.has(el.localName) || isHidden(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return true;

@@ -25,6 +25,16 @@ import {
 /** Elements visited per walk at most; past it the walk stops and says truncated (a page could hold millions). */
 export const MAX_WALK_NODES = 200_000;
 
+/**
+ * Elements several walks of one request may visit together (the reads walk
+ * many subtrees: a scan's line owners, `:text()` per candidate, each match's
+ * text); a walk that finds it spent stops and says truncated.
+ */
+export interface NodeBudget {
+  /** Elements left. */
+  left: number;
+}
+
 /** What the walk needs from the document's ref map (content/semantic.ts). */
 export interface RefSource {
   /** The element's ref, made on first sight and kept for the document's life. */
@@ -112,8 +122,9 @@ function srcOriginOf(el: Element): string | null {
  *   inside a label naming a control). An inline element (span, code, b…) joins
  *   its parent's line and is never told: its text alone is out of the context
  *   the redactor judged (lib/semantic-target.ts offers selectors only these).
+ * @param budget shared with the request's other walks (each element visited takes one).
  */
-export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: (el: Element) => void): WalkResult {
+export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: (el: Element) => void, budget?: NodeBudget): WalkResult {
   const parts: SnapshotPart[] = [];
   let lines: string[] = [];
   let bytes = 0;
@@ -165,7 +176,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: 
       return;
     }
     if (!(n instanceof Element)) return;
-    if (++visited > MAX_WALK_NODES) throw new Stop();
+    if (++visited > MAX_WALK_NODES || (budget && --budget.left < 0)) throw new Stop();
     const tag = n.localName;
     if (SKIPPED_TAGS.has(tag) || isHidden(n)) return;
     // A fieldset's legend and a table's caption are its name (semantic-roles.ts nameOf): not repeated as text.
