@@ -160,6 +160,8 @@ export function evaluateCondition(c: Condition, f: ConditionFacts): Evaluation {
   const live = f.targets.filter((t) => t.present);
   if ('state' in c && f.targets.length !== 1 && ['present', 'absent', 'visible', 'hidden'].includes(c.state)) {
     const shown = live.filter((t) => t.visible).length;
+    // A scan that was cut saw only part of the view: absence there is never claimed (as for textGone).
+    if (f.viewCut && (c.state === 'absent' || c.state === 'hidden') && shown === 0) return met(false, { matches: live.length, viewCut: true });
     const ok = c.state === 'present' ? live.length > 0 : c.state === 'absent' ? live.length === 0 : c.state === 'visible' ? shown > 0 : shown === 0;
     return met(ok, { matches: live.length });
   }

@@ -32,11 +32,14 @@ export function decodeLine(line: string): DecodedLine | null {
     const t = jsonStringAt(s, 0);
     return t && t.end === s.length ? { kind: 'text', depth, text: t.value } : null;
   }
-  const m = /^([a-z][a-z0-9-]*)(?::([a-z-]+))?/.exec(s);
+  // The role is a page's role token as written (no spaces; not starting with a quote or `[`, which are text and markers: `x_y`, `my.widget`), then `:type`.
+  const m = /^[^\s"[]\S*/.exec(s);
   if (!m) return null;
-  const out: Extract<DecodedLine, { kind: 'node' }> = { kind: 'node', depth, role: m[1] as string, states: [] };
-  if (m[2]) out.type = m[2];
-  let i = m[0].length;
+  const head = m[0];
+  const colon = head.indexOf(':', 1);
+  const out: Extract<DecodedLine, { kind: 'node' }> = { kind: 'node', depth, role: colon > 0 ? head.slice(0, colon) : head, states: [] };
+  if (colon > 0 && colon < head.length - 1) out.type = head.slice(colon + 1);
+  let i = head.length;
   if (s.startsWith(' "', i)) {
     const n = jsonStringAt(s, i + 1);
     if (!n) return null;

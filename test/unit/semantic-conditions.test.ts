@@ -107,3 +107,19 @@ describe('snapshot lines read back', () => {
     expect(viewStrings(text)).toEqual(['Cart', '2 items', 'Coupon', 'SPRING', 'Pay']);
   });
 });
+
+describe('review finding 7', () => {
+  it('absent or hidden over a cut scan is never claimed (a cut selector scan found nothing only in the part it saw)', () => {
+    expect(evaluateCondition({ state: 'absent' }, facts({ targeted: true, targets: [], viewCut: true }))).toEqual({ kind: 'unmet', evidence: { matches: 0, viewCut: true } });
+    expect(evaluateCondition({ state: 'hidden' }, facts({ targeted: true, targets: [], viewCut: true })).kind).toBe('unmet');
+    expect(evaluateCondition({ state: 'present' }, facts({ targeted: true, targets: [], viewCut: true })).kind).toBe('unmet');
+  });
+
+  it('a line whose role token is unusual (role="x_y", "my.widget") still gives its name and value to text conditions', () => {
+    const line = formatLine({ role: 'x_y', name: 'Order shipped', value: 'soon' });
+    expect(decodeLine(line)).toMatchObject({ kind: 'node', role: 'x_y', name: 'Order shipped', value: 'soon' });
+    expect(viewStrings(`${line}\n ${formatLine({ role: 'my.widget', name: 'Loading' })}`)).toEqual(['Order shipped', 'soon', 'Loading']);
+    // So textGone is not met while the name still shows it.
+    expect(evaluateCondition({ textGone: 'Loading' }, facts({ text: viewStrings(formatLine({ role: 'my.widget', name: 'Loading' })) })).kind).toBe('unmet');
+  });
+});

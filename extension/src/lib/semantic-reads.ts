@@ -171,8 +171,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * `check`: evaluate the condition now, and (timeoutMs > 0) again until it holds or
- * the time is up. Re-checks at least every 100 ms, spaced to four times the
- * cost of one check (a large page is not walked in a tight loop).
+ * the time is up. Re-checks at most every 100 ms, spaced to four times the
+ * cost of one check when longer (a large page is not walked in a tight loop).
  * Answers `check {met, evidence, elapsedMs}`, or the refusal of the condition.
  */
 export async function check(m: Extract<ToSemanticRead, { type: 'echo:semantic:check' }>, refs: DocRefs): Promise<Result<SemanticReport>> {
