@@ -105,6 +105,17 @@ describe('semantic reads at the console', () => {
     expect(link.requests.filter((q) => q.op === 'read').at(-1)).toMatchObject({ operation: 'wait', arguments: { text: 'Saved', timeoutMs: 20_000 } });
     expect(link.timeouts.at(-1)).toBeGreaterThan(20_000);
     expect(link.timeouts[0]).toBeLessThan(20_000);
+    // Review finding 8: the requested receipt names the target and the condition, redacted and bounded.
+    const requested = () => receipts().filter((x) => x.event === 'requested');
+    expect(requested().at(-1)).toMatchObject({ operation: 'wait', detail: { agentTool: 'page_wait', condition: { text: 'Saved' }, timeoutMs: 20_000 } });
+    await call(c, 'page_verify', { selector: `#name:text("x")`, valueContains: `code ${leak}` });
+    const asked = requested().at(-1)!;
+    expect(asked).toMatchObject({ operation: 'verify', detail: { selector: '#name:text("x")', condition: { valueContains: expect.stringMatching(/^code \[redacted:[^\]]+\]$/) } } });
+    expect(JSON.stringify(asked)).not.toContain(leak);
+    await call(c, 'page_extract', { ref: 'a3', selector: 'p'.repeat(400) });
+    expect(requested().at(-1)).toMatchObject({ operation: 'extract', detail: { ref: 'a3', selector: 'p'.repeat(256) } });
+    expect(requested().find((x) => x.operation === 'verify' && (x.detail as { ref?: string }).ref === 'b2')).toMatchObject({ detail: { condition: { state: 'checked' } } });
+
     // Outside the schema: an unknown condition, a wait past its maximum.
     expect((await call(c, 'page_wait', { text: 'x', timeoutMs: 30_001 })).isError).toBe(true);
     expect((await call(c, 'page_verify', { urlChanged: true })).isError).toBe(true);

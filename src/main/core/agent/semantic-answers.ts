@@ -12,6 +12,26 @@ import { utf8Length } from '../../../shared/bounds';
 import type { ExtractMatch, SemanticCheck, SemanticExtract } from '../../../shared/types';
 import { isCount, isObj, isStr } from './answer-checks';
 
+/** Characters of a selector or a condition's text a receipt keeps. */
+const RECEIPT_TEXT_CHARS = 256;
+
+const receiptText = (v: unknown) => redactText(String(v).slice(0, RECEIPT_TEXT_CHARS)).value;
+
+/**
+ * What a read's `requested` receipt says it was asked (review finding 8): the
+ * ref, the selector and the condition (its kind and its text or state), each
+ * redacted (src/shared/redact.ts) and cut to RECEIPT_TEXT_CHARS, so the ledger
+ * tells what a read looked for without ever holding a secret it was given.
+ */
+export function readRequestDetail(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof args.ref === 'string') out.ref = receiptText(args.ref);
+  if (typeof args.selector === 'string') out.selector = receiptText(args.selector);
+  for (const k of Object.keys(CONDITION_PROPERTIES)) if (args[k] !== undefined) out.condition = { [k]: receiptText(args[k]) };
+  if (args.urlChanged === true) out.condition = { urlChanged: true };
+  return out;
+}
+
 /** `ref` and `selector`, as the three tools take them. */
 export const TARGET_PROPERTIES = {
   ref: { type: 'string', pattern: '^[a-z]{1,6}[1-9][0-9]{0,8}$', description: 'A ref from page_snapshot (without the #): that element (and the document that holds it).' },

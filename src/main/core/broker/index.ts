@@ -380,13 +380,13 @@ export class Broker {
    * `p.timeoutMs`: the link's bound for this read when longer than the default read timeout (ms).
    */
   readFaculty<V>(
-    p: { faculty: Faculty; operation: string; agentTool: string; tabId: number; arguments?: Record<string, unknown>; timeoutMs?: number },
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId: number; arguments?: Record<string, unknown>; timeoutMs?: number; requested?: Record<string, unknown> },
     ctx: AgentContext,
     check: (v: unknown) => { ok: true; value: V; origin: string; url: string; documentId: string; frameId?: number; detail: Record<string, unknown> } | { ok: false; message: string },
   ): Promise<BrokerAnswer<V>> {
     let seen: { origin: string; url: string; detail: Record<string, unknown> } | null = null;
     return this.pipeline.read(
-      { faculty: p.faculty, operation: p.operation, agentTool: p.agentTool, tabId: p.tabId, ctx },
+      { faculty: p.faculty, operation: p.operation, agentTool: p.agentTool, tabId: p.tabId, ctx, ...(p.requested ? { requested: p.requested } : {}) },
       async (trail: Trail) => {
         const r = await this.link.request(
           { op: 'read', faculty: p.faculty, operation: p.operation, tabId: p.tabId, arguments: p.arguments ?? {} },

@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { quote, SNAPSHOT_BYTES } from '../../../../shared/snapshot';
 import { defineAgentTool } from '../tool';
 import { errorResult, tabIdSchema, text } from '../answers';
-import { checkExtract, TARGET_PROPERTIES } from '../semantic-answers';
+import { checkExtract, readRequestDetail, TARGET_PROPERTIES } from '../semantic-answers';
 import { untrustedBlock } from '../untrusted';
 
 /** Default budget of an extract's matches (UTF-8 bytes of their JSON): a smaller default than the snapshot's, since it names its target. */
@@ -44,6 +44,7 @@ export const pageExtract = defineAgentTool({
         faculty: 'semantic-read',
         operation: 'extract',
         agentTool: 'page_extract',
+        requested: readRequestDetail(args),
         tabId: args.tabId,
         arguments: { maxBytes, ...(args.ref !== undefined ? { ref: args.ref } : {}), ...(args.selector !== undefined ? { selector: args.selector } : {}) },
       },

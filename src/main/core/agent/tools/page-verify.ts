@@ -11,7 +11,7 @@ import type { SemanticCheck } from '../../../../shared/types';
 import type { BrokerAnswer } from '../../broker';
 import { defineAgentTool } from '../tool';
 import { errorResult, tabIdSchema, text } from '../answers';
-import { checkCheck, CONDITION_PROPERTIES, TARGET_PROPERTIES } from '../semantic-answers';
+import { checkCheck, CONDITION_PROPERTIES, readRequestDetail, TARGET_PROPERTIES } from '../semantic-answers';
 import { untrustedBlock, untrustedJson } from '../untrusted';
 
 /** The answer of page_verify and page_wait: `met` and where in the header, the view's evidence in the untrusted block. */
@@ -69,7 +69,11 @@ export const pageVerify = defineAgentTool({
   },
   async handle(args, { broker, agent }): Promise<CallToolResult> {
     const { tabId, ...rest } = args;
-    const a = await broker.readFaculty({ faculty: 'semantic-read', operation: 'verify', agentTool: 'page_verify', tabId, arguments: rest }, agent, checkForRead(tabId));
+    const a = await broker.readFaculty(
+      { faculty: 'semantic-read', operation: 'verify', agentTool: 'page_verify', tabId, arguments: rest, requested: readRequestDetail(rest) },
+      agent,
+      checkForRead(tabId),
+    );
     return presentCheck('page_verify', a, tabId);
   },
 });

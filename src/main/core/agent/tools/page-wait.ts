@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { WAIT_TIMEOUT_MS } from '../../../../shared/semantic-conditions';
 import { defineAgentTool } from '../tool';
 import { tabIdSchema } from '../answers';
-import { CONDITION_PROPERTIES, TARGET_PROPERTIES, WAIT_PROPERTIES } from '../semantic-answers';
+import { CONDITION_PROPERTIES, readRequestDetail, TARGET_PROPERTIES, WAIT_PROPERTIES } from '../semantic-answers';
 import { checkForRead, presentCheck } from './page-verify';
 
 /** Link time beyond the wait itself for the answer to come back (ms). */
@@ -38,7 +38,7 @@ export const pageWait = defineAgentTool({
     const { tabId, ...rest } = args;
     const timeoutMs = rest.timeoutMs ?? WAIT_TIMEOUT_MS.default;
     const a = await broker.readFaculty(
-      { faculty: 'semantic-read', operation: 'wait', agentTool: 'page_wait', tabId, arguments: { ...rest, timeoutMs }, timeoutMs: timeoutMs + WAIT_GRACE_MS },
+      { faculty: 'semantic-read', operation: 'wait', agentTool: 'page_wait', tabId, arguments: { ...rest, timeoutMs }, timeoutMs: timeoutMs + WAIT_GRACE_MS, requested: { ...readRequestDetail(rest), timeoutMs } },
       agent,
       checkForRead(tabId),
     );
