@@ -5,6 +5,7 @@
  * redaction of page text and its bound, the untrusted block, receipts with the
  * operation, a refusal's code kept, and page_wait's longer link bound.
  */
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -105,16 +106,17 @@ describe('semantic reads at the console', () => {
     expect(link.requests.filter((q) => q.op === 'read').at(-1)).toMatchObject({ operation: 'wait', arguments: { text: 'Saved', timeoutMs: 20_000 } });
     expect(link.timeouts.at(-1)).toBeGreaterThan(20_000);
     expect(link.timeouts[0]).toBeLessThan(20_000);
-    // Review finding 8: the requested receipt names the target and the condition, redacted and bounded.
+    // Review finding 8: the requested receipt names the target and the condition (a needle by its hash), redacted and bounded.
     const requested = () => receipts().filter((x) => x.event === 'requested');
-    expect(requested().at(-1)).toMatchObject({ operation: 'wait', detail: { agentTool: 'page_wait', condition: { text: 'Saved' }, timeoutMs: 20_000 } });
-    await call(c, 'page_verify', { selector: `#name:text("x")`, valueContains: `code ${leak}` });
+    const sha = (t: string) => createHash('sha256').update(t, 'utf8').digest('hex');
+    expect(requested().at(-1)).toMatchObject({ operation: 'wait', detail: { agentTool: 'page_wait', condition: { kind: 'text', sha256: sha('Saved'), chars: 5 }, timeoutMs: 20_000 } });
+    await call(c, 'page_verify', { selector: `#name:text("${leak}")`, valueContains: 'hunter2' });
     const asked = requested().at(-1)!;
-    expect(asked).toMatchObject({ operation: 'verify', detail: { selector: '#name:text("x")', condition: { valueContains: expect.stringMatching(/^code \[redacted:[^\]]+\]$/) } } });
-    expect(JSON.stringify(asked)).not.toContain(leak);
+    expect(asked).toMatchObject({ operation: 'verify', detail: { selector: expect.stringMatching(/^#name:text\("\[redacted:[^\]]+\]"\)$/), condition: { kind: 'valueContains', sha256: sha('hunter2'), chars: 7 } } });
+    for (const secret of [leak, 'hunter2']) expect(JSON.stringify(asked)).not.toContain(secret);
     await call(c, 'page_extract', { ref: 'a3', selector: 'p'.repeat(400) });
     expect(requested().at(-1)).toMatchObject({ operation: 'extract', detail: { ref: 'a3', selector: 'p'.repeat(256) } });
-    expect(requested().find((x) => x.operation === 'verify' && (x.detail as { ref?: string }).ref === 'b2')).toMatchObject({ detail: { condition: { state: 'checked' } } });
+    expect(requested().find((x) => x.operation === 'verify' && (x.detail as { ref?: string }).ref === 'b2')).toMatchObject({ detail: { condition: { kind: 'state', state: 'checked' } } });
 
     // Outside the schema: an unknown condition, a wait past its maximum.
     expect((await call(c, 'page_wait', { text: 'x', timeoutMs: 30_001 })).isError).toBe(true);

@@ -5,6 +5,7 @@
  * each field is checked, and every piece of page text is redacted once more
  * here (the extension redacted it; the console does not rely on it).
  */
+import { createHash } from 'node:crypto';
 import { redact, redactText } from '../../../shared/redact';
 import { CONDITION_STATES, MAX_NEEDLE_CHARS, WAIT_TIMEOUT_MS } from '../../../shared/semantic-conditions';
 import { MAX_SELECTOR_CHARS } from '../../../shared/semantic-select';
@@ -19,16 +20,23 @@ const receiptText = (v: unknown) => redactText(String(v).slice(0, RECEIPT_TEXT_C
 
 /**
  * What a read's `requested` receipt says it was asked (review finding 8): the
- * ref, the selector and the condition (its kind and its text or state), each
- * redacted (src/shared/redact.ts) and cut to RECEIPT_TEXT_CHARS, so the ledger
- * tells what a read looked for without ever holding a secret it was given.
+ * ref and the selector (redacted with src/shared/redact.ts, cut to
+ * RECEIPT_TEXT_CHARS), and the condition: its kind, a state as is, and a
+ * text needle as its SHA-256 (hex, of the UTF-8 needle) and length, never
+ * the needle itself (an agent guessing a secret, `text: "hunter2"`, would
+ * otherwise leave the right guess in the ledger). Shape:
+ * `{ref?, selector?, condition?: {kind, state?} | {kind, sha256, chars} | {kind: 'urlChanged'}}`.
  */
 export function readRequestDetail(args: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (typeof args.ref === 'string') out.ref = receiptText(args.ref);
   if (typeof args.selector === 'string') out.selector = receiptText(args.selector);
-  for (const k of Object.keys(CONDITION_PROPERTIES)) if (args[k] !== undefined) out.condition = { [k]: receiptText(args[k]) };
-  if (args.urlChanged === true) out.condition = { urlChanged: true };
+  for (const kind of Object.keys(CONDITION_PROPERTIES)) {
+    const v = args[kind];
+    if (typeof v !== 'string') continue;
+    out.condition = kind === 'state' ? { kind, state: receiptText(v) } : { kind, sha256: createHash('sha256').update(v, 'utf8').digest('hex'), chars: v.length };
+  }
+  if (args.urlChanged === true) out.condition = { kind: 'urlChanged' };
   return out;
 }
 
