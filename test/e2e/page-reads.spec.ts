@@ -128,6 +128,10 @@ test('extract by selector and ref, wait for added text and a pushState URL, veri
     expect(ended.filter((t) => t.startsWith('Error (too-many-waits)'))).toHaveLength(1);
     expect(ended.filter((t) => /the condition holds/.test(t))).toHaveLength(4);
 
+    // Finding 6: ids and classes inside a password form (a rules checklist's `li.valid`) or around a password field are not matched; its text is.
+    expect((await extract({ selector: 'li.valid, .rules li, ul.rules, #login li, .pw-box, div.strong' })).header.count).toBe(0);
+    expect((await extract({ selector: 'li:text("20 characters")' })).header.count).toBe(1);
+
     // Attribute selectors are refused, whatever the attribute.
     for (const selector of ['input[value^=4]', '[href]', 'input[type=password]']) {
       expect(await failure('page_extract', { selector })).toMatch(/^Error \(selector-refused\): .*attribute selectors are not allowed/);

@@ -153,10 +153,12 @@ export class ViewNodes {
     let text: string | undefined;
     let states: string[] | undefined;
     let parent: SelectNode | null | undefined;
+    // A password form's or a password field's wrapper's id and classes tell of the typed password (`li.valid` in a rules checklist).
+    const attrsOut = this.attributesWithheld(el);
     n = {
       tag: el.localName,
-      id: el.id,
-      classes: Array.from(el.classList),
+      id: attrsOut ? '' : el.id,
+      classes: attrsOut ? [] : Array.from(el.classList),
       role,
       ...(el instanceof HTMLInputElement ? { type: el.type } : {}),
       // A name only where the view prints one (a line of its own): else title/aria-label would be read, unseen, by :name().
@@ -173,6 +175,33 @@ export class ViewNodes {
     };
     this.nodes.set(el, n);
     return n;
+  }
+
+  private readonly passwordForms = new Map<HTMLFormElement, boolean>();
+  private passwordWrappers?: Set<Element>;
+
+  /**
+   * Whether `#id` and `.class` see nothing of `el` (review finding 6): it is a
+   * form holding a password or inside one (a rules checklist's `li.valid`
+   * changes as the person types), or it wraps a password field (a wrapper's
+   * `has-error`, `strong`). Password fields in the light DOM and their
+   * composed ancestors are found once per scan.
+   */
+  private attributesWithheld(el: Element): boolean {
+    const form = el.closest('form') ?? (el as HTMLInputElement).form ?? null;
+    if (form instanceof HTMLFormElement) {
+      let b = this.passwordForms.get(form);
+      if (b === undefined) this.passwordForms.set(form, (b = formHoldsPassword(form)));
+      if (b) return true;
+    }
+    if (!this.passwordWrappers) {
+      const w = new Set<Element>();
+      for (const pw of Array.from(el.ownerDocument.querySelectorAll('input[type="password"]'))) {
+        for (let c = composedParent(pw); c && !w.has(c); c = composedParent(c)) w.add(c);
+      }
+      this.passwordWrappers = w;
+    }
+    return this.passwordWrappers.has(el);
   }
 
   private textOf(el: Element): string {
