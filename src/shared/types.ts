@@ -231,6 +231,61 @@ export interface SemanticSnapshot {
   frames: { read: number; crossOrigin: number; notRead: number };
 }
 
+/** One element `page_extract` read: its own line's parts (as the snapshot shows them) and its subtree's text. Page text: UNTRUSTED, redacted. */
+export interface ExtractMatch {
+  /** Its ref, when the snapshot would give it one (what an agent acts on or zooms into). */
+  ref?: string;
+  role?: string;
+  /** Lower-case tag name. */
+  tag: string;
+  name?: string;
+  value?: string;
+  states?: string[];
+  /** Plain text of the subtree: one line per snapshot line that says something (src/shared/snapshot-lines.ts plainPieces). */
+  text: string;
+}
+
+/** Where a semantic read (extract, wait, verify) ran: the tab's top document, and the document that answered. */
+interface SemanticReadPlace {
+  tabId: number;
+  /** The shared origin. */
+  origin: string;
+  /** The top-level URL, stripped. */
+  url: string;
+  /** The top document's documentId. */
+  documentId: string;
+  /** The frame and document that answered (the ref's, or the top's). */
+  frameId: number;
+  rootDocumentId: string;
+  ref?: string;
+  selector?: string;
+}
+
+/** What `page_extract` reads (faculty `semantic-read`, operation `extract`; docs/semantic-reads.md). */
+export interface SemanticExtract extends SemanticReadPlace {
+  matches: ExtractMatch[];
+  /** Elements matched (at most MAX_SELECTOR_MATCHES); `more`: further ones were left out. */
+  count: number;
+  more: boolean;
+  /** Some text was cut at the budget. */
+  truncated: boolean;
+  /** The budget of the matches' JSON (UTF-8 bytes). */
+  maxBytes: number;
+}
+
+/** What `page_wait` and `page_verify` answer (operations `wait`, `verify`): the condition, whether it held, and the view's evidence. */
+export interface SemanticCheck extends SemanticReadPlace {
+  /** The condition, as src/shared/semantic-conditions.ts Condition. */
+  condition: Record<string, unknown>;
+  met: boolean;
+  /** What the view showed (redacted; page text in it is UNTRUSTED). */
+  evidence: Record<string, unknown>;
+  /** Since the check began (ms). */
+  elapsedMs: number;
+  /** The wait's bound (ms; 0 for verify). */
+  timeoutMs: number;
+}
+
 /**
  * Where one frame of a shared tab is now (faculty `webmcp-discover`, operation
  * `locate`, arguments `{frameId, documentId}`): read in that very document by

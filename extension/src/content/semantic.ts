@@ -2,7 +2,9 @@
  * The `semantic` content module (ISOLATED world), for the `semantic-read`
  * faculty's `snapshot` (issue 10 item 2; docs/semantic-snapshot.md). Answers
  * `echo:semantic:snapshot` (lib/messages.ts ToSemantic) with this document's
- * snapshot parts (lib/semantic-walk.ts), or the subtree of one ref.
+ * snapshot parts (lib/semantic-walk.ts), or the subtree of one ref; and
+ * `echo:semantic:extract` / `echo:semantic:check` (extract, wait, verify:
+ * lib/semantic-reads.ts, docs/semantic-reads.md) over the same refs.
  *
  * It owns the document's refs: a tag the service worker hands it once (never
  * reused in the browser session), a counter that never resets while the
@@ -19,9 +21,10 @@
  */
 import { err, ok, type Result } from '../../../src/shared/result';
 import { parseRef, SNAPSHOT_BYTES } from '../../../src/shared/snapshot';
-import type { SemanticReport, ToSemantic } from '../lib/messages';
+import type { SemanticReport, ToSemantic, ToSemanticRead } from '../lib/messages';
 import { FRAME_KEY_GLOBAL, walk } from '../lib/semantic-walk';
 import { handleAction, isActionMessage, type RefAccess } from '../lib/semantic-handlers';
+import { check, extract, type DocRefs } from '../lib/semantic-reads';
 
 const INSTANCE_KEY = '__echoConsoleSemantic';
 
@@ -87,18 +90,60 @@ const refAccess: RefAccess = {
   },
 };
 
+/** This document's refs as the reads beyond the snapshot use them (lib/semantic-reads.ts). */
+const docRefs: DocRefs = {
+  tag: () => state.tag,
+  takeTag: (tag) => {
+    if (state.tag === null) state.tag = tag;
+  },
+  resolve: (ref) => {
+    const r = parseRef(ref);
+    if (!r || r.tag !== state.tag) return { miss: 'not-mine' };
+    if (r.id >= state.next) return { miss: 'unknown' };
+    const el = state.els.get(r.id)?.deref();
+    return el && el.isConnected && el.ownerDocument === document ? { el } : { miss: 'stale' };
+  },
+  refFor,
+};
+
+/**
+ * Waits (a check with timeoutMs > 0) one document runs at once (review
+ * finding 5): each re-check walks the view, and nothing else bounds how many
+ * an agent starts. One more is refused `too-many-waits` at once.
+ */
+export const MAX_DOCUMENT_WAITS = 4;
+let waits = 0;
+
+const fail = (e: unknown) => err('content-error', e instanceof Error ? e.message.slice(0, 256) : 'semantic read failed');
+
 /** Answers only `echo:semantic:*`; other modules share this isolated world. */
 function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unknown>) => void): boolean | undefined {
   if (isActionMessage(msg)) {
     void handleAction(msg, refAccess).then(sendResponse);
     return true;
   }
-  const m = msg as ToSemantic;
-  if (!m || typeof m !== 'object' || m.type !== 'echo:semantic:snapshot') return undefined;
+  const m = msg as ToSemantic | ToSemanticRead;
+  if (!m || typeof m !== 'object') return undefined;
+  if (m.type === 'echo:semantic:check') {
+    const waiting = Number.isSafeInteger(m.timeoutMs) && (m.timeoutMs as number) > 0;
+    if (waiting && waits >= MAX_DOCUMENT_WAITS) {
+      sendResponse(err('too-many-waits', `at most ${MAX_DOCUMENT_WAITS} waits run at once in one page: let one end first`));
+      return undefined;
+    }
+    if (waiting) waits++;
+    // Async (a wait): keep the channel open until it answers.
+    check(m, docRefs)
+      .finally(() => {
+        if (waiting) waits--;
+      })
+      .then(sendResponse, (e: unknown) => sendResponse(fail(e)));
+    return true;
+  }
+  if (m.type !== 'echo:semantic:snapshot' && m.type !== 'echo:semantic:extract') return undefined;
   try {
-    sendResponse(snapshot(m));
+    sendResponse(m.type === 'echo:semantic:snapshot' ? snapshot(m) : extract(m, docRefs));
   } catch (e) {
-    sendResponse(err('content-error', e instanceof Error ? e.message.slice(0, 256) : 'snapshot failed'));
+    sendResponse(fail(e));
   }
   return undefined;
 }

@@ -5,10 +5,11 @@
  * worker (chrome.runtime.sendMessage, classified by lib/sender.ts). Every
  * answer is a Result (src/shared/result.ts); nothing throws across.
  */
-import type { DiscoveryViolation, SharedTab, WebMcpSupport } from '../../../src/shared/types';
+import type { DiscoveryViolation, ExtractMatch, SharedTab, WebMcpSupport } from '../../../src/shared/types';
 import type { RawTool } from './inspect';
 import type { FormBinding } from '../../../src/shared/form';
 import type { SnapshotPart } from '../../../src/shared/snapshot';
+import type { Condition } from '../../../src/shared/semantic-conditions';
 
 // ---- service worker → content modules ----------------------------------------------
 //
@@ -188,6 +189,18 @@ export type ToSemantic = {
   ref?: string;
 };
 
+/**
+ * The semantic reads beyond the snapshot (lib/semantic-reads.ts; docs/semantic-reads.md):
+ * `extract` the view of a ref's or selector's elements; `check` a condition once
+ * (`timeoutMs` 0: page_verify) or until it holds (page_wait).
+ */
+export type ToSemanticRead =
+  | { type: 'echo:semantic:extract'; ref?: string; selector?: string; maxBytes: number; tag?: string }
+  | { type: 'echo:semantic:check'; ref?: string; selector?: string; condition: Condition; timeoutMs: number; startUrl?: string };
+
+/** One element `extract` read (src/shared/types.ts). */
+export type { ExtractMatch } from '../../../src/shared/types';
+
 /** What `echo:semantic:snapshot` answers inside its Result (page text in `parts` is UNTRUSTED and already redacted). */
 export type SemanticReport =
   /** The document has no tag yet and none was given: ask again with one. */
@@ -206,4 +219,7 @@ export type SemanticReport =
       origin: string;
       /** `location.href`, exact (the worker strips it). */
       url: string;
-    };
+    }
+  | { kind: 'extract'; matches: ExtractMatch[]; count: number; more: boolean; truncated: boolean; origin: string; url: string }
+  /** `evidence` holds only view facts (redacted); `elapsedMs` since the check began. */
+  | { kind: 'check'; met: boolean; evidence: Record<string, unknown>; elapsedMs: number; origin: string; url: string };

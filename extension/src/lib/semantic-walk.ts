@@ -25,6 +25,16 @@ import {
 /** Elements visited per walk at most; past it the walk stops and says truncated (a page could hold millions). */
 export const MAX_WALK_NODES = 200_000;
 
+/**
+ * Elements several walks of one request may visit together (the reads walk
+ * many subtrees: a scan's line owners, `:text()` per candidate, each match's
+ * text); a walk that finds it spent stops and says truncated.
+ */
+export interface NodeBudget {
+  /** Elements left. */
+  left: number;
+}
+
 /** What the walk needs from the document's ref map (content/semantic.ts). */
 export interface RefSource {
   /** The element's ref, made on first sight and kept for the document's life. */
@@ -106,8 +116,15 @@ function srcOriginOf(el: Element): string | null {
  * Snapshot the subtree of `root` (the document's body, or the element a ref
  * names: then its own line comes first).
  * @param maxBytes stop once the text passes this many UTF-8 bytes.
+ * @param onLine told of each element that owns a line of the view, in walk
+ *   order: one with a line of its own, or a block-level generic element whose
+ *   text is a line of its own (not inside a role whose name tells its text, nor
+ *   inside a label naming a control). An inline element (span, code, b…) joins
+ *   its parent's line and is never told: its text alone is out of the context
+ *   the redactor judged (lib/semantic-target.ts offers selectors only these).
+ * @param budget shared with the request's other walks (each element visited takes one).
  */
-export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResult {
+export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: (el: Element) => void, budget?: NodeBudget): WalkResult {
   const parts: SnapshotPart[] = [];
   let lines: string[] = [];
   let bytes = 0;
@@ -159,7 +176,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
       return;
     }
     if (!(n instanceof Element)) return;
-    if (++visited > MAX_WALK_NODES) throw new Stop();
+    if (++visited > MAX_WALK_NODES || (budget && --budget.left < 0)) throw new Stop();
     const tag = n.localName;
     if (SKIPPED_TAGS.has(tag) || isHidden(n)) return;
     // A fieldset's legend and a table's caption are its name (semantic-roles.ts nameOf): not repeated as text.
@@ -181,6 +198,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
       const boxed = inline && !displayedInline(n);
       if (boxed) pending += ' ';
       const label = tag === 'label' && !!(n as HTMLLabelElement).control;
+      if (onLine && !inline && !label && !ctx.noText && !ctx.labelText && !NO_TEXT_TAGS.has(tag)) onLine(n);
       walkKids(n, { ...ctx, labelText: ctx.labelText || label, noText: ctx.noText || NO_TEXT_TAGS.has(tag) });
       if (!inline) flush(ctx.depth);
       else if (boxed) pending += ' ';
@@ -196,6 +214,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
   };
 
   const line = (el: Element, role: string, ctx: Ctx) => {
+    onLine?.(el);
     const form = el.localName === 'form' ? (el as HTMLFormElement) : ((el as HTMLInputElement).form ?? null);
     const blocked = fieldBlocked(el) || formBlocked(form);
     const node: NodeLine = { role };
@@ -203,9 +222,8 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
     const name = nameOf(el, role);
     if (name) node.name = clean(name);
     if (role !== 'iframe') node.type = shownType(el);
-    const states = statesOf(el, role, el === focused);
-    if (blocked) states.push('blocked');
-    node.states = states;
+    // A blocked field's line says only that: its states (`invalid` from :user-invalid against minlength/pattern) would tell of its value.
+    node.states = blocked ? ['blocked'] : statesOf(el, role, el === focused);
     if (!blocked) {
       const v = valueOf(el, role);
       if (v !== undefined && v !== '') node.value = clean(v);
@@ -238,7 +256,8 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
   try {
     const ctx: Ctx = { depth: 0, noText: false, labelText: false, inSelect: false };
     const root0 = root.ownerDocument.body === root || root === root.ownerDocument.documentElement;
-    const privateAncestor = !root0 && insidePrivate(root);
+    // A private <body> or <html> makes the whole document one private line.
+    const privateAncestor = insidePrivate(root);
     if (privateAncestor) push(formatLine({ role: roleOf(root) ?? 'generic', states: ['blocked', 'private'] }), 0);
     else if (root0) walkKids(root, ctx);
     else visit(root, ctx);

@@ -21,9 +21,10 @@ import {
 } from '../../../../src/shared/snapshot';
 import type { SemanticSnapshot } from '../../../../src/shared/types';
 import { stripUrl } from '../../../../src/shared/url';
-import type { SemanticReport, ToSemantic } from '../../lib/messages';
+import type { SemanticReport, ToSemantic, ToSemanticRead } from '../../lib/messages';
 import { injectInto, isAboutFrameUrl, liveFrames, type FrameInfo } from '../tabs';
 import type { ReadFaculty } from './registry';
+import { checkOf, checkQueryArgs, chromeQueryDeps, extractOf, QUERY_OPERATIONS, type QueryDeps } from './semantic-query';
 
 /** The content module's name (extension/src/content/semantic.ts); later semantic faculties share it, and so its refs. */
 export const SEMANTIC_MODULE = 'semantic';
@@ -55,12 +56,17 @@ export interface SemanticDeps {
  */
 export const NO_RECEIVER = 'no-receiver';
 
-async function askFrame(tabId: number, frame: { frameId: number; documentId: string }, msg: ToSemantic): Promise<Result<SemanticReport> | null> {
+/**
+ * Ask one document of the `semantic` module (the snapshot's messages and the reads').
+ * @returns its answer; an error NO_RECEIVER when no module of ours listens there; null when
+ *   no answer came within `timeoutMs` (ms).
+ */
+export async function askFrame(tabId: number, frame: { frameId: number; documentId: string }, msg: ToSemantic | ToSemanticRead, timeoutMs = ANSWER_TIMEOUT_MS): Promise<Result<SemanticReport> | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const a = await Promise.race([
       chrome.tabs.sendMessage(tabId, msg, { frameId: frame.frameId, documentId: frame.documentId }) as Promise<Result<SemanticReport> | undefined>,
-      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ANSWER_TIMEOUT_MS))),
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs))),
     ]);
     return a === undefined ? err(NO_RECEIVER, 'no semantic module answered') : a;
   } catch {
@@ -72,7 +78,8 @@ async function askFrame(tabId: number, frame: { frameId: number; documentId: str
 }
 
 let tagChain: Promise<number> = Promise.resolve(0);
-const chromeDeps: SemanticDeps = {
+/** The chrome effects (the one tag counter every semantic read shares). */
+export const chromeDeps: SemanticDeps = {
   frames: liveFrames,
   inject: (tabId, ids) => injectInto(tabId, ids, SEMANTIC_MODULE),
   ask: askFrame,
@@ -249,18 +256,24 @@ export function checkSnapshotArgs(args: Record<string, unknown>): string | null 
   return null;
 }
 
-/** The semantic-read faculty; `deps` default to chrome. */
-export function semanticRead(deps: SemanticDeps = chromeDeps): ReadFaculty {
+/** The semantic-read faculty; `deps` (snapshot) and `queryDeps` (extract, wait, verify) default to chrome. */
+export function semanticRead(deps: SemanticDeps = chromeDeps, queryDeps: QueryDeps = chromeQueryDeps): ReadFaculty {
   return {
     id: 'semantic-read',
     kind: 'read',
-    operations: ['snapshot'],
+    operations: ['snapshot', ...QUERY_OPERATIONS],
     contentModule: SEMANTIC_MODULE,
-    checkRequest: (_operation, args) => checkSnapshotArgs(args),
-    async read(_operation, tabId, args, services) {
+    checkRequest: (operation, args) => (operation === 'snapshot' ? checkSnapshotArgs(args) : checkQueryArgs(operation, args)),
+    async read(operation, tabId, args, services) {
       const shared = await services.sharedTab(tabId);
       if (!shared) return err('tab-not-shared', 'the tab is not shared');
-      const r = await snapshotOf(tabId, shared.origin, { maxBytes: args.maxBytes as number | undefined, ref: args.ref as string | undefined }, deps);
+      // extract, wait, verify: semantic-query.ts (docs/semantic-reads.md).
+      const r: Result<unknown> =
+        operation === 'extract'
+          ? await extractOf(tabId, shared.origin, args as { ref?: string; selector?: string; maxBytes?: number }, queryDeps)
+          : operation === 'wait' || operation === 'verify'
+            ? await checkOf(tabId, shared.origin, operation, args, queryDeps)
+            : await snapshotOf(tabId, shared.origin, { maxBytes: args.maxBytes as number | undefined, ref: args.ref as string | undefined }, deps);
       if (!r.ok && r.error.code === 'navigated' && (r.error.detail as { topLeft?: boolean } | undefined)?.topLeft) {
         await services.endSharing(tabId);
         return err('tab-not-shared', 'the tab left the shared origin; sharing ended');

@@ -377,19 +377,21 @@ export class Broker {
    * @param check returns the value typed, with the origin, URL, document and frame
    *   it was read from (the receipt's; frame 0, the top frame, unless it names one),
    *   or a message why it is malformed (`bad-answer`).
+   * `p.timeoutMs`: the link's bound for this read when longer than the default read timeout (ms).
    */
   readFaculty<V>(
-    p: { faculty: Faculty; operation: string; agentTool: string; tabId: number; arguments?: Record<string, unknown> },
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId: number; arguments?: Record<string, unknown>; timeoutMs?: number; requested?: Record<string, unknown> },
     ctx: AgentContext,
     check: (v: unknown) => { ok: true; value: V; origin: string; url: string; documentId: string; frameId?: number; detail: Record<string, unknown> } | { ok: false; message: string },
   ): Promise<BrokerAnswer<V>> {
     let seen: { origin: string; url: string; detail: Record<string, unknown> } | null = null;
     return this.pipeline.read(
-      { faculty: p.faculty, operation: p.operation, agentTool: p.agentTool, tabId: p.tabId, ctx },
+      { faculty: p.faculty, operation: p.operation, agentTool: p.agentTool, tabId: p.tabId, ctx, ...(p.requested ? { requested: p.requested } : {}) },
       async (trail: Trail) => {
         const r = await this.link.request(
           { op: 'read', faculty: p.faculty, operation: p.operation, tabId: p.tabId, arguments: p.arguments ?? {} },
-          { signal: ctx.signal, timeoutMs: this.readTimeoutMs },
+          // A read that waits in the page (page_wait) asks for its own, longer bound.
+          { signal: ctx.signal, timeoutMs: Math.max(this.readTimeoutMs, p.timeoutMs ?? 0) },
         );
         if (!r.ok) return r;
         const c = check(r.value);

@@ -106,7 +106,7 @@ export class Pipeline {
    * after the read (`console-tab`). Never throws.
    */
   async read<V>(
-    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered' },
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered'; requested?: Record<string, unknown> },
     work: (trail: Trail) => Promise<Result<V>>,
     after: (v: V, trail: Trail) => { origin?: string | null; url?: string | null; detail: Record<string, unknown> },
   ): Promise<BrokerAnswer<V>> {
@@ -116,14 +116,14 @@ export class Pipeline {
   }
 
   private async readSteps<V>(
-    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered' },
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered'; requested?: Record<string, unknown> },
     trail: Trail,
     work: (trail: Trail) => Promise<Result<V>>,
     after: (v: V, trail: Trail) => { origin?: string | null; url?: string | null; detail: Record<string, unknown> },
   ): Promise<BrokerAnswer<V>> {
     const { ctx } = p;
     try {
-      trail.write('requested', ctx.actor, { agentTool: p.agentTool });
+      trail.write('requested', ctx.actor, { agentTool: p.agentTool, ...p.requested });
       if (p.tabId !== undefined && this.o.sharing.isRefusedConsoleTab(p.tabId)) return trail.refuse(ctx.actor, 'console-tab', `Tab ${p.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       const knownOrigin = p.tabId !== undefined ? (this.o.sharing.get(p.tabId)?.origin ?? null) : null;
       const before = this.o.policy.decide({ faculty: p.faculty, kind: ctx.kind, origin: knownOrigin, tabId: p.tabId ?? null });

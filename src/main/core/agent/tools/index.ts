@@ -8,6 +8,9 @@ import type { AgentTool } from '../tool';
 import { listTabs } from './list-tabs';
 import { pageInfo } from './page-info';
 import { pageSnapshot } from './page-snapshot';
+import { pageExtract } from './page-extract';
+import { pageVerify } from './page-verify';
+import { pageWait } from './page-wait';
 import { webmcpDiscover } from './webmcp-discover';
 import { webmcpInvoke } from './webmcp-invoke';
 import { requestStatus } from './request-status';
@@ -17,4 +20,18 @@ import { pageFocus } from './page-focus';
 import { pageScroll } from './page-scroll';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
-export const AGENT_TOOLS: readonly AgentTool[] = [listTabs, webmcpDiscover, webmcpInvoke, pageInfo, pageSnapshot, pageClick, pageHover, pageFocus, pageScroll, requestStatus];
+export const AGENT_TOOLS: readonly AgentTool[] = [
+  listTabs,
+  webmcpDiscover,
+  webmcpInvoke,
+  pageInfo,
+  pageSnapshot,
+  pageExtract,
+  pageWait,
+  pageVerify,
+  pageClick,
+  pageHover,
+  pageFocus,
+  pageScroll,
+  requestStatus,
+];
