@@ -17,7 +17,7 @@ describe('FacultyRegistry', () => {
       ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate', 'form']],
       ['webmcp-invoke', 'dispatch', 'webmcp', ['invoke']],
       ['page-info', 'read', 'page-info', ['info']],
-      ['semantic-read', 'read', 'semantic', ['snapshot']],
+      ['semantic-read', 'read', 'semantic', ['snapshot', 'extract', 'wait', 'verify']],
       ['semantic-target', 'read', 'semantic', ['resolve']],
       ['semantic', 'dispatch', 'semantic', ['click', 'hover', 'focus', 'scroll']],
     ]);

@@ -92,6 +92,7 @@ vi.mock('../../src/main/core', () => ({
         return () => undefined;
       },
       endpoint: { url: '', token: '', stdioCommand: '' },
+      developerMode: { touch: () => void h.calls.push('developer-mode-touch') },
     };
   },
 }));
@@ -143,6 +144,11 @@ describe('Electron entry', () => {
     expect(gate.admit('decision').ok).toBe(true);
     h.inputListeners.get('before-input-event')!({}, { type: 'keyDown' });
     expect(gate.admit('developer-mode-on').ok).toBe(true);
+    // Each press also restarts developer mode's idle time (issue 11 item 2); a pointer move does not.
+    const touches = () => h.calls.filter((c) => c === 'developer-mode-touch').length;
+    expect(touches()).toBe(2);
+    h.inputListeners.get('input-event')!({}, { type: 'mouseMove' });
+    expect(touches()).toBe(2);
     // One handler per ConsoleApi method, however many there are.
     expect(h.ipc.size).toBe((await import('../../src/shared/api-schemas')).API_METHODS.length);
 
