@@ -135,6 +135,12 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(textOf(changed.r)).toMatch(/^Error \(target-changed\)/);
     expect(await clicks(page, 'draft')).toBe(0);
     expect(events(world, changed.view!.requestId).slice(-1)).toEqual(['refused']);
+    // The inbox attack: "Remove" of the first row by fingerprint; a new mail arrives at the top while the person
+    // reviews. The grant binds the element (its ref), not the description: the new row's button, now nth 0, is not clicked.
+    const inbox = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Remove', nth: 0 } }, { beforeApprove: async () => void (await page.evaluate(() => (globalThis as unknown as { __newMail(): void }).__newMail())) });
+    expect(textOf(inbox.r)).toMatch(/^Error \(target-changed\)/);
+    expect((inbox.view!.subject as SemanticTargetSubject).ref).toMatch(/^[a-z]+\d+$/);
+    expect([await clicks(page, 'remove-eve'), await clicks(page, 'remove-ann')]).toEqual([0, 0]);
 
     // 2. Hover shows the tooltip: confirmed by readback; reviewed as a low-impact mutation.
     const menu = await refOf(client, tabId, /^button "Menu"/);

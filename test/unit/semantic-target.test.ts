@@ -133,17 +133,29 @@ describe('the console side of faculty semantic', () => {
     expect(await f.resolveSubject({ tabId: 1, arguments: {} }, env(good))).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
     expect(f.validate(r.ok ? r.value : (null as never), { x: 1 }, env(good))).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
   });
+
+  it('binds the resolved element\'s ref even when the agent targets by fingerprint (the inbox attack: a new row\'s "Delete" is nth 0 by dispatch)', async () => {
+    const f = semanticFaculty('click');
+    const env = (answer: unknown) => ({ read: async () => ({ ok: true as const, value: answer }) }) as unknown as Parameters<typeof f.resolveSubject>[1];
+    const byFingerprint = { tabId: 1, fingerprint: { role: 'button', name: 'Place order', nth: 0 }, arguments: {} };
+    const r = await f.resolveSubject(byFingerprint, env({ ...good, ref: 'b7' }));
+    expect(r.ok && r.value.linkSubject).toEqual({ fingerprint: FP, ref: 'b7' });
+    expect(r.ok && r.value.subject).toMatchObject({ ref: 'b7' });
+    // An answer without a ref would leave the dispatch to act on a description: refused, nothing asked.
+    expect(await f.resolveSubject(byFingerprint, env({ ...good, ref: null }))).toMatchObject({ ok: false, error: { code: 'bad-answer' } });
+  });
 });
 
 describe('the extension side of faculty semantic', () => {
   const f = semantic();
   it('takes a subject {fingerprint, ref?} and no arguments; its subject hash is the fingerprint hash', async () => {
-    expect(f.checkRequest('click', { fingerprint: FP }, {})).toBeNull();
+    // The ref is required: a subject of a fingerprint alone would act on whichever element has it at dispatch.
+    expect(f.checkRequest('click', { fingerprint: FP }, {})).toMatch(/subject/);
     expect(f.checkRequest('click', { fingerprint: FP, ref: 'a3' }, {})).toBeNull();
     expect(f.checkRequest('click', { fingerprint: FP, toolName: 'x' }, {})).toMatch(/subject/);
-    expect(f.checkRequest('click', { fingerprint: { ...FP, nth: -1 } }, {})).toMatch(/fingerprint/);
+    expect(f.checkRequest('click', { fingerprint: { ...FP, nth: -1 }, ref: 'a3' }, {})).toMatch(/fingerprint/);
     expect(f.checkRequest('click', { fingerprint: FP, ref: 'A3' }, {})).toMatch(/ref/);
-    expect(f.checkRequest('click', { fingerprint: FP }, { x: 1 })).toMatch(/arguments/);
+    expect(f.checkRequest('click', { fingerprint: FP, ref: 'a3' }, { x: 1 })).toMatch(/arguments/);
     expect(await f.subjectHash({ fingerprint: FP, ref: 'a3' })).toBe(await fingerprintHash(FP));
   });
 

@@ -19,6 +19,8 @@ export interface RefAccess {
   tag(): string | null;
   /** The element's ref (made on first sight), or null when the document has no tag yet. */
   refFor(el: Element): string | null;
+  /** Take `tag` (a fresh one from the worker, `[a-z]{1,6}`) as the document's tag when it has none yet; otherwise nothing. */
+  adopt(tag: string): void;
   /** The live element of a ref of this document; `not-mine` for another tag; errors `ref-unknown`, `ref-stale`. */
   elementOf(ref: string): Result<Element | 'not-mine'>;
 }
@@ -46,6 +48,7 @@ async function target(m: Extract<ToSemanticAction, { type: 'echo:semantic:target
     if (!fp) return err('target-unsupported', 'the element of this ref has no role to act on');
     return ok({ kind: 'targets', origin, urls, matches: [await matchOf(r.value, fp, refs)], total: 1 });
   }
+  if (typeof m.tag === 'string') refs.adopt(m.tag);
   const q = m.query && typeof m.query === 'object' ? m.query : {};
   const found = findByQuery(document, q);
   const matches = await Promise.all(found.slice(0, MAX_TARGET_MATCHES).map((x) => matchOf(x.el, x.fp, refs)));

@@ -2,7 +2,9 @@
  * Faculty `semantic` (dispatch), operations click, hover, focus, scroll (issue 10
  * items 1, 3, 4, 5, 6; docs/semantic-controls.md): one semantic mutation under
  * a one-use grant.
- *  - subject: `{fingerprint, ref?}`; its subject hash is the fingerprint hash
+ *  - subject: `{fingerprint, ref}` (the console always binds the target's ref, even
+ *    when the agent gave a fingerprint: the dispatch acts on that element only,
+ *    identity plus fingerprint); its subject hash is the fingerprint hash
  *    (src/shared/semantic-target.ts `fingerprintHash`), so the grant binds the
  *    described element the person reviewed; the grant's `operation` binds the
  *    operation (a hover grant presented as a click is `grant-invalid`, by the
@@ -68,9 +70,10 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
     contentModule: SEMANTIC_MODULE,
     checkRequest(_operation, subject, args) {
       const keys = Object.keys(subject ?? {});
-      if (!keys.includes('fingerprint') || keys.some((k) => k !== 'fingerprint' && k !== 'ref')) return 'subject must be {fingerprint, ref?}';
+      // The ref is required: without it the dispatch would act on whichever element has the fingerprint then.
+      if (!keys.includes('fingerprint') || !keys.includes('ref') || keys.some((k) => k !== 'fingerprint' && k !== 'ref')) return 'subject must be {fingerprint, ref}';
       if (!isFingerprint(subject.fingerprint)) return 'subject.fingerprint is not a fingerprint';
-      if (subject.ref !== undefined && (typeof subject.ref !== 'string' || !REF_PATTERN.test(subject.ref))) return 'subject.ref is not a ref';
+      if (typeof subject.ref !== 'string' || !REF_PATTERN.test(subject.ref)) return 'subject.ref is not a ref';
       if (Object.keys(args ?? {}).length !== 0) return 'the semantic operations take no arguments';
       return null;
     },
