@@ -114,11 +114,15 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     expect(await clicks(page, 'off')).toBe(0);
 
     // 7. Blocked surfaces, refused before the person is asked: a password form's button, a password field, a private part.
-    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Private action' }]) {
+    // Through shadow DOM too: a submit button inside a custom element's closed shadow root, and a form whose
+    // password field sits in a shadow root; the snapshot marks both [blocked] as well.
+    const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+    for (const name of ['Shadow sign in', 'Wrapped sign in']) expect(snap, name).toMatch(new RegExp(`button "${name}".*\\[blocked\\]`));
+    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Private action' }, { role: 'button', name: 'Shadow sign in' }, { role: 'button', name: 'Wrapped sign in' }]) {
       const blocked = await act(world, client, 'page_click', { tabId, fingerprint }, { expectDialog: false });
       expect(textOf(blocked.r), JSON.stringify(fingerprint)).toMatch(/^Error \(target-blocked\)/);
     }
-    expect(await clicks(page, 'secret')).toBe(0);
+    expect([await clicks(page, 'secret'), await clicks(page, 'shadow-signin'), await clicks(page, 'wrapped-signin')]).toEqual([0, 0, 0]);
     expect(world.core.ledger.verify().ok).toBe(true);
   } finally {
     await client.close();

@@ -14,7 +14,7 @@ import {
   FINGERPRINT_BOUNDS as B, cleanFingerprint, fingerprintMatches, type BlockedReason, type Fingerprint, type FingerprintAncestor, type FingerprintQuery,
 } from '../../../src/shared/semantic-target';
 import { canonicalJson } from '../../../src/shared/canonical';
-import { fieldBlocked, formHoldsPassword, insidePrivate, nameOf, roleOf, shadowRootOf, textOf } from './semantic-roles';
+import { closestComposed, fieldBlocked, formHoldsPassword, formOf, insidePrivate, nameOf, roleOf, shadowRootOf, textOf } from './semantic-roles';
 
 /** Elements examined per search at most (a page could hold millions); past it the search fails closed. */
 export const MAX_TARGET_SCAN = 200_000;
@@ -127,11 +127,12 @@ export function blockedReason(el: Element): BlockedReason | null {
   if (insidePrivate(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return 'private';
   if (el instanceof HTMLInputElement && el.type === 'password') return 'password';
   if (fieldBlocked(el)) return 'credential-field';
-  const form = el instanceof HTMLFormElement ? el : (el as HTMLInputElement).form;
-  if (form instanceof HTMLFormElement && formHoldsPassword(form)) return 'password-form';
-  // A control inside a <form> element without a `form` property (e.g. a role=button div) belongs to it too.
-  const enclosing = el.closest('form');
-  if (enclosing instanceof HTMLFormElement && formHoldsPassword(enclosing)) return 'password-form';
+  // Its form, found through shadow roots (formOf), and the enclosing <form> of the composed tree
+  // too (a role=button div, or a control whose `form=` names another form, still sits in this one).
+  const form = formOf(el);
+  if (form && formHoldsPassword(form)) return 'password-form';
+  const enclosing = closestComposed(el, 'form');
+  if (enclosing instanceof HTMLFormElement && enclosing !== form && formHoldsPassword(enclosing)) return 'password-form';
   if (el instanceof HTMLIFrameElement) {
     try {
       if (!el.contentDocument) return 'cross-origin-frame';
@@ -154,8 +155,8 @@ interface ToolLister {
  * or the listing fails (then the semantic path stays open).
  */
 export async function narrowerTool(el: Element): Promise<string | null> {
-  const form = el instanceof HTMLFormElement ? el : ((el as HTMLInputElement).form ?? el.closest('form'));
-  if (!(form instanceof HTMLFormElement)) return null;
+  const form = formOf(el);
+  if (!form) return null;
   const name = form.getAttribute('toolname');
   if (!name || !LIMITS.toolNamePattern.test(name)) return null;
   let mc: unknown;

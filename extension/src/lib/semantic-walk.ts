@@ -18,7 +18,7 @@ import { redactText } from '../../../src/shared/redact';
 import { formatLine, PRIVATE_ATTRIBUTE, quote, type NodeLine, type SnapshotPart } from '../../../src/shared/snapshot';
 import { utf8Length } from '../../../src/shared/bounds';
 import {
-  CONTAINER_ROLES, displayedInline, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, headingLevel, insidePrivate, isHidden, nameOf,
+  CONTAINER_ROLES, displayedInline, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, formOf, headingLevel, insidePrivate, isHidden, nameOf,
   roleOf, shadowRootOf, shownType, statesOf, valueOf,
 } from './semantic-roles';
 
@@ -196,8 +196,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number): WalkResu
   };
 
   const line = (el: Element, role: string, ctx: Ctx) => {
-    const form = el.localName === 'form' ? (el as HTMLFormElement) : ((el as HTMLInputElement).form ?? null);
-    const blocked = fieldBlocked(el) || formBlocked(form);
+    const blocked = fieldBlocked(el) || formBlocked(formOf(el));
     const node: NodeLine = { role };
     if (role === 'heading') node.role = `h${headingLevel(el)}`;
     const name = nameOf(el, role);
