@@ -108,6 +108,7 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     await expect(page.locator('#news')).toBeChecked();
 
     // 6. A disabled button is not actionable: refused after review, right before the events, saying why.
+    // (A private part holds a button of the same description: never counted, so this one is not ambiguous.)
     const off = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Unavailable' } });
     expect(textOf(off.r)).toMatch(/^Error \(not-actionable\)/);
     expect(textOf(off.r)).toMatch(/<untrusted-page-content[^>]*>\ndisabled\n/);
@@ -118,10 +119,14 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     // password field sits in a shadow root; the snapshot marks both [blocked] as well.
     const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
     for (const name of ['Shadow sign in', 'Wrapped sign in']) expect(snap, name).toMatch(new RegExp(`button "${name}".*\\[blocked\\]`));
-    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Private action' }, { role: 'button', name: 'Shadow sign in' }, { role: 'button', name: 'Wrapped sign in' }]) {
+    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Shadow sign in' }, { role: 'button', name: 'Wrapped sign in' }]) {
       const blocked = await act(world, client, 'page_click', { tabId, fingerprint }, { expectDialog: false });
       expect(textOf(blocked.r), JSON.stringify(fingerprint)).toMatch(/^Error \(target-blocked\)/);
     }
+    // A private part is never matched: a query naming what it says answers as if nothing had that name
+    // (target-missing, not target-blocked, which would confirm the guess).
+    const guess = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Private action' } }, { expectDialog: false });
+    expect(textOf(guess.r)).toMatch(/^Error \(target-missing\)/);
     expect([await clicks(page, 'secret'), await clicks(page, 'shadow-signin'), await clicks(page, 'wrapped-signin')]).toEqual([0, 0, 0]);
     expect(world.core.ledger.verify().ok).toBe(true);
   } finally {

@@ -86,7 +86,8 @@ const rootOf = (doc: Document): Element => doc.body ?? doc.documentElement;
 
 /**
  * Every element of `doc` with its full fingerprint that satisfies `keep` (checked on the core,
- * before `nth` is known): `nth` counts the earlier elements with an identical core.
+ * before `nth` is known): `nth` counts the earlier elements with an identical core. Elements inside
+ * a private part (PRIVATE_ATTRIBUTE) are left out, except `stopAt` itself.
  */
 function describe(doc: Document, keep: (core: Fingerprint, el: Element) => boolean, stopAt?: Element): Array<{ el: Element; fp: Fingerprint }> {
   const counts = new Map<string, number>();
@@ -94,6 +95,9 @@ function describe(doc: Document, keep: (core: Fingerprint, el: Element) => boole
   for (const el of composedElements(rootOf(doc))) {
     const core = coreOf(el);
     if (!core) continue;
+    // A private part is never matched nor counted (issue 10 item 5): a query must not learn what it
+    // says from a `target-blocked` answer or a count. Only the element asked for by ref (stopAt) is described.
+    if (el !== stopAt && insidePrivate(el)) continue;
     const key = canonicalJson(core);
     const nth = counts.get(key) ?? 0;
     counts.set(key, nth + 1);
@@ -112,7 +116,7 @@ export function fingerprintOf(el: Element): Fingerprint | null {
   return hit && canonicalJson({ ...hit.fp, nth: 0 }) === key ? hit.fp : null;
 }
 
-/** The elements of `doc` whose fingerprint satisfies the (partial) query `q`, in composed-tree order. */
+/** The elements of `doc` whose fingerprint satisfies the (partial) query `q`, in composed-tree order; never a private one. */
 export function findByQuery(doc: Document, q: FingerprintQuery): Array<{ el: Element; fp: Fingerprint }> {
   const { nth: _n, ...core } = q;
   return describe(doc, (c) => fingerprintMatches(core, c)).filter((x) => fingerprintMatches(q, x.fp));
