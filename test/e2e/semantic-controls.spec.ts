@@ -115,11 +115,12 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     expect(await clicks(page, 'off')).toBe(0);
 
     // 7. Blocked surfaces, refused before the person is asked: a password form's button, a password field, a private part.
+    // A label whose click goes to a one-time-code field is blocked as that field is.
     // Through shadow DOM too: a submit button inside a custom element's closed shadow root, and a form whose
     // password field sits in a shadow root; the snapshot marks both [blocked] as well.
     const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
     for (const name of ['Shadow sign in', 'Wrapped sign in']) expect(snap, name).toMatch(new RegExp(`button "${name}".*\\[blocked\\]`));
-    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Shadow sign in' }, { role: 'button', name: 'Wrapped sign in' }]) {
+    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Shadow sign in' }, { role: 'button', name: 'Wrapped sign in' }, { role: 'button', name: 'Paste code' }]) {
       const blocked = await act(world, client, 'page_click', { tabId, fingerprint }, { expectDialog: false });
       expect(textOf(blocked.r), JSON.stringify(fingerprint)).toMatch(/^Error \(target-blocked\)/);
     }

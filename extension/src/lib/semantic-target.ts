@@ -125,9 +125,22 @@ export function findByQuery(doc: Document, q: FingerprintQuery): Array<{ el: Ele
 /**
  * Why `el` may not be acted on (issue 10 item 5; docs/semantic-controls.md, "Blocked surfaces"), or null:
  * the rules of the snapshot's `[blocked]` (semantic-roles.ts fieldBlocked, formHoldsPassword,
- * PRIVATE_ATTRIBUTE) applied to the target and, for a form, to every control of it.
+ * PRIVATE_ATTRIBUTE) applied to the target and, for a form, to every control of it; and, for an
+ * element inside a <label> (through shadow roots), to the label's control, which a click activates.
  */
 export function blockedReason(el: Element): BlockedReason | null {
+  // A click inside a <label> activates its control: a label of a blocked control is blocked as that control is.
+  for (let a: Element | null = el, i = 0; a && i < 64; a = composedParent(a), i++) {
+    if (!(a instanceof HTMLLabelElement)) continue;
+    const c = a.control;
+    const r = c && c !== el && !composedContains(c, el) ? ownBlockedReason(c) : null;
+    if (r) return r;
+  }
+  return ownBlockedReason(el);
+}
+
+/** blockedReason of `el` itself and its form, not through a label. */
+function ownBlockedReason(el: Element): BlockedReason | null {
   if (insidePrivate(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return 'private';
   if (el instanceof HTMLInputElement && el.type === 'password') return 'password';
   if (fieldBlocked(el)) return 'credential-field';
