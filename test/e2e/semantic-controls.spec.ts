@@ -129,6 +129,12 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     const guess = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Private action' } }, { expectDialog: false });
     expect(textOf(guess.r)).toMatch(/^Error \(target-missing\)/);
     expect([await clicks(page, 'secret'), await clicks(page, 'shadow-signin'), await clicks(page, 'wrapped-signin')]).toEqual([0, 0, 0]);
+
+    // 8. The page turns the target private during the action's frame waits (once its own scroll brought it into
+    // view): the blocked rules run again in the task that fires the events, with no wait between.
+    const late = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Late trap' } });
+    expect(textOf(late.r)).toMatch(/^Error \(target-blocked\)/);
+    expect(await clicks(page, 'trap')).toBe(0);
     expect(world.core.ledger.verify().ok).toBe(true);
   } finally {
     await client.close();

@@ -43,15 +43,26 @@ function visibleBox(el: Element): DOMRect | null {
 }
 
 /**
+ * The synchronous actionability checks (no wait): visible, enabled, not inert, and, for a pointer
+ * operation, receiving pointer events. Null when all pass. Run by `actionable` and again in the task
+ * that fires the events (semantic-handlers.ts act), since the page runs during the frame waits.
+ */
+export function notActionableNow(el: Element, needsPointer: boolean): NotActionable | null {
+  if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return 'hidden';
+  if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return 'disabled';
+  for (let a: Element | null = el; a; a = composedParent(a)) if ((a as HTMLElement).inert) return 'inert';
+  if (needsPointer && getComputedStyle(el).pointerEvents === 'none') return 'no-pointer-events';
+  return null;
+}
+
+/**
  * Scroll `el` into view, then the actionability checks. Answers the visible centre (viewport
  * coordinates, for the hit test and the events only) or why not.
  */
 export async function actionable(el: Element, needsPointer: boolean): Promise<{ ok: true; x: number; y: number } | { ok: false; why: NotActionable }> {
   el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return { ok: false, why: 'hidden' };
-  if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return { ok: false, why: 'disabled' };
-  for (let a: Element | null = el; a; a = composedParent(a)) if ((a as HTMLElement).inert) return { ok: false, why: 'inert' };
-  if (needsPointer && getComputedStyle(el).pointerEvents === 'none') return { ok: false, why: 'no-pointer-events' };
+  const now = notActionableNow(el, needsPointer);
+  if (now) return { ok: false, why: now };
   // Stable: the same box across two animation frames (an element still moving would be hit elsewhere).
   const first = el.getBoundingClientRect();
   if (!(await nextFrame())) return { ok: false, why: 'not-rendering' };

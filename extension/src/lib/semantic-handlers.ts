@@ -8,9 +8,9 @@ import { err, ok, type Result } from '../../../src/shared/result';
 import { redactText } from '../../../src/shared/redact';
 import { isFingerprint, isSemanticOperation, sameFingerprint, type Fingerprint } from '../../../src/shared/semantic-target';
 import { readPageUrls, sameUrls } from './page-urls';
-import { actionable, describeCover, hitTest, perform } from './semantic-act';
+import { actionable, describeCover, hitTest, notActionableNow, perform } from './semantic-act';
 import { observe, stop, watch } from './semantic-readback';
-import { blockedReason, findByQuery, fingerprintOf, narrowerTool } from './semantic-target';
+import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } from './semantic-target';
 import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
 
 /** What the module's ref map offers (content/semantic.ts). */
@@ -79,6 +79,7 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   if (blocked) return err('target-blocked', `the target is a blocked surface (${blocked})`);
   const narrower = await narrowerTool(el);
   if (narrower) return err('narrower-capability-available', narrower);
+  const toolName = toolNameOf(el);
   const pointer = m.operation === 'click' || m.operation === 'hover';
   let x = 0;
   let y = 0;
@@ -92,6 +93,16 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   if (!sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
   const again = refind(m.ref, m.fingerprint, refs);
   if (!again.ok || again.value !== el) return err('target-changed', 'the target changed while it was checked');
+  // The page ran during the waits: the blocked rules, the ladder's form and the synchronous actionability
+  // checks again, here, with no await before the events (it may have added data-echo-private, a password
+  // field, `disabled` or `inert`, or made the form a WebMCP tool).
+  const nowBlocked = blockedReason(el);
+  if (nowBlocked) return err('target-blocked', `the target is a blocked surface (${nowBlocked})`);
+  if (toolNameOf(el) !== toolName) return err('target-changed', "the target's form changed while it was checked");
+  if (m.operation !== 'scroll') {
+    const now = notActionableNow(el, pointer);
+    if (now) return err('not-actionable', now);
+  }
   if (pointer) {
     const hit = hitTest(el, x, y);
     if (!hit.ok) {

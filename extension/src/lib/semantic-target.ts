@@ -160,6 +160,11 @@ function ownBlockedReason(el: Element): BlockedReason | null {
   return null;
 }
 
+/** The `toolname` attribute of `el`'s form (formOf), or null: compared before and after the waits of an action. */
+export function toolNameOf(el: Element): string | null {
+  return formOf(el)?.getAttribute('toolname') ?? null;
+}
+
 /** The slice of `document.modelContext` the ladder check reads (WebMCP draft; content/webmcp.ts). */
 interface ToolLister {
   getTools(): Promise<Array<{ name?: unknown; window?: unknown; source?: unknown }>>;
