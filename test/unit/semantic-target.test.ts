@@ -19,6 +19,8 @@ import { semantic } from '../../extension/src/background/faculties/semantic';
 import { checkResolveArgs } from '../../extension/src/background/faculties/semantic-target';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../../extension/src/lib/grant-checks';
 import type { Grant } from '../../src/shared/types';
+import { LIMITS } from '../../src/shared/limits';
+import { usableLadderTool } from '../../extension/src/lib/semantic-ladder';
 
 const FP: Fingerprint = {
   role: 'button',
@@ -197,5 +199,21 @@ describe('the extension side of faculty semantic-target (the console\'s look-up 
     expect(checkResolveArgs({ fingerprint: {} })).toMatch(/no field/);
     expect(checkResolveArgs({ fingerprint: { role: 'button', selector: '#pw' } })).toMatch(/no field "selector"/);
     expect(checkResolveArgs({ fingerprint: { name: 'x'.repeat(FINGERPRINT_BOUNDS.name + 1) } })).toMatch(/name/);
+  });
+});
+
+describe('the ladder applies only to a WebMCP tool webmcp_invoke could use (issue 10 item 1)', () => {
+  const origin = 'https://a.example';
+  const tool = { name: 'subscribe_news', title: 'Subscribe', description: 'Subscribe to the news', inputSchema: { type: 'object', properties: {} }, origin };
+  it('a usable listed tool keeps the ladder; an unusable or blocked one leaves the semantic path open', () => {
+    expect(usableLadderTool([tool], 'subscribe_news', origin)).toBe(true);
+    // The attack: a description over the discovery limit makes webmcp_invoke answer tool-blocked; refusing
+    // page_click as narrower-capability-available too would lock the agent out of both.
+    expect(usableLadderTool([{ ...tool, description: 'x'.repeat(LIMITS.maxDescriptionBytes + 1) }], 'subscribe_news', origin)).toBe(false);
+    expect(usableLadderTool([tool, tool], 'subscribe_news', origin)).toBe(false);
+    expect(usableLadderTool([{ ...tool, origin: 'https://b.example' }], 'subscribe_news', origin)).toBe(false);
+    const filler = Array.from({ length: LIMITS.maxToolsPerFrame }, (_, i) => ({ ...tool, name: `t${i}` }));
+    expect(usableLadderTool([...filler, tool], 'subscribe_news', origin)).toBe(false);
+    expect(usableLadderTool([], 'subscribe_news', origin)).toBe(false);
   });
 });

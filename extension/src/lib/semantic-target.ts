@@ -14,6 +14,7 @@ import {
   FINGERPRINT_BOUNDS as B, cleanFingerprint, fingerprintMatches, type BlockedReason, type Fingerprint, type FingerprintAncestor, type FingerprintQuery,
 } from '../../../src/shared/semantic-target';
 import { canonicalJson } from '../../../src/shared/canonical';
+import { usableLadderTool, type ListedTool } from './semantic-ladder';
 import { closestComposed, fieldBlocked, formHoldsPassword, formOf, insidePrivate, nameOf, roleOf, shadowRootOf, textOf } from './semantic-roles';
 
 /** Elements examined per search at most (a page could hold millions); past it the search fails closed. */
@@ -167,14 +168,15 @@ export function toolNameOf(el: Element): string | null {
 
 /** The slice of `document.modelContext` the ladder check reads (WebMCP draft; content/webmcp.ts). */
 interface ToolLister {
-  getTools(): Promise<Array<{ name?: unknown; window?: unknown; source?: unknown }>>;
+  getTools(): Promise<Array<ListedTool & { window?: unknown; source?: unknown }>>;
 }
 
 /**
  * The ladder (issue 10 item 1): the name of the declarative WebMCP tool that owns `el`'s form when
  * that tool is currently listed in this document by `document.modelContext.getTools()` (WebMCP on,
- * the form registered as a tool here, a valid tool name); null when there is none, WebMCP is off,
- * or the listing fails (then the semantic path stays open).
+ * the form registered as a tool here, a valid tool name) and usable by webmcp_invoke
+ * (semantic-ladder.ts usableLadderTool); null when there is none, it is unusable or blocked, WebMCP
+ * is off, or the listing fails (then the semantic path stays open).
  */
 export async function narrowerTool(el: Element): Promise<string | null> {
   const form = formOf(el);
@@ -194,7 +196,9 @@ export async function narrowerTool(el: Element): Promise<string | null> {
       const src = t.source ?? t.window;
       return src === undefined || src === null || src === window;
     };
-    return Array.isArray(tools) && tools.some((t) => t && t.name === name && here(t)) ? name : null;
+    const mine = Array.isArray(tools) ? tools.filter((t) => t && here(t)) : [];
+    // Only a tool webmcp_invoke could use: an unusable or blocked one leaves the semantic path open.
+    return usableLadderTool(mine, name, String(self.origin)) ? name : null;
   } catch {
     return null;
   }
