@@ -15,7 +15,7 @@ import {
 } from '../../src/shared/semantic-target';
 import { checkResolved, readbackOf, semanticFaculty } from '../../src/main/core/faculties/semantic';
 import type { ActionValue } from '../../src/main/core/broker/faculty';
-import { semantic } from '../../extension/src/background/faculties/semantic';
+import { documentChangedAfter, semantic } from '../../extension/src/background/faculties/semantic';
 import { checkResolveArgs } from '../../extension/src/background/faculties/semantic-target';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../../extension/src/lib/grant-checks';
 import type { Grant } from '../../src/shared/types';
@@ -215,5 +215,14 @@ describe('the ladder applies only to a WebMCP tool webmcp_invoke could use (issu
     const filler = Array.from({ length: LIMITS.maxToolsPerFrame }, (_, i) => ({ ...tool, name: `t${i}` }));
     expect(usableLadderTool([...filler, tool], 'subscribe_news', origin)).toBe(false);
     expect(usableLadderTool([], 'subscribe_news', origin)).toBe(false);
+  });
+});
+
+describe('a readback with no answer from the document', () => {
+  it('counts a new document only when one was read: a failed frame look-up is unknown, never a confirmed click', () => {
+    expect(documentChangedAfter(null, 'DOC')).toBe(false);
+    expect(documentChangedAfter(undefined, 'DOC')).toBe(false);
+    expect(documentChangedAfter({ documentId: 'DOC' }, 'DOC')).toBe(false);
+    expect(documentChangedAfter({ documentId: 'NEW' }, 'DOC')).toBe(true);
   });
 });

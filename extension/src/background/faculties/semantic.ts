@@ -61,6 +61,15 @@ const subjectOf = (s: Record<string, unknown>) => ({ fingerprint: s.fingerprint 
 /** The readback's wait for the page (ms). */
 const READBACK_TIMEOUT_MS = 5_000;
 
+/**
+ * Whether the frame holds another document than `documentId` after an action whose readback got no
+ * answer: only a document actually read and different counts. A failed look-up (`now` null) is
+ * unknown, never a new document, so it cannot confirm a click (review finding 9).
+ */
+export function documentChangedAfter(now: { documentId: string } | null | undefined, documentId: string): boolean {
+  return !!now && typeof now.documentId === 'string' && now.documentId !== documentId;
+}
+
 /** The semantic faculty. */
 export function semantic(): DispatchFaculty<SemanticPrepared> {
   return {
@@ -111,8 +120,7 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
       else {
         // No answer from that document: did the frame get another document (the click navigated)?
         const now = await frameDocument(target.tabId, target.frameId).catch(() => null);
-        const changed = !now || now.documentId !== target.documentId;
-        observations = { found: false, urlChanged: false, documentChanged: changed, focused: false, focusMoved: false, editable: false, stateChanged: [], domChangesNear: 0, inViewport: false };
+        observations = { found: false, urlChanged: false, documentChanged: documentChangedAfter(now, target.documentId), focused: false, focusMoved: false, editable: false, stateChanged: [], domChangesNear: 0, inViewport: false };
       }
       const result = {
         operation: m.operation,
