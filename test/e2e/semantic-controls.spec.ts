@@ -165,6 +165,12 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(header(hover.r)).toMatchObject({ outcome: 'succeeded', operation: 'hover', effect: 'dom-changed-near-target' });
     await expect(page.locator('#tip')).toHaveText('Open the menu');
     expect(await clicks(page, 'menu')).toBe(0);
+    // A click whose only visible reactions are to the hover (a tip) and the pointer down (a ripple) is not
+    // confirmed by them: the readback counts what follows the click event.
+    const noop = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Does nothing' } });
+    expect(textOf(noop.r)).toMatch(/^Error \(readback-mismatch\)/);
+    expect(await clicks(page, 'noop')).toBe(1);
+    await expect(page.locator('#noop-tip')).toHaveText('Nothing here');
 
     // 3. A grant made for that hover, presented as a click of the same target: grant-invalid, the page never clicked.
     const v = hover.view!;

@@ -154,9 +154,10 @@ function hoverEvents(el: Element, x: number, y: number): void {
  * prevented it), up, and `click` (whose activation behaviour runs: a checkbox toggles, a link
  * follows, a submit button submits). hover: the hover sequence. focus: `focus()`. scroll: already
  * scrolled into view by the actionability step (or here, for scroll alone).
- * `x`, `y`: the visible centre from `actionable` (click and hover only).
+ * `x`, `y`: the visible centre from `actionable` (click and hover only). `beforeClick`: called
+ * right before the `click` event (the readback's rebase, semantic-readback.ts).
  */
-export function perform(operation: SemanticOperation, el: Element, x = 0, y = 0): void {
+export function perform(operation: SemanticOperation, el: Element, x = 0, y = 0, beforeClick?: () => void): void {
   switch (operation) {
     case 'scroll':
       el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });
@@ -174,6 +175,7 @@ export function perform(operation: SemanticOperation, el: Element, x = 0, y = 0)
       if (down && el instanceof HTMLElement && el.tabIndex >= 0) el.focus({ preventScroll: true });
       el.dispatchEvent(new PointerEvent('pointerup', pointerInit(x, y)));
       el.dispatchEvent(new MouseEvent('mouseup', mouseInit(x, y)));
+      beforeClick?.();
       el.dispatchEvent(new MouseEvent('click', { ...mouseInit(x, y), detail: 1 }));
       return;
     }

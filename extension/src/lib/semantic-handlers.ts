@@ -9,7 +9,7 @@ import { redactText } from '../../../src/shared/redact';
 import { isFingerprint, isSemanticOperation, sameFingerprint, type Fingerprint } from '../../../src/shared/semantic-target';
 import { readPageUrls, sameUrls } from './page-urls';
 import { actionable, describeCover, hitTest, notActionableNow, perform } from './semantic-act';
-import { observe, stop, watch } from './semantic-readback';
+import { observe, rebase, stop, watch } from './semantic-readback';
 import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } from './semantic-target';
 import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
 
@@ -115,7 +115,8 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   }
   watch(m.requestId, el);
   try {
-    perform(m.operation, el, x, y);
+    // A click is judged by what follows the click event only, not by the page's reactions to the hover and pointer down.
+    perform(m.operation, el, x, y, () => rebase(m.requestId));
   } catch (e) {
     stop(m.requestId);
     return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the action threw');

@@ -119,6 +119,22 @@ export function watch(requestId: string, target: Element): void {
   watches.set(requestId, w);
 }
 
+/**
+ * Rebase the watch of `requestId` right before the `click` event itself: the records so far (the
+ * page's reactions to the hover sequence and the pointer down, e.g. a tooltip on `mouseover` or a
+ * ripple on `mousedown`) are discarded, and the change count, URL and target states start again, so
+ * only what follows the click counts. The focused element stays as `watch` saw it: the focus a
+ * click gives (emulated at the pointer down) is part of its effect.
+ */
+export function rebase(requestId: string): void {
+  const w = watches.get(requestId);
+  if (!w) return;
+  w.observer.takeRecords();
+  w.changes = 0;
+  w.url = String(location.href);
+  w.state = stateOf(w.target);
+}
+
 /** End a watch (after its readback, or when the action did not run). */
 export function stop(requestId: string): void {
   const w = watches.get(requestId);
