@@ -16,7 +16,7 @@ import {
 import { checkResolved, readbackOf, semanticFaculty } from '../../src/main/core/faculties/semantic';
 import type { ActionValue } from '../../src/main/core/broker/faculty';
 import { documentChangedAfter, semantic } from '../../extension/src/background/faculties/semantic';
-import { checkResolveArgs } from '../../extension/src/background/faculties/semantic-target';
+import { checkResolveArgs, framesToAsk } from '../../extension/src/background/faculties/semantic-target';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../../extension/src/lib/grant-checks';
 import type { Grant } from '../../src/shared/types';
 import { LIMITS } from '../../src/shared/limits';
@@ -224,5 +224,14 @@ describe('a readback with no answer from the document', () => {
     expect(documentChangedAfter(undefined, 'DOC')).toBe(false);
     expect(documentChangedAfter({ documentId: 'DOC' }, 'DOC')).toBe(false);
     expect(documentChangedAfter({ documentId: 'NEW' }, 'DOC')).toBe(true);
+  });
+});
+
+describe('the frames a target is looked for in', () => {
+  it('leaves out a same-origin frame nested inside a cross-origin one (the snapshot never shows it; its hit test cannot see above it)', () => {
+    const o = 'https://a.example';
+    const f = (frameId: number, parentFrameId: number, origin: string, url = `${origin}/p${frameId}`) => ({ frameId, parentFrameId, documentId: `D${frameId}`, url, origin, documentLifecycle: 'active', frameType: frameId ? 'sub_frame' : 'outermost_frame' });
+    const frames = [f(0, -1, o), f(1, 0, o), f(2, 0, 'https://evil.example'), f(3, 2, o), f(4, 1, o), f(5, 0, 'null', 'about:blank'), f(6, 5, o)];
+    expect(framesToAsk(frames, o).map((x) => x.frameId)).toEqual([0, 1, 4]);
   });
 });

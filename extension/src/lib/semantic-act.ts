@@ -114,9 +114,10 @@ export function hitTest(el: Element, x: number, y: number): HitTest {
     try {
       frameEl = win.frameElement;
     } catch {
-      break; // a cross-origin parent: the frame is not acted in (only same-origin frames are injected)
+      return { ok: false, cover: el.ownerDocument.documentElement }; // a parent that cannot be read
     }
-    if (!frameEl) break;
+    // No frame element but a parent: the parent is cross-origin, and what covers the frame there cannot be seen.
+    if (!frameEl) return win.parent === win ? { ok: true } : { ok: false, cover: el.ownerDocument.documentElement };
     const r = frameEl.getBoundingClientRect();
     px += r.left + frameEl.clientLeft;
     py += r.top + frameEl.clientTop;

@@ -57,6 +57,25 @@ export function checkResolveArgs(args: Record<string, unknown>): string | null {
   return null;
 }
 
+/**
+ * The frames of `frames` a target may be looked for in: the top and the frames at `origin` whose
+ * every ancestor up to the top is at `origin` too (not about: documents). A same-origin frame
+ * nested inside a cross-origin one is left out: the snapshot never shows it, and its hit test
+ * cannot see the cross-origin frame above it (review finding 8). Sorted as given.
+ */
+export function framesToAsk(frames: readonly FrameInfo[], origin: string): FrameInfo[] {
+  const byId = new Map(frames.map((f) => [f.frameId, f]));
+  const chainOk = (f: FrameInfo): boolean => {
+    for (let cur: FrameInfo | undefined = f, i = 0; cur && i < 64; i++) {
+      if (cur.origin !== origin || (cur.frameId !== 0 && isAboutFrameUrl(cur.url))) return false;
+      if (cur.frameId === 0) return true;
+      cur = byId.get(cur.parentFrameId);
+    }
+    return false;
+  };
+  return frames.filter((f) => f.frameId === 0 || chainOk(f));
+}
+
 type Found = { frame: FrameInfo; report: Extract<TargetReport, { kind: 'targets' }> };
 
 /** The ResolvedTarget of one match in one frame, or null when its URLs could not be read. */
@@ -83,7 +102,7 @@ export async function resolveTarget(tabId: number, origin: string, args: { ref?:
   const top = frames.find((f) => f.frameId === 0);
   if (!top) return err('no-document', 'the tab has no live top-level document');
   if (top.origin !== origin) return err('navigated', 'the tab is no longer at the shared origin');
-  const readable = frames.filter((f) => f.origin === origin && !isAboutFrameUrl(f.url));
+  const readable = framesToAsk(frames, origin);
   const toAsk = [top, ...readable.filter((f) => f.frameId !== 0).slice(0, MAX_SNAPSHOT_FRAMES)];
   if (args.ref !== undefined) {
     const r = parseRef(args.ref);
