@@ -213,7 +213,15 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
       expect(header(done.r), label).toMatchObject({ outcome: 'succeeded', readback: 'confirmed' });
       expect(await clicks(page, label)).toBe(1);
     }
-    const inFrame = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, /^button "Frame action"/) });
+    // A parent's overlay over the frame covers the frame's button: named, with no ref (it is not the frame document's).
+    const frameAction = await refOf(client, tabId, /^button "Frame action"/);
+    const coverFrame = (on: boolean) => page.evaluate((o) => (globalThis as unknown as { __coverFrame(on: boolean): void }).__coverFrame(o), on);
+    await coverFrame(true);
+    const frameCovered = await act(world, client, 'page_click', { tabId, ref: frameAction });
+    expect(textOf(frameCovered.r)).toMatch(/^Error \(target-covered\)/);
+    expect(textOf(frameCovered.r)).toContain('{"role":"dialog","name":"Frame cover","ref":null}');
+    await coverFrame(false);
+    const inFrame = await act(world, client, 'page_click', { tabId, ref: frameAction });
     expect(header(inFrame.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed', effect: 'dom-changed-near-target' });
     expect(inFrame.view!.frame.frameId).not.toBe(0);
     await expect(page.frameLocator('#frame').locator('#said')).toHaveText('frame done');

@@ -106,10 +106,11 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   if (pointer) {
     const hit = hitTest(el, x, y);
     if (!hit.ok) {
-      // A private cover is named by its role only, as the snapshot shows it; a blocked one gets no ref.
+      // A private cover is named by its role only, as the snapshot shows it; a blocked one gets no ref, nor
+      // one in a parent document (this document's refs would name it, and it would be ref-stale there).
       const c = describeCover(hit.cover);
       const hidden = blockedReason(hit.cover);
-      const cover: CoverDetail = { role: c.role, name: hidden === 'private' ? '' : redactText(c.name).value, ref: hidden ? null : refs.refFor(hit.cover) };
+      const cover: CoverDetail = { role: c.role, name: hidden === 'private' ? '' : redactText(c.name).value, ref: hidden || hit.cover.ownerDocument !== document ? null : refs.refFor(hit.cover) };
       return err('target-covered', JSON.stringify(cover), cover);
     }
   }
