@@ -82,7 +82,7 @@ export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject;
 export interface SemanticTargetSubject {
   type: 'semantic-target';
   operation: SemanticOperation;
-  /** The ref the agent targeted by, or null when it gave a fingerprint. */
+  /** The target's ref: the element the grant binds (the agent's, or the one the console resolved its fingerprint to). Null only in views recorded before that. */
   ref: string | null;
   fingerprint: Fingerprint;
   fingerprintHash: string;

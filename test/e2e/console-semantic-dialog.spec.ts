@@ -51,7 +51,7 @@ test('a semantic click shows the operation, the target fingerprint and its hash 
     await page.goto(host.newConsoleUrl());
     await page.waitForURL(/#session=/);
     await expect(page.getByTestId('field-semantic-operation')).toHaveText('click');
-    await expect(page.getByTestId('field-title')).toHaveText('Click button “Buy <img src=x onerror=alert(1)>”');
+    await expect(page.getByTestId('field-title')).toHaveText('Click the button the page names “Buy <img src=x onerror=alert(1)>”');
     const target = page.getByTestId('field-semantic-target');
     for (const t of ['Role', 'button', 'Form', 'Checkout', 'Name attribute', 'buy', 'region “Offer” › main “Shop”', 'element 2 of those with this description', 'a7']) {
       await expect(target).toContainText(t);

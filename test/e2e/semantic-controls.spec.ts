@@ -108,17 +108,33 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     await expect(page.locator('#news')).toBeChecked();
 
     // 6. A disabled button is not actionable: refused after review, right before the events, saying why.
+    // (A private part holds a button of the same description: never counted, so this one is not ambiguous.)
     const off = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Unavailable' } });
     expect(textOf(off.r)).toMatch(/^Error \(not-actionable\)/);
     expect(textOf(off.r)).toMatch(/<untrusted-page-content[^>]*>\ndisabled\n/);
     expect(await clicks(page, 'off')).toBe(0);
 
     // 7. Blocked surfaces, refused before the person is asked: a password form's button, a password field, a private part.
-    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Private action' }]) {
+    // A label whose click goes to a one-time-code field is blocked as that field is.
+    // Through shadow DOM too: a submit button inside a custom element's closed shadow root, and a form whose
+    // password field sits in a shadow root; the snapshot marks both [blocked] as well.
+    const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+    for (const name of ['Shadow sign in', 'Wrapped sign in']) expect(snap, name).toMatch(new RegExp(`button "${name}".*\\[blocked\\]`));
+    for (const fingerprint of [{ role: 'button', name: 'Sign in' }, { role: 'textbox', name: 'Password' }, { role: 'textbox', name: 'Email' }, { role: 'button', name: 'Shadow sign in' }, { role: 'button', name: 'Wrapped sign in' }, { role: 'button', name: 'Paste code' }]) {
       const blocked = await act(world, client, 'page_click', { tabId, fingerprint }, { expectDialog: false });
       expect(textOf(blocked.r), JSON.stringify(fingerprint)).toMatch(/^Error \(target-blocked\)/);
     }
-    expect(await clicks(page, 'secret')).toBe(0);
+    // A private part is never matched: a query naming what it says answers as if nothing had that name
+    // (target-missing, not target-blocked, which would confirm the guess).
+    const guess = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Private action' } }, { expectDialog: false });
+    expect(textOf(guess.r)).toMatch(/^Error \(target-missing\)/);
+    expect([await clicks(page, 'secret'), await clicks(page, 'shadow-signin'), await clicks(page, 'wrapped-signin')]).toEqual([0, 0, 0]);
+
+    // 8. The page turns the target private during the action's frame waits (once its own scroll brought it into
+    // view): the blocked rules run again in the task that fires the events, with no wait between.
+    const late = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Late trap' } });
+    expect(textOf(late.r)).toMatch(/^Error \(target-blocked\)/);
+    expect(await clicks(page, 'trap')).toBe(0);
     expect(world.core.ledger.verify().ok).toBe(true);
   } finally {
     await client.close();
@@ -135,6 +151,12 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(textOf(changed.r)).toMatch(/^Error \(target-changed\)/);
     expect(await clicks(page, 'draft')).toBe(0);
     expect(events(world, changed.view!.requestId).slice(-1)).toEqual(['refused']);
+    // The inbox attack: "Remove" of the first row by fingerprint; a new mail arrives at the top while the person
+    // reviews. The grant binds the element (its ref), not the description: the new row's button, now nth 0, is not clicked.
+    const inbox = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Remove', nth: 0 } }, { beforeApprove: async () => void (await page.evaluate(() => (globalThis as unknown as { __newMail(): void }).__newMail())) });
+    expect(textOf(inbox.r)).toMatch(/^Error \(target-changed\)/);
+    expect((inbox.view!.subject as SemanticTargetSubject).ref).toMatch(/^[a-z]+\d+$/);
+    expect([await clicks(page, 'remove-eve'), await clicks(page, 'remove-ann')]).toEqual([0, 0]);
 
     // 2. Hover shows the tooltip: confirmed by readback; reviewed as a low-impact mutation.
     const menu = await refOf(client, tabId, /^button "Menu"/);
@@ -143,6 +165,12 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(header(hover.r)).toMatchObject({ outcome: 'succeeded', operation: 'hover', effect: 'dom-changed-near-target' });
     await expect(page.locator('#tip')).toHaveText('Open the menu');
     expect(await clicks(page, 'menu')).toBe(0);
+    // A click whose only visible reactions are to the hover (a tip) and the pointer down (a ripple) is not
+    // confirmed by them: the readback counts what follows the click event.
+    const noop = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Does nothing' } });
+    expect(textOf(noop.r)).toMatch(/^Error \(readback-mismatch\)/);
+    expect(await clicks(page, 'noop')).toBe(1);
+    await expect(page.locator('#noop-tip')).toHaveText('Nothing here');
 
     // 3. A grant made for that hover, presented as a click of the same target: grant-invalid, the page never clicked.
     const v = hover.view!;
@@ -185,7 +213,15 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
       expect(header(done.r), label).toMatchObject({ outcome: 'succeeded', readback: 'confirmed' });
       expect(await clicks(page, label)).toBe(1);
     }
-    const inFrame = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, /^button "Frame action"/) });
+    // A parent's overlay over the frame covers the frame's button: named, with no ref (it is not the frame document's).
+    const frameAction = await refOf(client, tabId, /^button "Frame action"/);
+    const coverFrame = (on: boolean) => page.evaluate((o) => (globalThis as unknown as { __coverFrame(on: boolean): void }).__coverFrame(o), on);
+    await coverFrame(true);
+    const frameCovered = await act(world, client, 'page_click', { tabId, ref: frameAction });
+    expect(textOf(frameCovered.r)).toMatch(/^Error \(target-covered\)/);
+    expect(textOf(frameCovered.r)).toContain('{"role":"dialog","name":"Frame cover","ref":null}');
+    await coverFrame(false);
+    const inFrame = await act(world, client, 'page_click', { tabId, ref: frameAction });
     expect(header(inFrame.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed', effect: 'dom-changed-near-target' });
     expect(inFrame.view!.frame.frameId).not.toBe(0);
     await expect(page.frameLocator('#frame').locator('#said')).toHaveText('frame done');

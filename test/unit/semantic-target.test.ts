@@ -15,10 +15,12 @@ import {
 } from '../../src/shared/semantic-target';
 import { checkResolved, readbackOf, semanticFaculty } from '../../src/main/core/faculties/semantic';
 import type { ActionValue } from '../../src/main/core/broker/faculty';
-import { semantic } from '../../extension/src/background/faculties/semantic';
-import { checkResolveArgs } from '../../extension/src/background/faculties/semantic-target';
+import { documentChangedAfter, semantic } from '../../extension/src/background/faculties/semantic';
+import { checkResolveArgs, framesToAsk } from '../../extension/src/background/faculties/semantic-target';
 import { checkBeforeDispatch, type GrantCheckDeps } from '../../extension/src/lib/grant-checks';
 import type { Grant } from '../../src/shared/types';
+import { LIMITS } from '../../src/shared/limits';
+import { usableLadderTool } from '../../extension/src/lib/semantic-ladder';
 
 const FP: Fingerprint = {
   role: 'button',
@@ -133,17 +135,29 @@ describe('the console side of faculty semantic', () => {
     expect(await f.resolveSubject({ tabId: 1, arguments: {} }, env(good))).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
     expect(f.validate(r.ok ? r.value : (null as never), { x: 1 }, env(good))).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
   });
+
+  it('binds the resolved element\'s ref even when the agent targets by fingerprint (the inbox attack: a new row\'s "Delete" is nth 0 by dispatch)', async () => {
+    const f = semanticFaculty('click');
+    const env = (answer: unknown) => ({ read: async () => ({ ok: true as const, value: answer }) }) as unknown as Parameters<typeof f.resolveSubject>[1];
+    const byFingerprint = { tabId: 1, fingerprint: { role: 'button', name: 'Place order', nth: 0 }, arguments: {} };
+    const r = await f.resolveSubject(byFingerprint, env({ ...good, ref: 'b7' }));
+    expect(r.ok && r.value.linkSubject).toEqual({ fingerprint: FP, ref: 'b7' });
+    expect(r.ok && r.value.subject).toMatchObject({ ref: 'b7' });
+    // An answer without a ref would leave the dispatch to act on a description: refused, nothing asked.
+    expect(await f.resolveSubject(byFingerprint, env({ ...good, ref: null }))).toMatchObject({ ok: false, error: { code: 'bad-answer' } });
+  });
 });
 
 describe('the extension side of faculty semantic', () => {
   const f = semantic();
   it('takes a subject {fingerprint, ref?} and no arguments; its subject hash is the fingerprint hash', async () => {
-    expect(f.checkRequest('click', { fingerprint: FP }, {})).toBeNull();
+    // The ref is required: a subject of a fingerprint alone would act on whichever element has it at dispatch.
+    expect(f.checkRequest('click', { fingerprint: FP }, {})).toMatch(/subject/);
     expect(f.checkRequest('click', { fingerprint: FP, ref: 'a3' }, {})).toBeNull();
     expect(f.checkRequest('click', { fingerprint: FP, toolName: 'x' }, {})).toMatch(/subject/);
-    expect(f.checkRequest('click', { fingerprint: { ...FP, nth: -1 } }, {})).toMatch(/fingerprint/);
+    expect(f.checkRequest('click', { fingerprint: { ...FP, nth: -1 }, ref: 'a3' }, {})).toMatch(/fingerprint/);
     expect(f.checkRequest('click', { fingerprint: FP, ref: 'A3' }, {})).toMatch(/ref/);
-    expect(f.checkRequest('click', { fingerprint: FP }, { x: 1 })).toMatch(/arguments/);
+    expect(f.checkRequest('click', { fingerprint: FP, ref: 'a3' }, { x: 1 })).toMatch(/arguments/);
     expect(await f.subjectHash({ fingerprint: FP, ref: 'a3' })).toBe(await fingerprintHash(FP));
   });
 
@@ -185,5 +199,39 @@ describe('the extension side of faculty semantic-target (the console\'s look-up 
     expect(checkResolveArgs({ fingerprint: {} })).toMatch(/no field/);
     expect(checkResolveArgs({ fingerprint: { role: 'button', selector: '#pw' } })).toMatch(/no field "selector"/);
     expect(checkResolveArgs({ fingerprint: { name: 'x'.repeat(FINGERPRINT_BOUNDS.name + 1) } })).toMatch(/name/);
+  });
+});
+
+describe('the ladder applies only to a WebMCP tool webmcp_invoke could use (issue 10 item 1)', () => {
+  const origin = 'https://a.example';
+  const tool = { name: 'subscribe_news', title: 'Subscribe', description: 'Subscribe to the news', inputSchema: { type: 'object', properties: {} }, origin };
+  it('a usable listed tool keeps the ladder; an unusable or blocked one leaves the semantic path open', () => {
+    expect(usableLadderTool([tool], 'subscribe_news', origin)).toBe(true);
+    // The attack: a description over the discovery limit makes webmcp_invoke answer tool-blocked; refusing
+    // page_click as narrower-capability-available too would lock the agent out of both.
+    expect(usableLadderTool([{ ...tool, description: 'x'.repeat(LIMITS.maxDescriptionBytes + 1) }], 'subscribe_news', origin)).toBe(false);
+    expect(usableLadderTool([tool, tool], 'subscribe_news', origin)).toBe(false);
+    expect(usableLadderTool([{ ...tool, origin: 'https://b.example' }], 'subscribe_news', origin)).toBe(false);
+    const filler = Array.from({ length: LIMITS.maxToolsPerFrame }, (_, i) => ({ ...tool, name: `t${i}` }));
+    expect(usableLadderTool([...filler, tool], 'subscribe_news', origin)).toBe(false);
+    expect(usableLadderTool([], 'subscribe_news', origin)).toBe(false);
+  });
+});
+
+describe('a readback with no answer from the document', () => {
+  it('counts a new document only when one was read: a failed frame look-up is unknown, never a confirmed click', () => {
+    expect(documentChangedAfter(null, 'DOC')).toBe(false);
+    expect(documentChangedAfter(undefined, 'DOC')).toBe(false);
+    expect(documentChangedAfter({ documentId: 'DOC' }, 'DOC')).toBe(false);
+    expect(documentChangedAfter({ documentId: 'NEW' }, 'DOC')).toBe(true);
+  });
+});
+
+describe('the frames a target is looked for in', () => {
+  it('leaves out a same-origin frame nested inside a cross-origin one (the snapshot never shows it; its hit test cannot see above it)', () => {
+    const o = 'https://a.example';
+    const f = (frameId: number, parentFrameId: number, origin: string, url = `${origin}/p${frameId}`) => ({ frameId, parentFrameId, documentId: `D${frameId}`, url, origin, documentLifecycle: 'active', frameType: frameId ? 'sub_frame' : 'outermost_frame' });
+    const frames = [f(0, -1, o), f(1, 0, o), f(2, 0, 'https://evil.example'), f(3, 2, o), f(4, 1, o), f(5, 0, 'null', 'about:blank'), f(6, 5, o)];
+    expect(framesToAsk(frames, o).map((x) => x.frameId)).toEqual([0, 1, 4]);
   });
 });

@@ -80,6 +80,9 @@ function snapshot(m: Extract<ToSemantic, { type: 'echo:semantic:snapshot' }>): R
 const refAccess: RefAccess = {
   tag: () => state.tag,
   refFor: (el) => (state.tag === null ? null : refFor(el)),
+  adopt(tag) {
+    if (state.tag === null && /^[a-z]{1,6}$/.test(tag)) state.tag = tag;
+  },
   elementOf(ref) {
     const r = parseRef(ref);
     if (!r || state.tag === null || r.tag !== state.tag) return ok('not-mine');

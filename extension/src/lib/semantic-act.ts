@@ -43,15 +43,26 @@ function visibleBox(el: Element): DOMRect | null {
 }
 
 /**
+ * The synchronous actionability checks (no wait): visible, enabled, not inert, and, for a pointer
+ * operation, receiving pointer events. Null when all pass. Run by `actionable` and again in the task
+ * that fires the events (semantic-handlers.ts act), since the page runs during the frame waits.
+ */
+export function notActionableNow(el: Element, needsPointer: boolean): NotActionable | null {
+  if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return 'hidden';
+  if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return 'disabled';
+  for (let a: Element | null = el; a; a = composedParent(a)) if ((a as HTMLElement).inert) return 'inert';
+  if (needsPointer && getComputedStyle(el).pointerEvents === 'none') return 'no-pointer-events';
+  return null;
+}
+
+/**
  * Scroll `el` into view, then the actionability checks. Answers the visible centre (viewport
  * coordinates, for the hit test and the events only) or why not.
  */
 export async function actionable(el: Element, needsPointer: boolean): Promise<{ ok: true; x: number; y: number } | { ok: false; why: NotActionable }> {
   el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return { ok: false, why: 'hidden' };
-  if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return { ok: false, why: 'disabled' };
-  for (let a: Element | null = el; a; a = composedParent(a)) if ((a as HTMLElement).inert) return { ok: false, why: 'inert' };
-  if (needsPointer && getComputedStyle(el).pointerEvents === 'none') return { ok: false, why: 'no-pointer-events' };
+  const now = notActionableNow(el, needsPointer);
+  if (now) return { ok: false, why: now };
   // Stable: the same box across two animation frames (an element still moving would be hit elsewhere).
   const first = el.getBoundingClientRect();
   if (!(await nextFrame())) return { ok: false, why: 'not-rendering' };
@@ -103,9 +114,10 @@ export function hitTest(el: Element, x: number, y: number): HitTest {
     try {
       frameEl = win.frameElement;
     } catch {
-      break; // a cross-origin parent: the frame is not acted in (only same-origin frames are injected)
+      return { ok: false, cover: el.ownerDocument.documentElement }; // a parent that cannot be read
     }
-    if (!frameEl) break;
+    // No frame element but a parent: the parent is cross-origin, and what covers the frame there cannot be seen.
+    if (!frameEl) return win.parent === win ? { ok: true } : { ok: false, cover: el.ownerDocument.documentElement };
     const r = frameEl.getBoundingClientRect();
     px += r.left + frameEl.clientLeft;
     py += r.top + frameEl.clientTop;
@@ -143,9 +155,10 @@ function hoverEvents(el: Element, x: number, y: number): void {
  * prevented it), up, and `click` (whose activation behaviour runs: a checkbox toggles, a link
  * follows, a submit button submits). hover: the hover sequence. focus: `focus()`. scroll: already
  * scrolled into view by the actionability step (or here, for scroll alone).
- * `x`, `y`: the visible centre from `actionable` (click and hover only).
+ * `x`, `y`: the visible centre from `actionable` (click and hover only). `beforeClick`: called
+ * right before the `click` event (the readback's rebase, semantic-readback.ts).
  */
-export function perform(operation: SemanticOperation, el: Element, x = 0, y = 0): void {
+export function perform(operation: SemanticOperation, el: Element, x = 0, y = 0, beforeClick?: () => void): void {
   switch (operation) {
     case 'scroll':
       el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });
@@ -163,6 +176,7 @@ export function perform(operation: SemanticOperation, el: Element, x = 0, y = 0)
       if (down && el instanceof HTMLElement && el.tabIndex >= 0) el.focus({ preventScroll: true });
       el.dispatchEvent(new PointerEvent('pointerup', pointerInit(x, y)));
       el.dispatchEvent(new MouseEvent('mouseup', mouseInit(x, y)));
+      beforeClick?.();
       el.dispatchEvent(new MouseEvent('click', { ...mouseInit(x, y), detail: 1 }));
       return;
     }

@@ -8,9 +8,9 @@ import { err, ok, type Result } from '../../../src/shared/result';
 import { redactText } from '../../../src/shared/redact';
 import { isFingerprint, isSemanticOperation, sameFingerprint, type Fingerprint } from '../../../src/shared/semantic-target';
 import { readPageUrls, sameUrls } from './page-urls';
-import { actionable, describeCover, hitTest, perform } from './semantic-act';
-import { observe, stop, watch } from './semantic-readback';
-import { blockedReason, findByQuery, fingerprintOf, narrowerTool } from './semantic-target';
+import { actionable, describeCover, hitTest, notActionableNow, perform } from './semantic-act';
+import { observe, rebase, stop, watch } from './semantic-readback';
+import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } from './semantic-target';
 import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
 
 /** What the module's ref map offers (content/semantic.ts). */
@@ -19,6 +19,8 @@ export interface RefAccess {
   tag(): string | null;
   /** The element's ref (made on first sight), or null when the document has no tag yet. */
   refFor(el: Element): string | null;
+  /** Take `tag` (a fresh one from the worker, `[a-z]{1,6}`) as the document's tag when it has none yet; otherwise nothing. */
+  adopt(tag: string): void;
   /** The live element of a ref of this document; `not-mine` for another tag; errors `ref-unknown`, `ref-stale`. */
   elementOf(ref: string): Result<Element | 'not-mine'>;
 }
@@ -46,6 +48,7 @@ async function target(m: Extract<ToSemanticAction, { type: 'echo:semantic:target
     if (!fp) return err('target-unsupported', 'the element of this ref has no role to act on');
     return ok({ kind: 'targets', origin, urls, matches: [await matchOf(r.value, fp, refs)], total: 1 });
   }
+  if (typeof m.tag === 'string') refs.adopt(m.tag);
   const q = m.query && typeof m.query === 'object' ? m.query : {};
   const found = findByQuery(document, q);
   const matches = await Promise.all(found.slice(0, MAX_TARGET_MATCHES).map((x) => matchOf(x.el, x.fp, refs)));
@@ -76,6 +79,7 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   if (blocked) return err('target-blocked', `the target is a blocked surface (${blocked})`);
   const narrower = await narrowerTool(el);
   if (narrower) return err('narrower-capability-available', narrower);
+  const toolName = toolNameOf(el);
   const pointer = m.operation === 'click' || m.operation === 'hover';
   let x = 0;
   let y = 0;
@@ -89,19 +93,31 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   if (!sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
   const again = refind(m.ref, m.fingerprint, refs);
   if (!again.ok || again.value !== el) return err('target-changed', 'the target changed while it was checked');
+  // The page ran during the waits: the blocked rules, the ladder's form and the synchronous actionability
+  // checks again, here, with no await before the events (it may have added data-echo-private, a password
+  // field, `disabled` or `inert`, or made the form a WebMCP tool).
+  const nowBlocked = blockedReason(el);
+  if (nowBlocked) return err('target-blocked', `the target is a blocked surface (${nowBlocked})`);
+  if (toolNameOf(el) !== toolName) return err('target-changed', "the target's form changed while it was checked");
+  if (m.operation !== 'scroll') {
+    const now = notActionableNow(el, pointer);
+    if (now) return err('not-actionable', now);
+  }
   if (pointer) {
     const hit = hitTest(el, x, y);
     if (!hit.ok) {
-      // A private cover is named by its role only, as the snapshot shows it; a blocked one gets no ref.
+      // A private cover is named by its role only, as the snapshot shows it; a blocked one gets no ref, nor
+      // one in a parent document (this document's refs would name it, and it would be ref-stale there).
       const c = describeCover(hit.cover);
       const hidden = blockedReason(hit.cover);
-      const cover: CoverDetail = { role: c.role, name: hidden === 'private' ? '' : redactText(c.name).value, ref: hidden ? null : refs.refFor(hit.cover) };
+      const cover: CoverDetail = { role: c.role, name: hidden === 'private' ? '' : redactText(c.name).value, ref: hidden || hit.cover.ownerDocument !== document ? null : refs.refFor(hit.cover) };
       return err('target-covered', JSON.stringify(cover), cover);
     }
   }
   watch(m.requestId, el);
   try {
-    perform(m.operation, el, x, y);
+    // A click is judged by what follows the click event only, not by the page's reactions to the hover and pointer down.
+    perform(m.operation, el, x, y, () => rebase(m.requestId));
   } catch (e) {
     stop(m.requestId);
     return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the action threw');

@@ -14,9 +14,11 @@ export type ToSemanticAction =
   | { type: 'echo:semantic:urls' }
   /**
    * Find the target: the element of `ref` (answers `not-mine` for another document's ref,
-   * `ref-stale`/`ref-unknown` errors), or the elements matching the fingerprint `query`.
+   * `ref-stale`/`ref-unknown` errors), or the elements matching the fingerprint `query`. `tag`: a
+   * fresh document tag (background/faculties/semantic-read.ts nextDocumentTag) the document adopts
+   * when it has none yet, so every match gets a ref and the grant can bind the element itself.
    */
-  | { type: 'echo:semantic:target'; ref?: string; query?: FingerprintQuery }
+  | { type: 'echo:semantic:target'; ref?: string; query?: FingerprintQuery; tag?: string }
   /**
    * Act on the target, in the task that acts: the exact `urls` again (`navigated`), the element of
    * `ref` or the one element with exactly `fingerprint` (`target-changed`, `ref-stale`), not blocked
@@ -29,7 +31,7 @@ export type ToSemanticAction =
 
 /** One element a target search found. Page text in `fingerprint` is redacted and UNTRUSTED. */
 export interface TargetMatch {
-  /** Its ref, when the document has a ref tag (it was snapshotted); null otherwise or when blocked. */
+  /** Its ref, when the document has a ref tag (it was snapshotted, or adopted the ask's `tag`); null otherwise or when blocked. */
   ref: string | null;
   fingerprint: Fingerprint;
   /** Why it may not be acted on, or null. */

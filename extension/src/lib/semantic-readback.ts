@@ -10,22 +10,12 @@
  * them (`judgeReadback`). Watches end after READBACK_WATCH_MS.
  */
 import type { Fingerprint, ReadbackObservations } from '../../../src/shared/semantic-target';
-import { roleOf, shadowRootOf, statesOf, valueOf } from './semantic-roles';
+import { deepActiveElement, roleOf, shadowRootOf, statesOf, valueOf } from './semantic-roles';
 import { composedContains, composedParent, findByQuery } from './semantic-target';
 
 /** A watch left without its readback ends after this long (ms). */
 export const READBACK_WATCH_MS = 30_000;
 
-/** The deepest focused element (through shadow roots), or null. */
-export function deepActiveElement(doc: Document): Element | null {
-  let a: Element | null = doc.activeElement;
-  for (let i = 0; a && i < 32; i++) {
-    const sr = shadowRootOf(a);
-    if (!sr || !sr.activeElement) break;
-    a = sr.activeElement;
-  }
-  return a;
-}
 
 /** The target's states and value as one comparable list (`value` hashed in place by its length and text). */
 function stateOf(el: Element): Record<string, string> {
@@ -117,6 +107,22 @@ export function watch(requestId: string, target: Element): void {
   }
   observeAll(w, roots);
   watches.set(requestId, w);
+}
+
+/**
+ * Rebase the watch of `requestId` right before the `click` event itself: the records so far (the
+ * page's reactions to the hover sequence and the pointer down, e.g. a tooltip on `mouseover` or a
+ * ripple on `mousedown`) are discarded, and the change count, URL and target states start again, so
+ * only what follows the click counts. The focused element stays as `watch` saw it: the focus a
+ * click gives (emulated at the pointer down) is part of its effect.
+ */
+export function rebase(requestId: string): void {
+  const w = watches.get(requestId);
+  if (!w) return;
+  w.observer.takeRecords();
+  w.changes = 0;
+  w.url = String(location.href);
+  w.state = stateOf(w.target);
 }
 
 /** End a watch (after its readback, or when the action did not run). */

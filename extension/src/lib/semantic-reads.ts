@@ -21,7 +21,8 @@ import { SNAPSHOT_BYTES } from '../../../src/shared/snapshot';
 import { stripUrl } from '../../../src/shared/url';
 import type { ExtractMatch, SemanticReport, ToSemanticRead } from './messages';
 import { CONTAINER_ROLES, INTERACTIVE_ROLES, nameOf, roleOf, statesOf, valueOf } from './semantic-roles';
-import { blockReason, deepFocus, hasNameLine, readBudget, rendered, selectIn, viewTextOf, ViewNodes } from './semantic-select-dom';
+import { deepActiveElement } from './semantic-roles';
+import { blockReason, hasNameLine, readBudget, rendered, selectIn, viewTextOf, ViewNodes } from './semantic-select-dom';
 import type { NodeBudget } from './semantic-walk';
 
 /** What the reads need of the document's refs (content/semantic.ts). */
@@ -85,7 +86,7 @@ export function extract(m: Extract<ToSemanticRead, { type: 'echo:semantic:extrac
   // One node budget for the whole request: the scan, its :text() walks and every match's text.
   const budget = readBudget();
   const picked = sel ? selectIn(root, sel, new ViewNodes(document, budget)) : { elements: [root], more: false, cut: false };
-  const focused = deepFocus(document);
+  const focused = deepActiveElement(document);
   const matches: ExtractMatch[] = [];
   let bytes = 2;
   let truncated = false;
@@ -142,7 +143,7 @@ function observe(m: Extract<ToSemanticRead, { type: 'echo:semantic:check' }>, c:
   const isText = 'text' in c || 'textGone' in c;
   const scope = scopeOf(m.ref, refs, true);
   if ('ok' in scope) return scope;
-  const focused = deepFocus(document);
+  const focused = deepActiveElement(document);
   const facts: ConditionFacts = { targets: [], targeted: m.ref !== undefined || sel !== undefined, text: [], viewCut: false, url: viewUrl(), startUrl };
   if (scope.el === null) {
     // A ref whose element left the page: absent (and hidden); for any other condition it is stale.

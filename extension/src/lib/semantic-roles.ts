@@ -61,7 +61,7 @@ function inputRole(el: HTMLInputElement): string | null {
 }
 
 /** The nearest ancestor (through shadow roots) matching `sel`, or null. */
-function closestComposed(el: Element, sel: string): Element | null {
+export function closestComposed(el: Element, sel: string): Element | null {
   let cur: Element | null = el;
   while (cur) {
     const hit = cur.closest(sel);
@@ -225,6 +225,17 @@ export function shadowRootOf(el: Element): ShadowRoot | null {
   }
 }
 
+/** The deepest focused element of `doc`, through open and closed shadow roots (at most 32 deep), or null. */
+export function deepActiveElement(doc: Document): Element | null {
+  let a: Element | null = doc.activeElement;
+  for (let i = 0; a && i < 32; i++) {
+    const sr = shadowRootOf(a);
+    if (!sr || !sr.activeElement) break;
+    a = sr.activeElement;
+  }
+  return a;
+}
+
 function byIds(el: Element, ids: string): string {
   const root = el.getRootNode() as Document | ShadowRoot;
   return collapse(
@@ -292,10 +303,41 @@ export function fieldBlocked(el: Element): boolean {
   return false;
 }
 
-/** Whether a form holds a password input (then the form and every field in it are blocked), including fields associated by `form=`. */
+/** Elements of a form's composed subtree scanned for a password input at most; past it the form counts as holding one (fail closed). */
+export const MAX_FORM_SCAN = 20_000;
+
+/**
+ * Whether a form holds a password input (then the form and every field in it are blocked): its
+ * `elements` (fields associated by `form=` included) and every input in its composed subtree, so a
+ * password field inside a custom element's open or closed shadow root counts too (`form.elements`
+ * does not cross shadow boundaries). A subtree past MAX_FORM_SCAN elements counts as holding one.
+ */
 export function formHoldsPassword(form: HTMLFormElement): boolean {
   for (const c of form.elements) if (c instanceof HTMLInputElement && c.type === 'password') return true;
+  const stack: Element[] = [form];
+  for (let seen = 0; stack.length; ) {
+    if (++seen > MAX_FORM_SCAN) return true;
+    const el = stack.pop() as Element;
+    if (el.localName === 'input' && (el as HTMLInputElement).type === 'password') return true;
+    const sr = shadowRootOf(el);
+    if (sr) for (const k of sr.children) stack.push(k);
+    for (const k of el.children) stack.push(k);
+  }
   return false;
+}
+
+/**
+ * The form `el` belongs to: itself when it is one, its `form` (a listed control, `form=` included),
+ * else the nearest enclosing <form> through shadow roots (a control inside a custom element's shadow
+ * root, e.g. a design-system submit button, has no `form` and `closest('form')` stops at its root).
+ * Shared by the snapshot's `[blocked]` marks (semantic-walk.ts) and the mutations' blockedReason.
+ */
+export function formOf(el: Element): HTMLFormElement | null {
+  if (el instanceof HTMLFormElement) return el;
+  const f = (el as HTMLInputElement).form;
+  if (f instanceof HTMLFormElement) return f;
+  const c = closestComposed(el, 'form');
+  return c instanceof HTMLFormElement ? c : null;
 }
 
 /** The states the snapshot shows (checked, mixed, selected, expanded, collapsed, pressed, disabled, required, readonly, invalid, focused). */

@@ -18,7 +18,7 @@ import { redactText } from '../../../src/shared/redact';
 import { MatchMemo, matchesSelector, MAX_SELECTOR_MATCHES, type Selector, type SelectNode } from '../../../src/shared/semantic-select';
 import { viewStrings } from '../../../src/shared/snapshot-lines';
 import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
-import { fieldBlocked, formHoldsPassword, insidePrivate, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
+import { deepActiveElement, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
 import { MAX_WALK_NODES, walk, type NodeBudget, type RefSource } from './semantic-walk';
 
 /** Why an element is no part of what a read may match: `private` (the page's attribute, on it or an ancestor) or `blocked` (a blocked field or a control of a password form, or inside one). */
@@ -37,9 +37,9 @@ export function composedParent(el: Element): Element | null {
 /** Whether `el` itself is blocked: a blocked field, or a form control (or the form) of a form holding a password. */
 function selfBlocked(el: Element): boolean {
   if (fieldBlocked(el)) return true;
-  if (el instanceof HTMLFormElement) return formHoldsPassword(el);
-  const form = (el as HTMLInputElement).form;
-  return form instanceof HTMLFormElement && formHoldsPassword(form);
+  // The form through shadow roots too (formOf): a design-system control's inner <button> has no .form.
+  const form = formOf(el);
+  return form !== null && formHoldsPassword(form);
 }
 
 /**
@@ -106,16 +106,6 @@ export function viewTextOf(el: Element, maxBytes = CHECK_VIEW_BYTES, refs: RefSo
   return { text: w.parts.map((p) => ('text' in p ? p.text : '')).filter(Boolean).join('\n'), cut: w.truncated };
 }
 
-/** The deepest focused element of `doc` (through shadow roots). */
-export function deepFocus(doc: Document): Element | null {
-  let a: Element | null = doc.activeElement;
-  for (let i = 0; a && i < 32; i++) {
-    const sr = shadowRootOf(a);
-    if (!sr || !sr.activeElement) break;
-    a = sr.activeElement;
-  }
-  return a;
-}
 
 /** Whether an element of role `role` gets a line with its name in the walk (generic elements, cells and paragraphs give only their text). */
 export function hasNameLine(role: string | null): role is string {
@@ -141,7 +131,7 @@ export class ViewNodes {
     doc: Document,
     readonly budget: NodeBudget = readBudget(),
   ) {
-    this.focused = deepFocus(doc);
+    this.focused = deepActiveElement(doc);
   }
 
   /** The node of `el`. */

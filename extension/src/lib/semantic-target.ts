@@ -14,7 +14,8 @@ import {
   FINGERPRINT_BOUNDS as B, cleanFingerprint, fingerprintMatches, type BlockedReason, type Fingerprint, type FingerprintAncestor, type FingerprintQuery,
 } from '../../../src/shared/semantic-target';
 import { canonicalJson } from '../../../src/shared/canonical';
-import { fieldBlocked, formHoldsPassword, insidePrivate, nameOf, roleOf, shadowRootOf, textOf } from './semantic-roles';
+import { usableLadderTool, type ListedTool } from './semantic-ladder';
+import { closestComposed, fieldBlocked, formHoldsPassword, formOf, insidePrivate, nameOf, roleOf, shadowRootOf, textOf } from './semantic-roles';
 
 /** Elements examined per search at most (a page could hold millions); past it the search fails closed. */
 export const MAX_TARGET_SCAN = 200_000;
@@ -86,7 +87,8 @@ const rootOf = (doc: Document): Element => doc.body ?? doc.documentElement;
 
 /**
  * Every element of `doc` with its full fingerprint that satisfies `keep` (checked on the core,
- * before `nth` is known): `nth` counts the earlier elements with an identical core.
+ * before `nth` is known): `nth` counts the earlier elements with an identical core. Elements inside
+ * a private part (PRIVATE_ATTRIBUTE) are left out, except `stopAt` itself.
  */
 function describe(doc: Document, keep: (core: Fingerprint, el: Element) => boolean, stopAt?: Element): Array<{ el: Element; fp: Fingerprint }> {
   const counts = new Map<string, number>();
@@ -94,6 +96,9 @@ function describe(doc: Document, keep: (core: Fingerprint, el: Element) => boole
   for (const el of composedElements(rootOf(doc))) {
     const core = coreOf(el);
     if (!core) continue;
+    // A private part is never matched nor counted (issue 10 item 5): a query must not learn what it
+    // says from a `target-blocked` answer or a count. Only the element asked for by ref (stopAt) is described.
+    if (el !== stopAt && insidePrivate(el)) continue;
     const key = canonicalJson(core);
     const nth = counts.get(key) ?? 0;
     counts.set(key, nth + 1);
@@ -112,7 +117,7 @@ export function fingerprintOf(el: Element): Fingerprint | null {
   return hit && canonicalJson({ ...hit.fp, nth: 0 }) === key ? hit.fp : null;
 }
 
-/** The elements of `doc` whose fingerprint satisfies the (partial) query `q`, in composed-tree order. */
+/** The elements of `doc` whose fingerprint satisfies the (partial) query `q`, in composed-tree order; never a private one. */
 export function findByQuery(doc: Document, q: FingerprintQuery): Array<{ el: Element; fp: Fingerprint }> {
   const { nth: _n, ...core } = q;
   return describe(doc, (c) => fingerprintMatches(core, c)).filter((x) => fingerprintMatches(q, x.fp));
@@ -121,17 +126,31 @@ export function findByQuery(doc: Document, q: FingerprintQuery): Array<{ el: Ele
 /**
  * Why `el` may not be acted on (issue 10 item 5; docs/semantic-controls.md, "Blocked surfaces"), or null:
  * the rules of the snapshot's `[blocked]` (semantic-roles.ts fieldBlocked, formHoldsPassword,
- * PRIVATE_ATTRIBUTE) applied to the target and, for a form, to every control of it.
+ * PRIVATE_ATTRIBUTE) applied to the target and, for a form, to every control of it; and, for an
+ * element inside a <label> (through shadow roots), to the label's control, which a click activates.
  */
 export function blockedReason(el: Element): BlockedReason | null {
+  // A click inside a <label> activates its control: a label of a blocked control is blocked as that control is.
+  for (let a: Element | null = el, i = 0; a && i < 64; a = composedParent(a), i++) {
+    if (!(a instanceof HTMLLabelElement)) continue;
+    const c = a.control;
+    const r = c && c !== el && !composedContains(c, el) ? ownBlockedReason(c) : null;
+    if (r) return r;
+  }
+  return ownBlockedReason(el);
+}
+
+/** blockedReason of `el` itself and its form, not through a label. */
+function ownBlockedReason(el: Element): BlockedReason | null {
   if (insidePrivate(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return 'private';
   if (el instanceof HTMLInputElement && el.type === 'password') return 'password';
   if (fieldBlocked(el)) return 'credential-field';
-  const form = el instanceof HTMLFormElement ? el : (el as HTMLInputElement).form;
-  if (form instanceof HTMLFormElement && formHoldsPassword(form)) return 'password-form';
-  // A control inside a <form> element without a `form` property (e.g. a role=button div) belongs to it too.
-  const enclosing = el.closest('form');
-  if (enclosing instanceof HTMLFormElement && formHoldsPassword(enclosing)) return 'password-form';
+  // Its form, found through shadow roots (formOf), and the enclosing <form> of the composed tree
+  // too (a role=button div, or a control whose `form=` names another form, still sits in this one).
+  const form = formOf(el);
+  if (form && formHoldsPassword(form)) return 'password-form';
+  const enclosing = closestComposed(el, 'form');
+  if (enclosing instanceof HTMLFormElement && enclosing !== form && formHoldsPassword(enclosing)) return 'password-form';
   if (el instanceof HTMLIFrameElement) {
     try {
       if (!el.contentDocument) return 'cross-origin-frame';
@@ -142,20 +161,26 @@ export function blockedReason(el: Element): BlockedReason | null {
   return null;
 }
 
+/** The `toolname` attribute of `el`'s form (formOf), or null: compared before and after the waits of an action. */
+export function toolNameOf(el: Element): string | null {
+  return formOf(el)?.getAttribute('toolname') ?? null;
+}
+
 /** The slice of `document.modelContext` the ladder check reads (WebMCP draft; content/webmcp.ts). */
 interface ToolLister {
-  getTools(): Promise<Array<{ name?: unknown; window?: unknown; source?: unknown }>>;
+  getTools(): Promise<Array<ListedTool & { window?: unknown; source?: unknown }>>;
 }
 
 /**
  * The ladder (issue 10 item 1): the name of the declarative WebMCP tool that owns `el`'s form when
  * that tool is currently listed in this document by `document.modelContext.getTools()` (WebMCP on,
- * the form registered as a tool here, a valid tool name); null when there is none, WebMCP is off,
- * or the listing fails (then the semantic path stays open).
+ * the form registered as a tool here, a valid tool name) and usable by webmcp_invoke
+ * (semantic-ladder.ts usableLadderTool); null when there is none, it is unusable or blocked, WebMCP
+ * is off, or the listing fails (then the semantic path stays open).
  */
 export async function narrowerTool(el: Element): Promise<string | null> {
-  const form = el instanceof HTMLFormElement ? el : ((el as HTMLInputElement).form ?? el.closest('form'));
-  if (!(form instanceof HTMLFormElement)) return null;
+  const form = formOf(el);
+  if (!form) return null;
   const name = form.getAttribute('toolname');
   if (!name || !LIMITS.toolNamePattern.test(name)) return null;
   let mc: unknown;
@@ -171,7 +196,9 @@ export async function narrowerTool(el: Element): Promise<string | null> {
       const src = t.source ?? t.window;
       return src === undefined || src === null || src === window;
     };
-    return Array.isArray(tools) && tools.some((t) => t && t.name === name && here(t)) ? name : null;
+    const mine = Array.isArray(tools) ? tools.filter((t) => t && here(t)) : [];
+    // Only a tool webmcp_invoke could use: an unusable or blocked one leaves the semantic path open.
+    return usableLadderTool(mine, name, String(self.origin)) ? name : null;
   } catch {
     return null;
   }

@@ -18,7 +18,8 @@ import { redactText } from '../../../src/shared/redact';
 import { formatLine, PRIVATE_ATTRIBUTE, quote, type NodeLine, type SnapshotPart } from '../../../src/shared/snapshot';
 import { utf8Length } from '../../../src/shared/bounds';
 import {
-  CONTAINER_ROLES, displayedInline, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, headingLevel, insidePrivate, isHidden, nameOf,
+  CONTAINER_ROLES,
+  deepActiveElement, displayedInline, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, formOf, headingLevel, insidePrivate, isHidden, nameOf,
   roleOf, shadowRootOf, shownType, statesOf, valueOf,
 } from './semantic-roles';
 
@@ -70,16 +71,6 @@ interface Ctx {
   inSelect: boolean;
 }
 
-/** The deepest focused element (through shadow roots), or null. */
-function deepActive(doc: Document): Element | null {
-  let a: Element | null = doc.activeElement;
-  for (let i = 0; a && i < 32; i++) {
-    const sr = shadowRootOf(a);
-    if (!sr || !sr.activeElement) break;
-    a = sr.activeElement;
-  }
-  return a;
-}
 
 /**
  * The global (in this extension's isolated world) that holds a document's
@@ -131,7 +122,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: 
   let visited = 0;
   let refCount = 0;
   let pending = '';
-  const focused = deepActive(root.ownerDocument);
+  const focused = deepActiveElement(root.ownerDocument);
   const blockedForms = new Map<HTMLFormElement, boolean>();
   const formBlocked = (f: HTMLFormElement | null | undefined): boolean => {
     if (!f) return false;
@@ -215,8 +206,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: 
 
   const line = (el: Element, role: string, ctx: Ctx) => {
     onLine?.(el);
-    const form = el.localName === 'form' ? (el as HTMLFormElement) : ((el as HTMLInputElement).form ?? null);
-    const blocked = fieldBlocked(el) || formBlocked(form);
+    const blocked = fieldBlocked(el) || formBlocked(formOf(el));
     const node: NodeLine = { role };
     if (role === 'heading') node.role = `h${headingLevel(el)}`;
     const name = nameOf(el, role);

@@ -96,6 +96,13 @@ export const chromeDeps: SemanticDeps = {
   lastTag: async () => Number((await chrome.storage.session.get(TAG_KEY))[TAG_KEY] ?? 0) || 0,
 };
 
+/**
+ * A new document tag (semantic-read's own counter, so never one handed out before in this browser
+ * session), for a document a fingerprint look-up found its target in before any snapshot
+ * (semantic-target.ts resolveTarget): the target then has a ref the grant binds.
+ */
+export const nextDocumentTag = async (): Promise<string> => tagOf(await chromeDeps.nextTag());
+
 /** A report with the right shape, or null. */
 function cleanSnap(r: Result<SemanticReport> | null): Snap | null {
   if (!r || !r.ok || !r.value || r.value.kind !== 'snapshot') return null;

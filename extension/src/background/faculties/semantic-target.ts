@@ -10,20 +10,21 @@
  * MAX_SNAPSHOT_FRAMES same-origin frames; cross-origin frames are never
  * injected, so nothing in them can be a target. Answers
  * src/shared/semantic-target.ts ResolvedTarget: the target's frame, document,
- * stripped URLs and exact-URL hash, its ref, fingerprint, and whether it is
+ * stripped URLs and exact-URL hash, its ref (a document never snapshotted is
+ * handed a tag first, so an unblocked target always has one), fingerprint, and whether it is
  * blocked or owned by a narrower WebMCP tool. Errors: `tab-not-shared`,
  * `navigated` (the top left the shared origin, or the ref's document is gone),
  * `ref-unknown`, `ref-stale`, `target-unsupported`, `target-missing`,
  * `target-ambiguous` (detail.refs), `no-document`.
  */
-import { urlHash } from '../../../../src/shared/canonical';
+import { canonicalJson, urlHash } from '../../../../src/shared/canonical';
 import { err, ok, type Result } from '../../../../src/shared/result';
 import { parseRef, REF_PATTERN, tagNumber } from '../../../../src/shared/snapshot';
 import { fingerprintProblem, type FingerprintQuery, type ResolvedTarget } from '../../../../src/shared/semantic-target';
 import { stripUrl } from '../../../../src/shared/url';
 import type { TargetMatch, TargetReport, ToSemanticAction } from '../../lib/semantic-messages';
 import { injectInto, isAboutFrameUrl, liveFrames, type FrameInfo } from '../tabs';
-import { MAX_SNAPSHOT_FRAMES, SEMANTIC_MODULE } from './semantic-read';
+import { MAX_SNAPSHOT_FRAMES, nextDocumentTag, SEMANTIC_MODULE } from './semantic-read';
 import type { ReadFaculty } from './registry';
 
 /** A frame that does not answer within this time is left out (ms). */
@@ -56,6 +57,25 @@ export function checkResolveArgs(args: Record<string, unknown>): string | null {
   return null;
 }
 
+/**
+ * The frames of `frames` a target may be looked for in: the top and the frames at `origin` whose
+ * every ancestor up to the top is at `origin` too (not about: documents). A same-origin frame
+ * nested inside a cross-origin one is left out: the snapshot never shows it, and its hit test
+ * cannot see the cross-origin frame above it (review finding 8). Sorted as given.
+ */
+export function framesToAsk(frames: readonly FrameInfo[], origin: string): FrameInfo[] {
+  const byId = new Map(frames.map((f) => [f.frameId, f]));
+  const chainOk = (f: FrameInfo): boolean => {
+    for (let cur: FrameInfo | undefined = f, i = 0; cur && i < 64; i++) {
+      if (cur.origin !== origin || (cur.frameId !== 0 && isAboutFrameUrl(cur.url))) return false;
+      if (cur.frameId === 0) return true;
+      cur = byId.get(cur.parentFrameId);
+    }
+    return false;
+  };
+  return frames.filter((f) => f.frameId === 0 || chainOk(f));
+}
+
 type Found = { frame: FrameInfo; report: Extract<TargetReport, { kind: 'targets' }> };
 
 /** The ResolvedTarget of one match in one frame, or null when its URLs could not be read. */
@@ -82,7 +102,7 @@ export async function resolveTarget(tabId: number, origin: string, args: { ref?:
   const top = frames.find((f) => f.frameId === 0);
   if (!top) return err('no-document', 'the tab has no live top-level document');
   if (top.origin !== origin) return err('navigated', 'the tab is no longer at the shared origin');
-  const readable = frames.filter((f) => f.origin === origin && !isAboutFrameUrl(f.url));
+  const readable = framesToAsk(frames, origin);
   const toAsk = [top, ...readable.filter((f) => f.frameId !== 0).slice(0, MAX_SNAPSHOT_FRAMES)];
   if (args.ref !== undefined) {
     const r = parseRef(args.ref);
@@ -109,7 +129,16 @@ export async function resolveTarget(tabId: number, origin: string, args: { ref?:
     const refs = all.map((x) => x.m.ref).filter((x): x is string => typeof x === 'string');
     return err('target-ambiguous', `${total} elements match that fingerprint${refs.length ? ` (refs ${refs.join(', ')})` : ''}: give more fields, or target one by ref`, { refs });
   }
-  const one = all[0] as { f: Found; m: TargetMatch };
+  let one = all[0] as { f: Found; m: TargetMatch };
+  if (one.m.ref === null && one.m.blocked === null) {
+    // Its document was never snapshotted: hand it a tag and ask again, so the target has a ref and the
+    // grant binds that element (identity plus fingerprint), not whichever element has the fingerprint later.
+    const again = await askSemantic<TargetReport>(tabId, one.f.frame, { type: 'echo:semantic:target', query: one.m.fingerprint, tag: await nextDocumentTag() });
+    const v = again && again.ok && again.value.kind === 'targets' ? again.value : null;
+    const m = v && v.total === 1 && v.matches.length === 1 ? (v.matches[0] as TargetMatch) : null;
+    if (!m || m.ref === null || canonicalJson(m.fingerprint) !== canonicalJson(one.m.fingerprint)) return err('target-missing', 'the target changed while it was looked up: take a snapshot (page_snapshot) and target by ref');
+    one = { f: { frame: one.f.frame, report: v as Found['report'] }, m };
+  }
   const resolved = await resolvedOf(one.f, one.m);
   return resolved ? ok(resolved) : err('navigated', "the target's document URL cannot be read");
 }

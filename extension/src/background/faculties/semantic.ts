@@ -2,7 +2,9 @@
  * Faculty `semantic` (dispatch), operations click, hover, focus, scroll (issue 10
  * items 1, 3, 4, 5, 6; docs/semantic-controls.md): one semantic mutation under
  * a one-use grant.
- *  - subject: `{fingerprint, ref?}`; its subject hash is the fingerprint hash
+ *  - subject: `{fingerprint, ref}` (the console always binds the target's ref, even
+ *    when the agent gave a fingerprint: the dispatch acts on that element only,
+ *    identity plus fingerprint); its subject hash is the fingerprint hash
  *    (src/shared/semantic-target.ts `fingerprintHash`), so the grant binds the
  *    described element the person reviewed; the grant's `operation` binds the
  *    operation (a hover grant presented as a click is `grant-invalid`, by the
@@ -59,6 +61,15 @@ const subjectOf = (s: Record<string, unknown>) => ({ fingerprint: s.fingerprint 
 /** The readback's wait for the page (ms). */
 const READBACK_TIMEOUT_MS = 5_000;
 
+/**
+ * Whether the frame holds another document than `documentId` after an action whose readback got no
+ * answer: only a document actually read and different counts. A failed look-up (`now` null) is
+ * unknown, never a new document, so it cannot confirm a click (review finding 9).
+ */
+export function documentChangedAfter(now: { documentId: string } | null | undefined, documentId: string): boolean {
+  return !!now && typeof now.documentId === 'string' && now.documentId !== documentId;
+}
+
 /** The semantic faculty. */
 export function semantic(): DispatchFaculty<SemanticPrepared> {
   return {
@@ -68,9 +79,10 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
     contentModule: SEMANTIC_MODULE,
     checkRequest(_operation, subject, args) {
       const keys = Object.keys(subject ?? {});
-      if (!keys.includes('fingerprint') || keys.some((k) => k !== 'fingerprint' && k !== 'ref')) return 'subject must be {fingerprint, ref?}';
+      // The ref is required: without it the dispatch would act on whichever element has the fingerprint then.
+      if (!keys.includes('fingerprint') || !keys.includes('ref') || keys.some((k) => k !== 'fingerprint' && k !== 'ref')) return 'subject must be {fingerprint, ref}';
       if (!isFingerprint(subject.fingerprint)) return 'subject.fingerprint is not a fingerprint';
-      if (subject.ref !== undefined && (typeof subject.ref !== 'string' || !REF_PATTERN.test(subject.ref))) return 'subject.ref is not a ref';
+      if (typeof subject.ref !== 'string' || !REF_PATTERN.test(subject.ref)) return 'subject.ref is not a ref';
       if (Object.keys(args ?? {}).length !== 0) return 'the semantic operations take no arguments';
       return null;
     },
@@ -108,8 +120,7 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
       else {
         // No answer from that document: did the frame get another document (the click navigated)?
         const now = await frameDocument(target.tabId, target.frameId).catch(() => null);
-        const changed = !now || now.documentId !== target.documentId;
-        observations = { found: false, urlChanged: false, documentChanged: changed, focused: false, focusMoved: false, editable: false, stateChanged: [], domChangesNear: 0, inViewport: false };
+        observations = { found: false, urlChanged: false, documentChanged: documentChangedAfter(now, target.documentId), focused: false, focusMoved: false, editable: false, stateChanged: [], domChangesNear: 0, inViewport: false };
       }
       const result = {
         operation: m.operation,

@@ -9,7 +9,10 @@
  *    fingerprint. A blocked surface is refused `target-blocked`, a target whose
  *    form is a declarative WebMCP tool listed now `narrower-capability-available`
  *    (naming the tool), both before the person is asked. The subject hash the
- *    grant binds is the fingerprint hash (src/shared/semantic-target.ts).
+ *    grant binds is the fingerprint hash (src/shared/semantic-target.ts); the
+ *    link subject carries the target's ref too (even when the agent gave a
+ *    fingerprint), so the dispatch acts on that element only (identity plus
+ *    fingerprint) — a new element with the same description is `target-changed`.
  *  - validate: the operations take no arguments.
  *  - readback: the console judges the extension's observations itself
  *    (`judgeReadback`): `readback-confirmed`, or `readback-mismatch` and the
@@ -102,13 +105,16 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
           `The target belongs to a form that the page offers as the WebMCP tool ${JSON.stringify(t.narrower)}: use it (webmcp_discover, then webmcp_invoke) instead of ${`page_${operation}`}. Nothing was asked or done.`,
         );
       }
+      // The grant binds the element the person reviewed: its ref (identity) beside its fingerprint, so the
+      // dispatch acts on that element only, never on another that has the same description by then.
+      if (t.ref === null) return err('bad-answer', "The extension's answer gave the target no ref; nothing was done.");
       const hash = await fingerprintHash(t.fingerprint);
       return ok({
         target: { tabId: req.tabId, frameId: t.frameId, documentId: t.documentId, origin: t.origin, urlHash: t.urlHash, tabUrl: t.tabUrl, frameUrl: t.frameUrl },
         subjectHash: hash,
         subjectKey: hash,
-        subject: { type: 'semantic-target', operation, ref: req.ref ?? null, fingerprint: t.fingerprint, fingerprintHash: hash, trustedInput: false, picture: 'none' },
-        linkSubject: { fingerprint: t.fingerprint, ...(req.ref !== undefined ? { ref: req.ref } : {}) },
+        subject: { type: 'semantic-target', operation, ref: t.ref, fingerprint: t.fingerprint, fingerprintHash: hash, trustedInput: false, picture: 'none' },
+        linkSubject: { fingerprint: t.fingerprint, ref: t.ref },
         receiptFields: { origin: t.origin, frameId: t.frameId, documentId: t.documentId },
         policy: {},
       });

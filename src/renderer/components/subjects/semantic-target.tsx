@@ -22,7 +22,7 @@ export function SemanticTargetHeading({ subject: s }: { subject: SemanticTargetS
     <>
       <code data-testid="field-semantic-operation">{s.operation}</code>
       <span className="dialog-title" data-testid="field-title">
-        {OPERATION_WORDS[s.operation]} {s.fingerprint.role} “{revealInvisible(s.fingerprint.name) || '(no name)'}”
+        {OPERATION_WORDS[s.operation]} the {s.fingerprint.role} the page names “{revealInvisible(s.fingerprint.name) || '(no name)'}”
       </span>
     </>
   );
@@ -39,7 +39,8 @@ export function SemanticTargetBody({ subject: s }: { subject: SemanticTargetSubj
     ...(fp.form !== undefined ? ([['Form', fp.form]] as Array<[string, string]>) : []),
     ['Inside', fp.ancestors.length ? fp.ancestors.map((a) => `${a.role} “${a.name}”`).join(' › ') : '(no named container)'],
     ['Position', fp.nth === 0 ? 'the first element with this description' : `element ${fp.nth + 1} of those with this description`],
-    ...(s.ref !== null ? ([['Ref (agent’s)', s.ref]] as Array<[string, string]>) : []),
+    // The target's ref: the element the grant binds (resolved by the console even when the agent gave a fingerprint).
+    ...(s.ref !== null ? ([['Ref', s.ref]] as Array<[string, string]>) : []),
   ];
   return (
     <section className="block" data-testid="field-semantic-target">
