@@ -1,6 +1,6 @@
 /**
  * Whether the ladder (issue 10 item 1: "the semantic path stays open when the
- * tool is unusable or blocked"; docs/semantic-controls.md, "The ladder") applies
+ * tool is unusable or blocked"; docs/semantic-controls.md, "The lifecycle", step 1) applies
  * to a declarative WebMCP tool listed by `document.modelContext.getTools()`: only
  * when webmcp_invoke could use that tool. A tool discovery leaves out (over a
  * limit of src/shared/limits.ts, lib/inspect.ts inspectTool), one of several
