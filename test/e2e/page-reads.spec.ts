@@ -131,6 +131,9 @@ test('extract by selector and ref, wait for added text and a pushState URL, veri
     // Finding 6: ids and classes inside a password form (a rules checklist's `li.valid`) or around a password field are not matched; its text is.
     expect((await extract({ selector: 'li.valid, .rules li, ul.rules, #login li, .pw-box, div.strong' })).header.count).toBe(0);
     expect((await extract({ selector: 'li:text("20 characters")' })).header.count).toBe(1);
+    // A design-system button of the password form, its <button> in a closed shadow root (no .form): blocked too; the shadow button outside a form is not.
+    expect((await extract({ selector: 'button:text("Shadow sign in"), x-submit button' })).header.count).toBe(0);
+    expect((await extract({ selector: 'button:text("Shadow button")' })).header.count).toBe(1);
 
     // Attribute selectors are refused, whatever the attribute.
     for (const selector of ['input[value^=4]', '[href]', 'input[type=password]']) {

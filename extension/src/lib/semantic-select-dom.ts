@@ -37,7 +37,10 @@ export function composedParent(el: Element): Element | null {
 /** Whether `el` itself is blocked: a blocked field, or a form control (or the form) of a form holding a password. */
 function selfBlocked(el: Element): boolean {
   if (fieldBlocked(el)) return true;
-  // The form through shadow roots too (formOf): a design-system control's inner <button> has no .form.
+  if (el instanceof HTMLFormElement) return formHoldsPassword(el);
+  // Form controls only (their text elsewhere in the form stays readable), with the form found through shadow
+  // roots too (formOf): a design-system control's inner <button> has no .form.
+  if (!('form' in el)) return false;
   const form = formOf(el);
   return form !== null && formHoldsPassword(form);
 }
