@@ -12,7 +12,7 @@ export type DecodedLine =
   | { kind: 'node'; depth: number; role: string; type?: string; name?: string; value?: string; states: string[]; ref?: string };
 
 /** The JSON string literal starting at `s[i]` (`"`), and the index after it; null when malformed. */
-function jsonStringAt(s: string, i: number): { value: string; end: number } | null {
+export function jsonStringAt(s: string, i: number): { value: string; end: number } | null {
   if (s[i] !== '"') return null;
   let j = i + 1;
   while (j < s.length && s[j] !== '"') j += s[j] === '\\' ? 2 : 1;

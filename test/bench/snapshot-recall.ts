@@ -22,6 +22,7 @@
  * Names are compared with white space collapsed. Each figure lists up to 12
  * misses, so a person can see what was lost.
  */
+import { jsonStringAt } from '../../src/shared/snapshot-lines';
 
 /** Roles an agent acts on (WAI-ARIA widget roles with a name): the named-interactive figure, target 100%. */
 export const INTERACTIVE_ROLES: ReadonlySet<string> = new Set([
@@ -57,18 +58,6 @@ const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 const WORD = /[\p{L}\p{N}]+/gu;
 export const tokensOf = (s: string): string[] => s.match(WORD) ?? [];
 
-/** The JSON string literal starting at `s[i]` (which is `"`): its value and the index after it, or null. */
-function jsonStringAt(s: string, i: number): { value: string; end: number } | null {
-  if (s[i] !== '"') return null;
-  let j = i + 1;
-  while (j < s.length && s[j] !== '"') j += s[j] === '\\' ? 2 : 1;
-  if (j >= s.length) return null;
-  try {
-    return { value: JSON.parse(s.slice(i, j + 1)) as string, end: j + 1 };
-  } catch {
-    return null;
-  }
-}
 
 /** A YAML double-quoted scalar as Playwright writes it (yamlEscapeValueIfNeeded: JSON-like, plus `\xHH`), or the plain scalar. */
 function yamlValue(v: string): string {
