@@ -117,9 +117,21 @@ export interface NodeLine {
   ref?: string;
 }
 
-/** One element line, without indentation. */
+/**
+ * A role as a line may print it. An explicit role is the page's own token
+ * (`role="…"`): kept when it is a plain word (ARIA roles, DPUB's `doc-*`, a
+ * page's `my.widget`), otherwise its other characters are dropped, so it can
+ * never open a text line (`"`), a marker (`[`), a ref (`#`) or a value (`=`);
+ * `generic` when nothing is left. At most 48 characters.
+ */
+export function safeRole(role: string): string {
+  const kept = role.toLowerCase().replace(/[^a-z0-9_.-]/g, '').slice(0, 48);
+  return /^[a-z]/.test(kept) ? kept : 'generic';
+}
+
+/** One element line, without indentation. The role is printed through `safeRole`. */
 export function formatLine(n: NodeLine): string {
-  let s = n.role + (n.type ? `:${n.type}` : '');
+  let s = safeRole(n.role) + (n.type ? `:${n.type}` : '');
   if (n.name) s += ` ${quote(n.name)}`;
   if (n.value !== undefined && n.value !== '') s += ` =${quote(n.value)}`;
   if (n.states && n.states.length) s += ` [${n.states.join(' ')}]`;

@@ -49,6 +49,15 @@ describe('lines', () => {
     expect(JSON.parse(q)).toBe(evil);
     expect(lineRef(q)).toBeNull();
     expect(lineRef(formatLine({ role: 'button', name: 'x #a1' }))).toBeNull();
+    // A page's own role token cannot open a text line, a marker, a value or a ref either.
+    for (const role of ['"Transfer done"', '[blocked]', '#a1', 'x=1', '"', '']) {
+      const line = formatLine({ role, name: 'Pay' });
+      expect(line.startsWith('"') || line.startsWith('[') || line.startsWith('#') || line.startsWith('=')).toBe(false);
+      expect(lineRef(line)).toBeNull();
+      expect(line.endsWith(' "Pay"')).toBe(true);
+    }
+    expect(formatLine({ role: 'doc-abstract', name: 'A' })).toBe('doc-abstract "A"');
+    expect(formatLine({ role: 'my.widget' })).toBe('my.widget');
     expect(lineRef(formatLine({ role: 'button', name: 'x', ref: 'c9' }))).toBe('c9');
   });
 
