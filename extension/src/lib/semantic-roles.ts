@@ -236,6 +236,17 @@ export function deepActiveElement(doc: Document): Element | null {
   return a;
 }
 
+/** The composed-tree children of `el`, as the walk and the reads visit them: its open or closed shadow root's, a slot's assigned nodes, else its own. */
+export function composedChildren(el: Element): ArrayLike<Node> {
+  const sr = shadowRootOf(el);
+  if (sr) return sr.childNodes;
+  if (el.localName === 'slot') {
+    const assigned = (el as HTMLSlotElement).assignedNodes({ flatten: true });
+    return assigned.length ? assigned : el.childNodes;
+  }
+  return el.childNodes;
+}
+
 function byIds(el: Element, ids: string): string {
   const root = el.getRootNode() as Document | ShadowRoot;
   return collapse(

@@ -18,7 +18,7 @@ import { redactText } from '../../../src/shared/redact';
 import { MatchMemo, matchesSelector, MAX_SELECTOR_MATCHES, type Selector, type SelectNode } from '../../../src/shared/semantic-select';
 import { viewStrings } from '../../../src/shared/snapshot-lines';
 import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
-import { deepActiveElement, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
+import { composedChildren, deepActiveElement, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
 import { MAX_WALK_NODES, walk, type NodeBudget, type RefSource } from './semantic-walk';
 
 /** Why an element is no part of what a read may match: `private` (the page's attribute, on it or an ancestor) or `blocked` (a blocked field or a control of a password form, or inside one). */
@@ -75,16 +75,6 @@ export function rendered(el: Element): boolean {
   return true;
 }
 
-/** The composed-tree children of `el`, as the walk visits them. */
-function childrenOf(el: Element): ArrayLike<Node> {
-  const sr = shadowRootOf(el);
-  if (sr) return sr.childNodes;
-  if (el.localName === 'slot') {
-    const assigned = (el as HTMLSlotElement).assignedNodes({ flatten: true });
-    return assigned.length ? assigned : el.childNodes;
-  }
-  return el.childNodes;
-}
 
 /** The view's walk bytes for the text of one element in a check (page-local only; never sent whole). */
 export const CHECK_VIEW_BYTES = 1_048_576;
@@ -244,12 +234,12 @@ export function selectIn(scope: Element, sel: Selector, nodes: ViewNodes, limit 
       if (out.length >= limit) return ((more = true), false);
       out.push(el);
     }
-    for (const k of Array.from(childrenOf(el))) if (k instanceof Element && !visit(k)) return false;
+    for (const k of Array.from(composedChildren(el))) if (k instanceof Element && !visit(k)) return false;
     return true;
   };
   const doc = scope.ownerDocument;
   if (scope === doc.body || scope === doc.documentElement) {
-    for (const k of Array.from(childrenOf(scope))) if (k instanceof Element && !visit(k)) break;
+    for (const k of Array.from(composedChildren(scope))) if (k instanceof Element && !visit(k)) break;
   } else visit(scope);
   return { elements: out, more, cut: cut || nodes.textCut || memo.cut };
 }

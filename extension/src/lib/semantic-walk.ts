@@ -19,6 +19,7 @@ import { formatLine, PRIVATE_ATTRIBUTE, quote, type NodeLine, type SnapshotPart 
 import { utf8Length } from '../../../src/shared/bounds';
 import {
   CONTAINER_ROLES,
+  composedChildren,
   deepActiveElement, displayedInline, INLINE_TAGS, INTERACTIVE_ROLES, LEAF_TEXT_ROLES, fieldBlocked, formHoldsPassword, formOf, headingLevel, insidePrivate, isHidden, nameOf,
   roleOf, shadowRootOf, shownType, statesOf, valueOf,
 } from './semantic-roles';
@@ -147,15 +148,7 @@ export function walk(root: Element, refs: RefSource, maxBytes: number, onLine?: 
     lines = [];
   };
 
-  const children = (el: Element): ArrayLike<Node> => {
-    const sr = shadowRootOf(el);
-    if (sr) return sr.childNodes;
-    if (el.localName === 'slot') {
-      const assigned = (el as HTMLSlotElement).assignedNodes({ flatten: true });
-      return assigned.length ? assigned : el.childNodes;
-    }
-    return el.childNodes;
-  };
+  const children = composedChildren;
 
   const walkKids = (el: Element, ctx: Ctx) => {
     for (const k of Array.from(children(el))) visit(k, ctx);
