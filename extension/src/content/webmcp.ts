@@ -18,7 +18,7 @@ import { canonicalJson, descriptorHashInput } from '../../../src/shared/canonica
 import { truncateUtf8, utf8Length } from '../../../src/shared/bounds';
 import { err, ok, type Result } from '../../../src/shared/result';
 import type { ToolAnnotations, WebMcpSupport } from '../../../src/shared/types';
-import { boundMessage, inspectTool, reportName, type RawTool } from '../lib/inspect';
+import { boundMessage, inspectTool, rawToolOf, reportName, type RawTool } from '../lib/inspect';
 import { executeInput } from '../lib/execute-input';
 import type { ExecuteErrorCode, ExecuteValue, FrameReport, ToWebMcp } from '../lib/messages';
 import { readPageUrls, sameUrls } from '../lib/page-urls';
@@ -103,16 +103,6 @@ function detectSupport(): WebMcpSupport {
   return { modelContext: mc !== null, legacyApi, argumentForm };
 }
 
-/** JSON-clean copy (drops functions, undefined; a throwing getter or a cycle gives `undefined`). */
-function plain(v: unknown): unknown {
-  if (v === undefined || v === null || typeof v !== 'object') return v;
-  try {
-    const text = JSON.stringify(v);
-    return text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 function formsByToolName(): Map<string, HTMLFormElement[]> {
   const map = new Map<string, HTMLFormElement[]>();
@@ -130,20 +120,8 @@ function holdsPasswordField(form: HTMLFormElement): boolean {
 }
 
 function readTool(t: PageTool, forms: Map<string, HTMLFormElement[]>): RawTool {
-  const name = typeof t.name === 'string' ? t.name : String(t.name);
-  const annotations = t.annotations == null ? undefined : (plain(t.annotations) as ToolAnnotations | undefined);
-  const matching = forms.get(name) ?? [];
-  const raw: RawTool = {
-    name,
-    title: typeof t.title === 'string' ? t.title : t.title == null ? '' : String(t.title),
-    description: typeof t.description === 'string' ? t.description : t.description == null ? '' : String(t.description),
-    inputSchema: typeof t.inputSchema === 'string' ? t.inputSchema : plain(t.inputSchema ?? {}),
-    origin: typeof t.origin === 'string' ? t.origin : String(t.origin),
-    kind: annotations === undefined && matching.length > 0 ? 'declarative' : 'imperative',
-    passwordField: matching.some(holdsPasswordField),
-  };
-  if (annotations !== undefined) raw.annotations = annotations;
-  return raw;
+  const matching = forms.get(typeof t.name === 'string' ? t.name : String(t.name)) ?? [];
+  return rawToolOf(t, (annotations) => (annotations === undefined && matching.length > 0 ? 'declarative' : 'imperative'), matching.some(holdsPasswordField));
 }
 
 /**

@@ -35,6 +35,45 @@ export interface RawTool {
 }
 
 /** A tool that passed the limits, with what the person must see about it. */
+/** JSON-clean copy of page data (drops functions, undefined; a throwing getter or a cycle gives `undefined`). */
+function plain(v: unknown): unknown {
+  if (v === undefined || v === null || typeof v !== 'object') return v;
+  try {
+    const text = JSON.stringify(v);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A string field of a listed tool: strings as they are, null/undefined as '', anything else through String(). */
+const textOf = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
+
+/**
+ * The RawTool of one tool as `document.modelContext.getTools()` lists it (WebMCP draft; every field
+ * UNTRUSTED page data, read once): what discovery (content/webmcp.ts) and the ladder check
+ * (lib/semantic-ladder.ts) both hand to `inspectTool`.
+ * @param t the listed tool; `kind` and `passwordField` are the caller's (discovery knows the forms).
+ */
+export function rawToolOf(
+  t: { name?: unknown; title?: unknown; description?: unknown; inputSchema?: unknown; annotations?: unknown; origin?: unknown },
+  kind: (annotations: ToolAnnotations | undefined) => RawTool['kind'],
+  passwordField: boolean,
+): RawTool {
+  const annotations = t.annotations == null ? undefined : (plain(t.annotations) as ToolAnnotations | undefined);
+  const raw: RawTool = {
+    name: typeof t.name === 'string' ? t.name : String(t.name),
+    title: textOf(t.title),
+    description: textOf(t.description),
+    inputSchema: typeof t.inputSchema === 'string' ? t.inputSchema : plain(t.inputSchema ?? {}),
+    origin: typeof t.origin === 'string' ? t.origin : String(t.origin),
+    kind: kind(annotations),
+    passwordField,
+  };
+  if (annotations !== undefined) raw.annotations = annotations;
+  return raw;
+}
+
 export interface InspectedTool {
   tool: RawTool;
   /** The exact canonical JSON that `descriptorHash` is computed over. */

@@ -10,7 +10,7 @@
  * of both. Pure: runs on what the page listed.
  */
 import { LIMITS } from '../../../src/shared/limits';
-import { inspectTool, type RawTool } from './inspect';
+import { inspectTool, rawToolOf } from './inspect';
 import type { ToolAnnotations } from '../../../src/shared/types';
 
 /** A listed tool as getTools() gives it (WebMCP draft); fields read one by one, page data UNTRUSTED. */
@@ -23,18 +23,6 @@ export interface ListedTool {
   origin?: unknown;
 }
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
-
-function plain(v: unknown): unknown {
-  if (v === undefined || v === null || typeof v !== 'object') return v;
-  try {
-    const text = JSON.stringify(v);
-    return text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Whether the tool named `name` among `mine` (the tools listed for this document, in listing order)
  * is one webmcp_invoke could use: exactly one of that name, within the first LIMITS.maxToolsPerFrame,
@@ -44,17 +32,8 @@ export function usableLadderTool(mine: readonly ListedTool[], name: string, orig
   const idx = mine.flatMap((t, i) => (t && t.name === name ? [i] : []));
   if (idx.length !== 1 || (idx[0] as number) >= LIMITS.maxToolsPerFrame) return false;
   const t = mine[idx[0] as number] as ListedTool;
-  const annotations = t.annotations == null ? undefined : (plain(t.annotations) as ToolAnnotations | undefined);
-  const raw: RawTool = {
-    name,
-    title: str(t.title),
-    description: str(t.description),
-    inputSchema: typeof t.inputSchema === 'string' ? t.inputSchema : plain(t.inputSchema ?? {}),
-    origin: str(t.origin),
-    kind: 'declarative',
-    passwordField: false,
-  };
-  if (annotations !== undefined) raw.annotations = annotations;
+  // A declarative form's tool; passwordField false, since a target in a password form is refused target-blocked before the ladder is asked.
+  const raw = rawToolOf(t, () => 'declarative', false);
   try {
     const r = inspectTool(raw, origin);
     return r.ok && r.value.blocked === undefined;
