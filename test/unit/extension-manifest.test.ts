@@ -16,8 +16,10 @@ describe('extension manifest', () => {
   it('asks only for what it uses, never debugger', () => {
     expect(manifest.manifest_version).toBe(3);
     expect([...manifest.permissions].sort()).toEqual(['alarms', 'nativeMessaging', 'scripting', 'storage', 'tabs', 'webNavigation']);
-    expect(JSON.stringify(manifest)).not.toMatch(/debugger|<all_urls>|userScripts|cookies|webRequest/);
-    expect(manifest.host_permissions).toEqual(['http://*/*', 'https://*/*']);
+    expect(JSON.stringify(manifest)).not.toMatch(/debugger|userScripts|cookies|webRequest/);
+    // <all_urls>, not http://*/* + https://*/*: chrome.tabs.captureVisibleTab (the target's picture in the
+    // dialog, issue 10 item 6) needs it (FACTS); Chrome's install warning is the same "all websites" one.
+    expect(manifest.host_permissions).toEqual(['<all_urls>']);
     expect(manifest.content_scripts).toBeUndefined(); // injected only into shared tabs
     expect(manifest.externally_connectable).toBeUndefined();
     expect(manifest.web_accessible_resources).toBeUndefined();
