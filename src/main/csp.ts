@@ -15,8 +15,12 @@
  *   `frame-src 'none'`, `frame-ancestors 'none'`, `worker-src 'none'`: none is used.
  * - `connect-src 'self'` (+ the web host's own `ws://127.0.0.1:PORT`): the
  *   renderer talks to its own host only.
- * - `img-src 'self'`: a hostile `<img src=x onerror>` in page text stays text
- *   anyway; if it ever became markup it could not reach the network.
+ * - `img-src 'self' blob:`: a hostile `<img src=x onerror>` in page text stays text
+ *   anyway; if it ever became markup it could not reach the network. `blob:`
+ *   is for the target's picture in the approval dialog (issue 10 item 6): the
+ *   renderer makes a blob URL of the PNG bytes its own host handed it
+ *   (ConsoleApi.getTargetPicture); a blob URL can only name an object this
+ *   renderer created, never the network, and `data:` stays refused.
  */
 
 /** Directives, in order; extra `connect-src` sources are appended by `buildCsp`. */
@@ -24,7 +28,7 @@ const BASE: ReadonlyArray<[string, string[]]> = [
   ['default-src', ["'self'"]],
   ['script-src', ["'self'"]],
   ['style-src', ["'self'"]],
-  ['img-src', ["'self'"]],
+  ['img-src', ["'self'", 'blob:']],
   ['font-src', ["'self'"]],
   ['connect-src', ["'self'"]],
   ['object-src', ["'none'"]],
