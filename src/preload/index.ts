@@ -25,6 +25,7 @@ const api: EchoApi = {
   listPolicyRules: () => ipcRenderer.invoke(CHANNELS.listPolicyRules),
   addPolicyRule: (p) => ipcRenderer.invoke(CHANNELS.addPolicyRule, p),
   removePolicyRule: (p) => ipcRenderer.invoke(CHANNELS.removePolicyRule, p),
+  getTargetPicture: (p) => ipcRenderer.invoke(CHANNELS.getTargetPicture, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

@@ -2,6 +2,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, StoresContext } from './App';
+import { PicturesContext } from './components/subjects/target-picture';
 import { bindConsole, createConsoleStores } from './stores';
 import { openTransport } from './transport';
 import './styles.css';
@@ -13,7 +14,9 @@ bindConsole(transport.api, stores, transport);
 root.render(
   <StrictMode>
     <StoresContext.Provider value={stores}>
-      <App transportKind={transport.kind} />
+      <PicturesContext.Provider value={stores.pictures}>
+        <App transportKind={transport.kind} />
+      </PicturesContext.Provider>
     </StoresContext.Provider>
   </StrictMode>,
 );

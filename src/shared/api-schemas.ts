@@ -33,6 +33,7 @@ export const API_METHODS = [
   'listPolicyRules',
   'addPolicyRule',
   'removePolicyRule',
+  'getTargetPicture',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -120,4 +121,5 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
     required: ['index', 'rule'],
     properties: { index: { type: 'integer', minimum: 0, maximum: POLICY_LIMITS.maxRules - 1 }, rule: POLICY_RULE_SCHEMA },
   },
+  getTargetPicture: { type: 'object', additionalProperties: false, required: ['sha256'], properties: { sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } } },
 };

@@ -11,6 +11,7 @@ import type { ErrorInfo, Result } from './result';
 import type { Faculty, Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from './receipt';
 import type { SharedTab, ToolAnnotations } from './types';
 import type { FormSubject } from './form';
+import type { TargetPicture } from './semantic-picture';
 
 /** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
 export interface LinkStatus {
@@ -77,7 +78,8 @@ export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject;
  * What a semantic mutation (faculty `semantic`: click, hover, focus, scroll; issue 10)
  * acts on: the target's page-derived fingerprint (UNTRUSTED page text, redacted) and
  * its hash, which the grant binds as the subject hash. Events are synthetic
- * (`trustedInput: false`); no picture of the target is taken.
+ * (`trustedInput: false`); a picture of the target, cropped and with secret fields blacked out,
+ * when the tab is the active one of its window.
  */
 export interface SemanticTargetSubject {
   type: 'semantic-target';
@@ -88,8 +90,12 @@ export interface SemanticTargetSubject {
   fingerprintHash: string;
   /** The events are synthetic, never the person's hardware input. */
   trustedInput: false;
-  /** No picture of the target is shown (issue 10 item 6: not built). */
-  picture: 'none';
+  /**
+   * The target's picture (issue 10 item 6; src/shared/semantic-picture.ts): its SHA-256 and size
+   * (the bytes are fetched with ConsoleApi.getTargetPicture), or why there is none. Absent until
+   * the person is about to be asked (it is taken only then).
+   */
+  picture?: TargetPicture;
   // Never present: declared so that code reading a page tool's fields off any subject
   // (`view.subject.toolName === …`) reads `undefined` here instead of needing a narrowing first.
   toolName?: undefined;
@@ -234,6 +240,12 @@ export interface ConsoleApi {
    * else edited the list meanwhile); answers the new list.
    */
   removePolicyRule(p: { index: number; rule: PolicyRule }): Promise<Result<PolicyRule[]>>;
+  /**
+   * The picture of a semantic target shown in an approval (SemanticTargetSubject.picture), by the
+   * SHA-256 of its PNG bytes: `png` is base64. Kept in memory only, for the last few approvals.
+   * Errors: invalid-params, picture-not-found (never taken, or dropped since).
+   */
+  getTargetPicture(p: { sha256: string }): Promise<Result<{ png: string; width: number; height: number }>>;
 }
 
 /**
@@ -263,5 +275,6 @@ export const CHANNELS = {
   listPolicyRules: 'policy:list-rules',
   addPolicyRule: 'policy:add-rule',
   removePolicyRule: 'policy:remove-rule',
+  getTargetPicture: 'pictures:get',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

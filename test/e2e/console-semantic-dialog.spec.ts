@@ -1,13 +1,15 @@
 // The approval dialog of a semantic mutation (issue 10 item 6; docs/semantic-controls.md) in real
 // Chromium, served by the loopback web host over the built renderer, against the in-test ConsoleApi
 // holding one pending `page_click` whose target fingerprint carries hostile page text. Checks: the
-// operation, every field of the fingerprint and its hash, that the events are synthetic and that no
-// picture is shown, all as text. Run `npx electron-vite build` first (`npm test` does).
+// operation, every field of the fingerprint and its hash, that the events are synthetic, all as text,
+// and the target's picture: fetched by its hash, checked against it and shown as an image. Run `npx electron-vite build` first (`npm test` does).
 import { expect, test } from '@playwright/test';
 import type { WebHost } from '../../src/main/web/server';
 import type { ApprovalView } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
 import { startFakeWebHost, useConsoleBrowser } from './support/web-console';
+import { createHash } from 'node:crypto';
+import { tinyPng } from '../support/png';
 
 const browser = useConsoleBrowser();
 let host: WebHost | undefined;
@@ -16,9 +18,11 @@ test.afterEach(async () => {
   await host?.close();
 });
 
-test('a semantic click shows the operation, the target fingerprint and its hash as text, synthetic events, and no picture', async () => {
+test("a semantic click shows the operation, the target fingerprint and its hash as text, synthetic events, and the target's picture by its hash", async () => {
   const now = Date.now();
   const hash = 'c'.repeat(64);
+  const png = tinyPng(6, 4);
+  const pictureHash = createHash('sha256').update(png).digest('hex');
   const base = sampleApproval(now);
   const view: ApprovalView = {
     ...base,
@@ -41,10 +45,11 @@ test('a semantic click shows the operation, the target fingerprint and its hash 
       },
       fingerprintHash: hash,
       trustedInput: false,
-      picture: 'none',
+      picture: { status: 'captured', sha256: pictureHash, width: 6, height: 4, bytes: png.length },
     },
   };
   const fake = new FakeConsole({ approvals: [view], receiptCount: 0 });
+  fake.pictures.set(pictureHash, { png: png.toString('base64'), width: 6, height: 4 });
   host = await startFakeWebHost(fake);
   const page = await browser().newPage({ viewport: { width: 1280, height: 1000 } });
   try {
@@ -59,7 +64,12 @@ test('a semantic click shows the operation, the target fingerprint and its hash 
     await expect(page.getByTestId('field-fingerprint-hash')).toHaveText(hash);
     await expect(page.getByTestId('field-faculty')).toHaveText('semantic · click');
     await expect(page.getByTestId('field-semantic-notes')).toContainText('trustedInput false');
-    await expect(page.getByTestId('field-semantic-notes')).toContainText('No picture of the target is shown');
+    // The picture: asked for by its hash, its bytes hash to it, shown as an image (a blob: URL).
+    const img = page.getByTestId('field-target-picture');
+    await expect(img).toBeVisible();
+    expect(await img.evaluate((el) => [(el as unknown as { naturalWidth: number }).naturalWidth, (el as unknown as { src: string }).src.slice(0, 5)])).toEqual([6, 'blob:']);
+    await expect(page.getByTestId('field-target-picture-hash')).toHaveText(pictureHash);
+    expect(fake.calls.filter((c) => c.method === 'getTargetPicture').map((c) => c.params)).toContainEqual({ sha256: pictureHash });
     // Page text stays text: no element was made from the name.
     expect(await page.locator('img[src=x]').count()).toBe(0);
   } finally {

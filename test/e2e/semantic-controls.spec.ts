@@ -8,12 +8,23 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Page } from '@playwright/test';
+import type { Page, Worker } from '@playwright/test';
 import { test, expect, until, type LinkWorld } from './support/link-fixture';
 import { createAgentToken } from '../support/agent-token';
 import type { ApprovalView, SemanticTargetSubject } from '../../src/shared/ipc';
 import { argumentsHash } from '../../src/shared/canonical';
 import { LIMITS } from '../../src/shared/limits';
+import { createHash } from 'node:crypto';
+import { cropBox, type Box } from '../../src/shared/semantic-picture';
+
+/** The intersection of two boxes, or null. */
+function intersect(a: Box, b: Box): Box | null {
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  const w = Math.min(a.x + a.w, b.x + b.w) - x;
+  const h = Math.min(a.y + a.h, b.y + b.h) - y;
+  return w > 0 && h > 0 ? { x, y, w, h } : null;
+}
 
 const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ text: string }>).map((c) => c.text).join('\n');
 
@@ -53,6 +64,76 @@ async function act(world: LinkWorld, client: Client, tool: string, args: Record<
   return { r: await pending, view };
 }
 
+/** The picture of the approval `view`: shown by hash, fetched by that hash, its bytes hashing to it, its hash in the `approval-shown` receipt. */
+async function pictureOf(world: LinkWorld, view: ApprovalView): Promise<{ png: string; width: number; height: number }> {
+  const p = (view.subject as SemanticTargetSubject).picture;
+  expect(p, 'a picture was taken').toMatchObject({ status: 'captured' });
+  const sha256 = (p as { sha256: string }).sha256;
+  const got = await world.core.api.getTargetPicture({ sha256 });
+  expect(got.ok).toBe(true);
+  const v = (got as { value: { png: string; width: number; height: number } }).value;
+  expect(createHash('sha256').update(Buffer.from(v.png, 'base64')).digest('hex')).toBe(sha256);
+  expect(v).toMatchObject({ width: (p as { width: number }).width, height: (p as { height: number }).height });
+  const shown = world.receipts({ requestId: view.requestId }).find((x) => x.event === 'approval-shown')!;
+  expect(shown.detail).toMatchObject({ picture: { status: 'captured', sha256 } });
+  expect(JSON.stringify(shown.detail)).not.toContain(v.png.slice(0, 64)); // the receipt holds the hash, never the picture
+  return v;
+}
+
+/** The checkbox's and the password field's boxes and the viewport, CSS px, as the page lays them out now. */
+async function boxesOf(page: Page): Promise<{ target: Box; password: Box; viewport: { w: number; h: number } }> {
+  return page.evaluate(() => {
+    const w = globalThis as unknown as { innerWidth: number; innerHeight: number; document: { querySelector(s: string): { getBoundingClientRect(): { left: number; top: number; width: number; height: number } } } };
+    const box = (sel: string) => {
+      const r = w.document.querySelector(sel).getBoundingClientRect();
+      return { x: r.left, y: r.top, w: r.width, h: r.height };
+    };
+    return { target: box('#news'), password: box('#login input[type=password]'), viewport: { w: w.innerWidth, h: w.innerHeight } };
+  });
+}
+
+/**
+ * Decode the PNG in the extension's service worker (no extra tab: that would change which tab is
+ * active) and count: the share of black pixels inside `pw` (shrunk by 1 px), and magenta outline
+ * pixels around `target`.
+ */
+async function samplePixels(worker: Worker, png: string, pw: Box, target: Box): Promise<{ passwordBlack: number; passwordPixels: number; outlinePixels: number }> {
+  return worker.evaluate(
+    async ([src, a, t]) => {
+      const bytes = Uint8Array.from(atob(src), (ch) => ch.charCodeAt(0));
+      // The worker's canvas API (this file's typecheck has no DOM lib).
+      type Ctx = { drawImage(b: unknown, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+      const g = globalThis as unknown as {
+        createImageBitmap(b: Blob): Promise<{ width: number; height: number }>;
+        OffscreenCanvas: new (w: number, h: number) => { width: number; height: number; getContext(k: '2d'): Ctx | null };
+      };
+      const bmp = await g.createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+      const c = new g.OffscreenCanvas(bmp.width, bmp.height);
+      const ctx = c.getContext('2d')!;
+      ctx.drawImage(bmp, 0, 0);
+      const d = ctx.getImageData(0, 0, c.width, c.height).data;
+      const at = (x: number, y: number) => d.subarray((y * c.width + x) * 4, (y * c.width + x) * 4 + 4);
+      let n = 0;
+      let black = 0;
+      for (let y = Math.ceil(a.y + 1); y < Math.floor(a.y + a.h - 1); y++)
+        for (let x = Math.ceil(a.x + 1); x < Math.floor(a.x + a.w - 1); x++) {
+          if (x < 0 || y < 0 || x >= c.width || y >= c.height) continue;
+          const p = at(x, y);
+          n++;
+          if (p[0]! < 8 && p[1]! < 8 && p[2]! < 8) black++;
+        }
+      let outline = 0;
+      for (let y = Math.max(0, Math.floor(t.y - 12)); y < Math.min(c.height, t.y + t.h + 12); y++)
+        for (let x = Math.max(0, Math.floor(t.x - 12)); x < Math.min(c.width, t.x + t.w + 12); x++) {
+          const p = at(x, y);
+          if (Math.abs(p[0]! - 0xd6) < 24 && p[1]! < 40 && Math.abs(p[2]! - 0x7a) < 24) outline++;
+        }
+      return { passwordBlack: n ? black / n : 0, passwordPixels: n, outlinePixels: outline };
+    },
+    [png, pw, target] as const,
+  );
+}
+
 const clicks = (page: Page, label: string) => page.evaluate((l) => ((globalThis as unknown as { __clicks: Record<string, number> }).__clicks[l] ?? 0), label);
 const header = (r: CallToolResult) => JSON.parse(/^Done (\{.*\})$/m.exec(textOf(r))![1]!) as Record<string, unknown>;
 const events = (world: LinkWorld, requestId: string) => world.receipts({ requestId }).map((x) => x.event).reverse();
@@ -73,7 +154,10 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     // What the person reviewed: the operation, the target's fingerprint and its hash, no picture, synthetic events.
     const s = covered.view!.subject as SemanticTargetSubject;
     expect(covered.view).toMatchObject({ faculty: 'semantic', operation: 'click', kind: 'mutation', subjectHash: s.fingerprintHash });
-    expect(s).toMatchObject({ type: 'semantic-target', operation: 'click', ref: buy, trustedInput: false, picture: 'none', fingerprint: { role: 'button', name: 'Buy tea', nth: 0 } });
+    expect(s).toMatchObject({ type: 'semantic-target', operation: 'click', ref: buy, trustedInput: false, fingerprint: { role: 'button', name: 'Buy tea', nth: 0 } });
+    // The picture was taken (the tab is its window's active tab and the button is in view), kept by hash.
+    const coveredPicture = await pictureOf(world, covered.view!);
+    expect(coveredPicture.width).toBeGreaterThan(0);
     expect(s.fingerprint.ancestors).toEqual([{ role: 'region', name: 'Offer' }, { role: 'main', name: 'Shop' }]);
     expect(events(world, covered.view!.requestId)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'refused']);
 
@@ -102,8 +186,23 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
     const stale = await act(world, client, 'page_click', { tabId, ref: close }, { expectDialog: false });
     expect(textOf(stale.r)).toMatch(/^Error \(ref-stale\)/);
 
-    // 5. A checkbox by fingerprint: the readback sees it checked.
-    const news = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'checkbox', name: 'Send me news' } });
+    // 5. A checkbox by fingerprint: the readback sees it checked. Its picture: cropped around it, the
+    // checkbox outlined, the sign-in form's password field (inside the crop) painted black.
+    await page.locator('#login input[type=password]').fill('hunter2-secret');
+    await page.locator('#login input[type=password]').evaluate((el) => ((el as unknown as { style: { background: string } }).style.background = '#00ff00'));
+    let where: Awaited<ReturnType<typeof boxesOf>> | null = null;
+    const news = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'checkbox', name: 'Send me news' } }, { beforeApprove: async () => void (where = await boxesOf(page)) });
+    const newsPicture = await pictureOf(world, news.view!);
+    const crop = cropBox(where!.target, where!.viewport);
+    expect(newsPicture.width / crop.w).toBeCloseTo(newsPicture.height / crop.h, 1);
+    const k = newsPicture.width / crop.w;
+    const inPicture = (b: Box): Box => ({ x: (b.x - crop.x) * k, y: (b.y - crop.y) * k, w: b.w * k, h: b.h * k });
+    const pw = intersect(where!.password, crop);
+    expect(pw, 'the password field lies inside the crop').not.toBeNull();
+    const px = await samplePixels(await world.worker(), newsPicture.png, inPicture(pw!), inPicture(where!.target));
+    expect(px.passwordBlack).toBe(1); // every pixel of the password field is black: no green, no dots
+    expect(px.passwordPixels).toBeGreaterThan(100);
+    expect(px.outlinePixels).toBeGreaterThan(20); // the magenta outline around the checkbox
     expect(header(news.r)).toMatchObject({ outcome: 'succeeded', effect: 'state-changed:checked' });
     await expect(page.locator('#news')).toBeChecked();
 

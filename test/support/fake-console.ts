@@ -248,4 +248,13 @@ export class FakeConsole implements ConsoleApi {
     this.emit({ kind: 'policy-rules', rules: this.policyRules });
     return ok(this.policyRules);
   }
+
+  /** Pictures the test put in (`pictures`), by hash. */
+  pictures = new Map<string, { png: string; width: number; height: number }>();
+
+  async getTargetPicture(p: { sha256: string }): Promise<Result<{ png: string; width: number; height: number }>> {
+    this.record('getTargetPicture', p);
+    const pic = this.pictures.get(p.sha256);
+    return pic ? ok(pic) : err('picture-not-found', 'no picture with that hash');
+  }
 }

@@ -18,7 +18,7 @@ describe('FacultyRegistry', () => {
       ['webmcp-invoke', 'dispatch', 'webmcp', ['invoke']],
       ['page-info', 'read', 'page-info', ['info']],
       ['semantic-read', 'read', 'semantic', ['snapshot', 'extract', 'wait', 'verify']],
-      ['semantic-target', 'read', 'semantic', ['resolve']],
+      ['semantic-target', 'read', 'semantic', ['resolve', 'picture']],
       ['semantic', 'dispatch', 'semantic', ['click', 'hover', 'focus', 'scroll']],
     ]);
   });

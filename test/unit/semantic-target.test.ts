@@ -131,7 +131,8 @@ describe('the console side of faculty semantic', () => {
     expect(ladder).toMatchObject({ ok: false, error: { code: 'narrower-capability-available' } });
     expect(!ladder.ok && ladder.error.message).toContain('"place_order"');
     const r = await f.resolveSubject(req, env(good));
-    expect(r.ok && r.value).toMatchObject({ subjectHash: await fingerprintHash(FP), linkSubject: { fingerprint: FP, ref: 'a3' }, subject: { type: 'semantic-target', operation: 'click', trustedInput: false, picture: 'none' } });
+    expect(r.ok && r.value).toMatchObject({ subjectHash: await fingerprintHash(FP), linkSubject: { fingerprint: FP, ref: 'a3' }, subject: { type: 'semantic-target', operation: 'click', trustedInput: false } });
+    expect(r.ok && 'picture' in r.value.subject).toBe(false); // taken only when the person is to be asked (pictureEvidence)
     expect(await f.resolveSubject({ tabId: 1, arguments: {} }, env(good))).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
     expect(f.validate(r.ok ? r.value : (null as never), { x: 1 }, env(good))).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
   });

@@ -25,6 +25,7 @@ import type { SemanticReport, ToSemantic, ToSemanticRead } from '../lib/messages
 import { FRAME_KEY_GLOBAL, walk } from '../lib/semantic-walk';
 import { handleAction, isActionMessage, type RefAccess } from '../lib/semantic-handlers';
 import { check, extract, type DocRefs } from '../lib/semantic-reads';
+import { geometry, type GeometryReport } from '../lib/semantic-geometry';
 
 const INSTANCE_KEY = '__echoConsoleSemantic';
 
@@ -119,6 +120,20 @@ let waits = 0;
 
 const fail = (e: unknown) => err('content-error', e instanceof Error ? e.message.slice(0, 256) : 'semantic read failed');
 
+/**
+ * `echo:semantic:geometry {ref?}`: this document's boxes for the target's picture
+ * (lib/semantic-geometry.ts); `ref` of another document counts as no target here.
+ */
+function geometryOf(m: { ref?: unknown }): Result<GeometryReport> {
+  let el: Element | null = null;
+  if (typeof m.ref === 'string') {
+    const r = refAccess.elementOf(m.ref);
+    if (!r.ok) return r;
+    el = r.value === 'not-mine' ? null : r.value;
+  }
+  return ok(geometry(document, el));
+}
+
 /** Answers only `echo:semantic:*`; other modules share this isolated world. */
 function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unknown>) => void): boolean | undefined {
   if (isActionMessage(msg)) {
@@ -141,6 +156,14 @@ function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unkn
       })
       .then(sendResponse, (e: unknown) => sendResponse(fail(e)));
     return true;
+  }
+  if ((m as { type?: unknown }).type === 'echo:semantic:geometry') {
+    try {
+      sendResponse(geometryOf(m as { ref?: unknown }));
+    } catch (e) {
+      sendResponse(fail(e));
+    }
+    return undefined;
   }
   if (m.type !== 'echo:semantic:snapshot' && m.type !== 'echo:semantic:extract') return undefined;
   try {

@@ -29,6 +29,12 @@ export type ToSemanticAction =
   /** The readback after the action: re-find by `fingerprint`, compare with the watch (ReadbackObservations). */
   | { type: 'echo:semantic:readback'; requestId: string; fingerprint: Fingerprint };
 
+/** Worker → content module: this document's boxes for the target's picture (lib/semantic-geometry.ts GeometryReport); `ref` when the target may be here. Answered by content/semantic.ts. */
+export interface ToSemanticGeometry {
+  type: 'echo:semantic:geometry';
+  ref?: string;
+}
+
 /** One element a target search found. Page text in `fingerprint` is redacted and UNTRUSTED. */
 export interface TargetMatch {
   /** Its ref, when the document has a ref tag (it was snapshotted, or adopted the ask's `tag`); null otherwise or when blocked. */

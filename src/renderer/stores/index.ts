@@ -11,6 +11,7 @@ import { plainError, withPlainErrors } from '../transport/errors';
 import type { TransportState } from '../transport/ws-client';
 import { createApprovalsStore } from './approvals';
 import { createConnectionStore, isTransportError } from './connection';
+import { createPicturesStore } from './pictures';
 import { createPolicyStore } from './policy';
 import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
@@ -23,6 +24,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     connection: createConnectionStore(api),
     settings: createSettingsStore(api),
     policy: createPolicyStore(api),
+    pictures: createPicturesStore(api),
   };
 }
 

@@ -176,6 +176,7 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     listPolicyRules: () => call('listPolicyRules'),
     addPolicyRule: (p) => call('addPolicyRule', p),
     removePolicyRule: (p) => call('removePolicyRule', p),
+    getTargetPicture: (p) => call('getTargetPicture', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

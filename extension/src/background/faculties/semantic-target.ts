@@ -1,5 +1,6 @@
 /**
- * Faculty `semantic-target` (read), operation `resolve`, arguments `{ref}` or
+ * Faculty `semantic-target` (read). Operation `picture` is the target's picture
+ * for the dialog (./semantic-picture.ts). Operation `resolve`, arguments `{ref}` or
  * `{fingerprint}` (a partial Fingerprint): the console's look-up of the target
  * of a semantic mutation before it asks the person (issue 10 items 1, 5, 6;
  * docs/semantic-controls.md). Not an agent tool of its own: the console calls
@@ -22,10 +23,11 @@ import { err, ok, type Result } from '../../../../src/shared/result';
 import { parseRef, REF_PATTERN, tagNumber } from '../../../../src/shared/snapshot';
 import { fingerprintProblem, type FingerprintQuery, type ResolvedTarget } from '../../../../src/shared/semantic-target';
 import { stripUrl } from '../../../../src/shared/url';
-import type { TargetMatch, TargetReport, ToSemanticAction } from '../../lib/semantic-messages';
+import type { TargetMatch, TargetReport, ToSemanticAction, ToSemanticGeometry } from '../../lib/semantic-messages';
 import { injectInto, isAboutFrameUrl, liveFrames, type FrameInfo } from '../tabs';
 import { MAX_SNAPSHOT_FRAMES, nextDocumentTag, SEMANTIC_MODULE } from './semantic-read';
 import type { ReadFaculty } from './registry';
+import { checkPictureArgs, takePicture, type PictureArgs } from './semantic-picture';
 
 /** A frame that does not answer within this time is left out (ms). */
 const ANSWER_TIMEOUT_MS = 10_000;
@@ -33,7 +35,7 @@ const ANSWER_TIMEOUT_MS = 10_000;
 const TAG_KEY = 'semantic:lastTag';
 
 /** Ask one document of the tab; null when it did not answer. */
-export async function askSemantic<T>(tabId: number, frame: { frameId: number; documentId: string }, msg: ToSemanticAction, timeoutMs = ANSWER_TIMEOUT_MS): Promise<Result<T> | null> {
+export async function askSemantic<T>(tabId: number, frame: { frameId: number; documentId: string }, msg: ToSemanticAction | ToSemanticGeometry, timeoutMs = ANSWER_TIMEOUT_MS): Promise<Result<T> | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const r = await Promise.race([
@@ -148,12 +150,13 @@ export function semanticTarget(): ReadFaculty {
   return {
     id: 'semantic-target',
     kind: 'read',
-    operations: ['resolve'],
+    operations: ['resolve', 'picture'],
     contentModule: SEMANTIC_MODULE,
-    checkRequest: (_operation, args) => checkResolveArgs(args),
-    async read(_operation, tabId, args, services) {
+    checkRequest: (operation, args) => (operation === 'picture' ? checkPictureArgs(args) : checkResolveArgs(args)),
+    async read(operation, tabId, args, services) {
       const shared = await services.sharedTab(tabId);
       if (!shared) return err('tab-not-shared', 'the tab is not shared');
+      if (operation === 'picture') return takePicture(tabId, shared.origin, args as unknown as PictureArgs);
       return resolveTarget(tabId, shared.origin, args as { ref?: string; fingerprint?: FingerprintQuery });
     },
   };

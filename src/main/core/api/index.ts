@@ -158,5 +158,9 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     listPolicyRules: handler('listPolicyRules', () => p.policy.list()),
     addPolicyRule: handler('addPolicyRule', (x) => p.policy.add(x)),
     removePolicyRule: handler('removePolicyRule', (x) => p.policy.remove(x)),
+    getTargetPicture: handler('getTargetPicture', (x) => {
+      const pic = broker.pictures.get(x.sha256);
+      return pic ? ok({ png: pic.png.toString('base64'), width: pic.width, height: pic.height }) : err('picture-not-found', 'No picture with that hash is kept (pictures live in memory, for the last few approvals only).');
+    }),
   };
 }

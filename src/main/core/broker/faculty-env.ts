@@ -12,6 +12,7 @@ import type { FrameLocation } from '../../../shared/types';
 import { MAX_URL_CHARS } from '../../../shared/url';
 import type { FacultyEnv } from './faculty';
 import type { PipelineOptions } from './pipeline';
+import { PictureStore } from '../faculties/semantic-picture';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -38,6 +39,7 @@ export function facultyEnv(o: PipelineOptions, durableFirst: () => Promise<Resul
     discoveries: o.discoveries,
     sharing: o.sharing,
     validator: o.validator,
+    pictures: o.pictures ?? new PictureStore(),
     read,
     locate: async (tabId, frameId, documentId, signal) => {
       const r = await read('webmcp-discover', 'locate', tabId, { frameId, documentId }, signal);

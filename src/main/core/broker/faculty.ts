@@ -13,6 +13,7 @@ import type { ToolKind } from '../policy';
 import type { Sharing } from '../sharing';
 import type { Discoveries } from './discoveries';
 import type { TrailFields } from './trail';
+import type { PictureStore } from '../faculties/semantic-picture';
 import type { ArgumentValidator } from './validator';
 
 /** Who is calling and how the agent-facing tool is marked (from the tool registry, never from the page). */
@@ -116,6 +117,8 @@ export interface FacultyEnv {
    * The value is the extension's, unchecked. Errors: the link's and the faculty's.
    */
   read(faculty: string, operation: string, tabId: number, args: Record<string, unknown>, signal?: AbortSignal): Promise<Result<unknown>>;
+  /** The pictures of targets shown lately, in memory only (../faculties/semantic-picture.ts). */
+  pictures: PictureStore;
 }
 
 /**
@@ -149,6 +152,13 @@ export interface ActionFaculty<R extends ActionRequestBase> {
    * (code `readback-mismatch`) with `message`: success is reported only after a confirmed readback.
    */
   readback?(v: ActionValue): { event: 'readback-confirmed' | 'readback-mismatch'; detail: Record<string, unknown>; message: string };
+  /**
+   * Evidence taken only when the person is about to be asked (after the policy, never for a
+   * request a rule allows or refuses): the subject to show instead of `resolved.subject`, and
+   * detail for the `approval-shown` receipt (e.g. the target's picture and its hash, issue 10
+   * item 6). Never fails the request: what could not be taken is said in the subject.
+   */
+  evidence?(resolved: ResolvedAction, env: FacultyEnv, signal?: AbortSignal): Promise<{ subject: ApprovalSubject; detail: Record<string, unknown> }>;
 }
 
 /** A reviewed action that ran. `result` is UNTRUSTED page text. */

@@ -26,6 +26,7 @@ import { Pipeline, type ActionFaculty, type ActionRequestBase, type ActionValue,
 import type { Turns } from '../turns';
 import { Trail, type BrokerAnswer, type BrokerFailure, type ReceiptSink } from './trail';
 import { ArgumentValidator, type ArgumentIssue } from './validator';
+import { PictureStore } from '../faculties/semantic-picture';
 
 export { ApprovalQueue } from './approvals';
 export { ArgumentValidator } from './validator';
@@ -76,6 +77,8 @@ export class Broker {
   readonly policy: ToolRouter;
   readonly sharing: Sharing;
   readonly discoveries = new Discoveries();
+  /** The targets' pictures of the approvals shown lately, in memory only (ConsoleApi.getTargetPicture). */
+  readonly pictures = new PictureStore();
   private readonly link: ExtensionLink;
   private readonly pipeline: Pipeline;
   private readonly readTimeoutMs: number;
@@ -101,6 +104,7 @@ export class Broker {
     if (opts.sharing && opts.consoleOrigins) this.sharing.setConsoleOrigins(opts.consoleOrigins);
     this.pipeline = new Pipeline({
       link: opts.link,
+      pictures: this.pictures,
       receipts,
       policy: this.policy,
       approvals: this.approvals,

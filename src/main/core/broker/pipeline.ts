@@ -34,6 +34,7 @@ import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 import { mapOutcome } from './outcome';
 import { facultyEnv } from './faculty-env';
+import type { PictureStore } from '../faculties/semantic-picture';
 import { LedgerUnavailable, Trail, ledgerUnavailableMessage, refusalDetail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
 import type { ArgumentValidator } from './validator';
 import type { Turns } from '../turns';
@@ -42,6 +43,8 @@ export type { ActionFaculty, ActionRequestBase, ActionTarget, ActionValue, Agent
 
 export interface PipelineOptions {
   link: ExtensionLink;
+  /** Where the targets' pictures are kept while their approvals are shown (default: a new store). */
+  pictures?: PictureStore;
   receipts: ReceiptSink;
   policy: ToolRouter;
   approvals: ApprovalQueue;
@@ -302,6 +305,9 @@ export class Pipeline {
     const actor = ctx.actor;
     const refused = this.admission(trail, ctx);
     if (refused) return refused;
+    // Evidence taken only now that the person is to be asked (the target's picture).
+    const evidence = f.evidence ? await f.evidence(r, this.env, ctx.signal) : null;
+    if (ctx.signal?.aborted) return trail.cancelled(actor, 'the agent cancelled the request before it was shown');
     const now = Date.now();
     const tab = this.o.sharing.get(r.target.tabId);
     const view: ApprovalView = {
@@ -324,12 +330,12 @@ export class Pipeline {
       frame: { frameId: r.target.frameId, url: r.target.frameUrl },
       documentId: r.target.documentId,
       subjectHash: r.subjectHash,
-      subject: structuredClone(r.subject),
+      subject: structuredClone(evidence?.subject ?? r.subject),
       argumentsHash: argsHash,
       arguments: structuredClone(args),
       ...(operationId ? { operationId } : {}),
     };
-    trail.write('approval-shown', actor, { expiresAt: view.expiresAt, policy: policyReason, ...(operationId ? { operationId } : {}) });
+    trail.write('approval-shown', actor, { expiresAt: view.expiresAt, policy: policyReason, ...(operationId ? { operationId } : {}), ...(evidence?.detail ?? {}) });
     // The person sees the request only once its receipts are on disk. The wait lets other requests
     // run, so the caps and the link are checked again with no await between this and the queue.
     await trail.settle();

@@ -25,7 +25,9 @@ import {
   type ResolvedTarget, type SemanticOperation, type TargetEvidence,
 } from '../../../shared/semantic-target';
 import { MAX_URL_CHARS } from '../../../shared/url';
-import type { ActionFaculty, ActionRequestBase, ActionValue, ResolvedAction } from '../broker/faculty';
+import type { ApprovalSubject } from '../../../shared/ipc';
+import type { ActionFaculty, ActionRequestBase, ActionValue, FacultyEnv, ResolvedAction } from '../broker/faculty';
+import { takeTargetPicture } from './semantic-picture';
 
 /** A semantic mutation as the agent asks it: `ref` or `fingerprint`, never both. */
 export interface SemanticRequest extends ActionRequestBase {
@@ -113,7 +115,7 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
         target: { tabId: req.tabId, frameId: t.frameId, documentId: t.documentId, origin: t.origin, urlHash: t.urlHash, tabUrl: t.tabUrl, frameUrl: t.frameUrl },
         subjectHash: hash,
         subjectKey: hash,
-        subject: { type: 'semantic-target', operation, ref: t.ref, fingerprint: t.fingerprint, fingerprintHash: hash, trustedInput: false, picture: 'none' },
+        subject: { type: 'semantic-target', operation, ref: t.ref, fingerprint: t.fingerprint, fingerprintHash: hash, trustedInput: false },
         linkSubject: { fingerprint: t.fingerprint, ref: t.ref },
         receiptFields: { origin: t.origin, frameId: t.frameId, documentId: t.documentId },
         policy: {},
@@ -125,7 +127,19 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
     },
     lookAgain: snapshotAgain,
     readback: (v) => readbackOf(operation, v),
+    evidence: pictureEvidence,
   };
+}
+
+/**
+ * The target's picture, taken when the person is about to be asked (./semantic-picture.ts): the
+ * subject with it, and the `approval-shown` receipt's `picture` (its SHA-256 and size, or why none).
+ */
+export async function pictureEvidence(r: ResolvedAction, env: FacultyEnv, signal?: AbortSignal): Promise<{ subject: ApprovalSubject; detail: Record<string, unknown> }> {
+  const s = r.subject;
+  if (s.type !== 'semantic-target' || s.ref === null) return { subject: s, detail: {} };
+  const picture = await takeTargetPicture(env, r.target.tabId, { ref: s.ref, frameId: r.target.frameId, documentId: r.target.documentId }, signal);
+  return { subject: { ...s, picture }, detail: { picture } };
 }
 
 /** The extension's result of a semantic dispatch, checked: the observations, or null when malformed. */

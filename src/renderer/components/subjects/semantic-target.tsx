@@ -3,12 +3,13 @@
  * focus, scroll; issue 10 item 6): the operation, the target's evidence — its
  * page-derived fingerprint (role, accessible name, label, input type, name
  * attribute, form, named ancestors, position among look-alikes) and the
- * fingerprint hash the grant binds — and what the dialog does not show: no
- * picture of the target is taken. Names are the page's own words, UNTRUSTED,
+ * fingerprint hash the grant binds — and the target's picture (./target-picture.tsx),
+ * or why there is none. Names are the page's own words, UNTRUSTED,
  * shown as text with invisible and bidi characters revealed (../../text.ts).
  */
 import type { SemanticTargetSubject } from '../../../shared/ipc';
 import { revealInvisible } from '../../text';
+import { TargetPictureView } from './target-picture';
 
 const OPERATION_WORDS: Record<SemanticTargetSubject['operation'], string> = {
   click: 'Click',
@@ -65,8 +66,9 @@ export function SemanticTargetBody({ subject: s }: { subject: SemanticTargetSubj
       </dl>
       <p data-testid="field-semantic-notes">
         The extension sends synthetic events (not your keyboard or mouse: trustedInput false). Right before acting it finds the target again
-        in that very document and refuses if it changed. No picture of the target is shown.
+        in that very document and refuses if it changed.
       </p>
+      <TargetPictureView picture={s.picture} />
     </section>
   );
 }
