@@ -14,8 +14,10 @@
  *   the acting task, actionability over two animation frames, the hit test, the
  *   synthetic events, the independent readback and its receipts. The figure is
  *   that total **minus the approval wait** (from the dialog being shown to the
- *   approve call), which is the person's time, not the product's; no picture is
- *   captured (the product has none yet).
+ *   approve call), which is the person's time, not the product's. The target's
+ *   picture is taken before the dialog shows (the page is its window's active
+ *   tab), so it is inside the figure; `capture` counts the pictures taken and
+ *   the reasons of those not taken (Chrome allows two captures a second).
  * - **Playwright** (the reference): `locator.click()` (its actionability
  *   checks, scrolling, hit test and trusted input over CDP) plus an equivalent
  *   readback from Node, `locator.evaluate` of the counter, which must show the
@@ -58,6 +60,9 @@ function stats(samples: number[]): { p50: number; p95: number; min: number; mean
 const counter = (page: Page) => page.locator('#count').evaluate((el) => Number(el.textContent));
 
 /** The button's ref from page_snapshot (`button "Add one" … #<ref>`). */
+
+/** Pictures taken (`captured`) and not taken (`none:<reason>`) over the run's clicks. */
+const captures: Record<string, number> = {};
 async function buttonRef(client: Client, tabId: number): Promise<string> {
   const r = (await client.callTool({ name: 'page_snapshot', arguments: { tabId } })) as CallToolResult;
   const ref = /button "Add one"[^\n]*#([a-z]+\d+)/.exec(textOf(r))?.[1];
@@ -87,6 +92,9 @@ async function ourClick(
     const a = e.approvals.find((x) => x.requestId === requestId);
     if (!a) return;
     shownAt = performance.now();
+    const pic = a.subject.type === 'semantic-target' ? a.subject.picture : undefined;
+    const key = !pic ? 'absent' : pic.status === 'captured' ? 'captured' : `none:${pic.reason}`;
+    captures[key] = (captures[key] ?? 0) + 1;
     approveCalledAt = performance.now();
     void world.core.api.decideApproval({ requestId: a.requestId, decision: 'approve' });
   });
@@ -174,7 +182,7 @@ export async function run(): Promise<Record<string, unknown>> {
       playwrightClickAndReadbackMs: p,
       ratio: { p50: round2(o.p50 / p.p50), p95: round2(o.p95 / p.p95) },
       targetRatio: TARGET_RATIO,
-      capture: 'none (the product shows no picture of the target yet)',
+      capture: { ...captures },
       loadAtStart,
       loadAtEnd: loadavg().map(round2),
       validity: { valid: why.length === 0, ...(why.length ? { why: why.slice(0, 20) } : {}) },
