@@ -19,13 +19,39 @@
  */
 import { canonicalJson, sha256Hex, type Sha256, webCryptoSha256 } from './canonical';
 
-/** The mutations of faculty `semantic`. click is a mutation; the others are low-impact mutations. */
-export const SEMANTIC_OPERATIONS = ['click', 'hover', 'focus', 'scroll'] as const;
+/** The mutations of faculty `semantic`. click and type are mutations; hover, focus and scroll are low-impact mutations. */
+export const SEMANTIC_OPERATIONS = ['click', 'hover', 'focus', 'scroll', 'type'] as const;
 export type SemanticOperation = (typeof SEMANTIC_OPERATIONS)[number];
 
 /** Whether `op` is one of SEMANTIC_OPERATIONS. */
 export function isSemanticOperation(op: unknown): op is SemanticOperation {
   return typeof op === 'string' && (SEMANTIC_OPERATIONS as readonly string[]).includes(op);
+}
+
+/** The longest text `type` sets (UTF-16 units): a long comment or address fits; a flood does not. */
+export const TYPE_TEXT_MAX = 10_000;
+
+/**
+ * The roles `type` may act on, judged from the fingerprint before the person is asked: text fields
+ * (textbox, searchbox, incl. contenteditable and date/time inputs), number fields (spinbutton), and
+ * choices by option (combobox, listbox: `<select>` or an input with a list). The page-side act
+ * checks the element itself again (extension/src/lib/semantic-type.ts).
+ */
+export const TYPABLE_ROLES: ReadonlySet<string> = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'listbox']);
+
+/**
+ * Why `args` are not the arguments of `operation`, or null. click, hover, focus and scroll take
+ * none (`{}`); type takes exactly `{text}`, a string of at most TYPE_TEXT_MAX units (the value the
+ * field is to hold: it REPLACES the field's value; for a `<select>`, an option's label or value).
+ * Used by the console (validate) and the extension (checkRequest), so both judge alike.
+ */
+export function semanticArgumentsProblem(operation: SemanticOperation, args: unknown): string | null {
+  if (!isObj(args)) return 'the arguments are not an object';
+  const keys = Object.keys(args);
+  if (operation !== 'type') return keys.length === 0 ? null : `${operation} takes no arguments beyond its target`;
+  if (keys.length !== 1 || keys[0] !== 'text') return 'type takes exactly {text}';
+  if (typeof args.text !== 'string' || args.text.length > TYPE_TEXT_MAX) return `text must be a string of at most ${TYPE_TEXT_MAX} characters`;
+  return null;
 }
 
 /** Bounds of a fingerprint (UTF-16 units; the page can make any of them long, the cut is part of the fingerprint). */
@@ -192,6 +218,8 @@ export interface ReadbackObservations {
   domChangesNear: number;
   /** The re-found target's box intersects the viewport. */
   inViewport: boolean;
+  /** type only: the re-found target holds the value the action set (its value, chosen option or text). */
+  valueSet?: boolean;
 }
 
 /** The readback's judgement: confirmed with the effect seen, or a mismatch saying what was expected. */
@@ -205,7 +233,8 @@ export type ReadbackVerdict = { confirmed: true; effect: string } | { confirmed:
  *  - hover: the target still there, and a state change or a DOM change near it (synthetic events
  *    cannot set `:hover`, so a pure CSS hover shows nothing and is a mismatch);
  *  - focus: the re-found target is the focused element;
- *  - scroll: the re-found target intersects the viewport.
+ *  - scroll: the re-found target intersects the viewport;
+ *  - type: the re-found target holds the value set (the page may rewrite or refuse it: then a mismatch).
  */
 export function judgeReadback(operation: SemanticOperation, o: ReadbackObservations): ReadbackVerdict {
   switch (operation) {
@@ -226,6 +255,8 @@ export function judgeReadback(operation: SemanticOperation, o: ReadbackObservati
       return o.found && o.focused ? { confirmed: true, effect: 'focused' } : { confirmed: false, expected: 'the target to be the focused element' };
     case 'scroll':
       return o.found && o.inViewport ? { confirmed: true, effect: 'in-viewport' } : { confirmed: false, expected: 'the target inside the viewport' };
+    case 'type':
+      return o.found && o.valueSet === true ? { confirmed: true, effect: 'value-set' } : { confirmed: false, expected: 'the target to hold the value typed' };
   }
 }
 
@@ -233,7 +264,7 @@ export function judgeReadback(operation: SemanticOperation, o: ReadbackObservati
 export function isReadbackObservations(v: unknown): v is ReadbackObservations {
   if (!isObj(v)) return false;
   const bools = ['found', 'urlChanged', 'documentChanged', 'focused', 'focusMoved', 'editable', 'inViewport'];
-  return bools.every((k) => typeof v[k] === 'boolean') && Array.isArray(v.stateChanged) && v.stateChanged.length <= 16 &&
+  return bools.every((k) => typeof v[k] === 'boolean') && (v.valueSet === undefined || typeof v.valueSet === 'boolean') && Array.isArray(v.stateChanged) && v.stateChanged.length <= 16 &&
     v.stateChanged.every((s) => typeof s === 'string' && s.length <= 32) && Number.isSafeInteger(v.domChangesNear) && (v.domChangesNear as number) >= 0;
 }
 

@@ -5,12 +5,10 @@
  * content module in real pages (resources/hostile/semantic/, no WebMCP tool except ladder.html's
  * form) → back, with receipts. Each test checks several things on one page load.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Page, Worker } from '@playwright/test';
-import { test, expect, until, type LinkWorld } from './support/link-fixture';
-import { createAgentToken } from '../support/agent-token';
+import { test, expect, type LinkWorld } from './support/link-fixture';
+import { act, agent, events, header, refOf, textOf, urlHashOf } from './support/semantic-agent';
 import type { ApprovalView, SemanticTargetSubject } from '../../src/shared/ipc';
 import { argumentsHash } from '../../src/shared/canonical';
 import { LIMITS } from '../../src/shared/limits';
@@ -24,44 +22,6 @@ function intersect(a: Box, b: Box): Box | null {
   const w = Math.min(a.x + a.w, b.x + b.w) - x;
   const h = Math.min(a.y + a.h, b.y + b.h) - y;
   return w > 0 && h > 0 ? { x, y, w, h } : null;
-}
-
-const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ text: string }>).map((c) => c.text).join('\n');
-
-async function agent(world: LinkWorld): Promise<Client> {
-  const client = new Client({ name: 'semantic-e2e', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${await createAgentToken(world.core.api)}` } } }),
-  );
-  return client;
-}
-
-/** The ref at the end of the first snapshot line matching `re`. */
-async function refOf(client: Client, tabId: number, re: RegExp): Promise<string> {
-  const t = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
-  const line = t.split('\n').find((l) => re.test(l.trim()));
-  expect(line, `a line matching ${re} in:\n${t}`).toBeTruthy();
-  return /#([a-z]+[0-9]+)$/.exec(line!)![1]!;
-}
-
-type Done = { r: CallToolResult; view: ApprovalView | null };
-
-/**
- * Call `tool` as the agent; approve its request when it shows (after `beforeApprove`), or, when
- * `expectDialog` is false, assert none was shown (refused before the person is asked).
- */
-async function act(world: LinkWorld, client: Client, tool: string, args: Record<string, unknown>, o: { expectDialog?: boolean; beforeApprove?: (v: ApprovalView) => Promise<void> } = {}): Promise<Done> {
-  const before = new Set(world.core.broker.approvals.list().map((v) => v.requestId));
-  const pending = client.callTool({ name: tool, arguments: args }) as Promise<CallToolResult>;
-  if (o.expectDialog === false) {
-    const r = await pending;
-    expect(world.core.broker.approvals.list().filter((v) => !before.has(v.requestId))).toEqual([]);
-    return { r, view: null };
-  }
-  const view = await until(() => world.core.broker.approvals.list().find((v) => !before.has(v.requestId)), `the approval of ${tool}`);
-  await o.beforeApprove?.(view);
-  expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
-  return { r: await pending, view };
 }
 
 /** The picture of the approval `view`: shown by hash, fetched by that hash, its bytes hashing to it, its hash in the `approval-shown` receipt. */
@@ -135,8 +95,6 @@ async function samplePixels(worker: Worker, png: string, pw: Box, target: Box): 
 }
 
 const clicks = (page: Page, label: string) => page.evaluate((l) => ((globalThis as unknown as { __clicks: Record<string, number> }).__clicks[l] ?? 0), label);
-const header = (r: CallToolResult) => JSON.parse(/^Done (\{.*\})$/m.exec(textOf(r))![1]!) as Record<string, unknown>;
-const events = (world: LinkWorld, requestId: string) => world.receipts({ requestId }).map((x) => x.event).reverse();
 
 test('an overlay covers the button: target-covered names it; closing it by a click, then the click works, each confirmed by readback with receipts; a stale ref; a disabled button is not actionable; blocked surfaces are never shown to the person', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/controls.html'));
@@ -328,13 +286,6 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     await client.close();
   }
 });
-
-/** The exact-URL hash of the tab's top document now, as the extension's resolve reads it. */
-async function urlHashOf(world: LinkWorld, tabId: number): Promise<string> {
-  const r = await world.request({ op: 'read', faculty: 'semantic-target', operation: 'resolve', tabId, arguments: { fingerprint: { role: 'button', name: 'Menu' } } });
-  if (!r.ok) throw new Error(r.error.message);
-  return (r.value as { urlHash: string }).urlHash;
-}
 
 test('the ladder: a button of a form that is a declarative WebMCP tool is refused naming the tool, before the person is asked; a button outside it is clicked', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/ladder.html'));

@@ -70,6 +70,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ['window.__storeDemo.{effectRuns,cleanups,facade}', 'click [data-testid=increment-<id>] / [data-testid=decrement-<id>] (human edit)'],
   },
   {
+    id: 'signup', origin: 'demo', path: '/store/signup.html', title: 'React form with controlled inputs, no WebMCP tool',
+    purpose: 'Book a tasting: controlled text, email, select, radio, date, time, textarea and an upper-casing promo code; the submit button is enabled only by valid React state; the confirmation is rendered from that state. For page_type and page_fill (issue 10).',
+    tools: [],
+    triggers: ['window.__signup.{state,submitted,changes}'],
+  },
+  {
     id: 'forms', origin: 'demo', path: '/forms/', title: 'Declarative form tools',
     purpose: 'book_table (no toolautosubmit: the agent fills, a human submits) and subscribe_newsletter (toolautosubmit, event.agentInvoked + respondWith).',
     tools: sorted(['book_table', 'subscribe_newsletter']),

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { argumentsHash, canonicalJson, urlHash } from '../../src/shared/canonical';
 import {
   FINGERPRINT_BOUNDS, fingerprintHash, fingerprintMatches, fingerprintProblem, isReadbackObservations, judgeReadback, sameFingerprint,
-  type Fingerprint, type ReadbackObservations,
+  semanticArgumentsProblem, TYPE_TEXT_MAX, type Fingerprint, type SemanticOperation, type ReadbackObservations,
 } from '../../src/shared/semantic-target';
 import { checkResolved, readbackOf, semanticFaculty } from '../../src/main/core/faculties/semantic';
 import type { ActionValue } from '../../src/main/core/broker/faculty';
@@ -72,7 +72,7 @@ describe('the fingerprint', () => {
 });
 
 describe('the readback judgement (success only after a confirmed readback)', () => {
-  it.each<[string, 'click' | 'hover' | 'focus' | 'scroll', Partial<ReadbackObservations>, string | null]>([
+  it.each<[string, SemanticOperation, Partial<ReadbackObservations>, string | null]>([
     ['click: a checkbox toggled', 'click', { stateChanged: ['checked'] }, 'state-changed:checked'],
     ['click: a new document', 'click', { found: false, documentChanged: true }, 'document-changed'],
     ['click: a same-document URL change', 'click', { urlChanged: true }, 'url-changed'],
@@ -90,6 +90,10 @@ describe('the readback judgement (success only after a confirmed readback)', () 
     ['focus: something else is focused', 'focus', { focusMoved: true }, null],
     ['scroll: in the viewport', 'scroll', { inViewport: true }, 'in-viewport'],
     ['scroll: not in the viewport', 'scroll', {}, null],
+    ['type: the re-found field holds the value', 'type', { valueSet: true }, 'value-set'],
+    ['type: the page rewrote or refused the value', 'type', { valueSet: false, stateChanged: ['value'], domChangesNear: 2 }, null],
+    ['type: no value check reported', 'type', { stateChanged: ['value'] }, null],
+    ['type: the field is gone', 'type', { found: false, valueSet: true }, null],
   ])('%s', (_what, op, o, effect) => {
     const v = judgeReadback(op, { ...NONE, ...o });
     if (effect === null) expect(v.confirmed).toBe(false);
@@ -108,6 +112,30 @@ describe('the readback judgement (success only after a confirmed readback)', () 
     expect(readbackOf('click', value({ trustedInput: true, readback: { observations: { ...NONE, stateChanged: ['checked'] } } })).event).toBe('readback-mismatch');
     expect(readbackOf('click', value({ trustedInput: false, readback: { observations: { ...NONE, domChangesNear: -1 } } })).event).toBe('readback-mismatch');
     expect(isReadbackObservations({ ...NONE, stateChanged: ['x'.repeat(33)] })).toBe(false);
+    expect(isReadbackObservations({ ...NONE, valueSet: 'yes' })).toBe(false);
+  });
+
+  it('type takes exactly {text} within bounds, the others nothing, judged alike by the console and the extension', async () => {
+    expect(semanticArgumentsProblem('type', { text: 'Ada' })).toBeNull();
+    expect(semanticArgumentsProblem('type', { text: '' })).toBeNull();
+    expect(semanticArgumentsProblem('type', { text: 'x'.repeat(TYPE_TEXT_MAX) })).toBeNull();
+    expect(semanticArgumentsProblem('type', { text: 'x'.repeat(TYPE_TEXT_MAX + 1) })).toMatch(/at most/);
+    expect(semanticArgumentsProblem('type', {})).toMatch(/exactly \{text\}/);
+    expect(semanticArgumentsProblem('type', { text: 'a', submit: true })).toMatch(/exactly \{text\}/);
+    expect(semanticArgumentsProblem('type', { text: 42 })).toMatch(/string/);
+    expect(semanticArgumentsProblem('click', { text: 'a' })).toMatch(/no arguments/);
+    expect(semanticArgumentsProblem('click', {})).toBeNull();
+    const ext = semantic();
+    const subject = { fingerprint: FP, ref: 'a3' };
+    expect(ext.checkRequest('type', subject, { text: 'Ada' })).toBeNull();
+    expect(ext.checkRequest('type', subject, {})).not.toBeNull();
+    expect(ext.checkRequest('click', subject, { text: 'Ada' })).not.toBeNull();
+    const f = semanticFaculty('type');
+    expect(f.validate(null as never, { text: 'Ada' }, null as never)).toMatchObject({ ok: true });
+    expect(f.validate(null as never, { text: 7 }, null as never)).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
+    // A target with a role that takes no typed value is refused before the person is asked.
+    const env = ({ read: async () => ({ ok: true as const, value: { frameId: 0, documentId: 'DOC', origin: 'https://a.example', tabUrl: 'https://a.example/', frameUrl: 'https://a.example/', urlHash: 'a'.repeat(64), ref: 'a3', fingerprint: FP, blocked: null, narrower: null } }) }) as unknown as Parameters<typeof f.resolveSubject>[1];
+    expect(await f.resolveSubject({ tabId: 1, ref: 'a3', arguments: { text: 'x' } }, env)).toMatchObject({ ok: false, error: { code: 'target-unsupported' } });
   });
 });
 

@@ -158,7 +158,7 @@ function hoverEvents(el: Element, x: number, y: number): void {
  * `x`, `y`: the visible centre from `actionable` (click and hover only). `beforeClick`: called
  * right before the `click` event (the readback's rebase, semantic-readback.ts).
  */
-export function perform(operation: SemanticOperation, el: Element, x = 0, y = 0, beforeClick?: () => void): void {
+export function perform(operation: Exclude<SemanticOperation, 'type'>, el: Element, x = 0, y = 0, beforeClick?: () => void): void {
   switch (operation) {
     case 'scroll':
       el.scrollIntoView({ block: 'center', inline: 'nearest', behavior: 'instant' });

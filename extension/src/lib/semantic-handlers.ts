@@ -6,10 +6,11 @@
  */
 import { err, ok, type Result } from '../../../src/shared/result';
 import { redactText } from '../../../src/shared/redact';
-import { isFingerprint, isSemanticOperation, sameFingerprint, type Fingerprint } from '../../../src/shared/semantic-target';
+import { isFingerprint, isSemanticOperation, sameFingerprint, semanticArgumentsProblem, type Fingerprint } from '../../../src/shared/semantic-target';
 import { readPageUrls, sameUrls } from './page-urls';
 import { actionable, describeCover, hitTest, notActionableNow, perform } from './semantic-act';
 import { observe, rebase, stop, watch } from './semantic-readback';
+import { typeInto, typePlan } from './semantic-type';
 import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } from './semantic-target';
 import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
 
@@ -71,6 +72,7 @@ function refind(ref: string | undefined, fp: Fingerprint, refs: RefAccess): Resu
 
 async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, refs: RefAccess): Promise<Result<{ done: true }>> {
   if (!isSemanticOperation(m.operation) || !isFingerprint(m.fingerprint) || typeof m.requestId !== 'string') return err('bad-request', 'malformed act message');
+  if (semanticArgumentsProblem(m.operation, m.operation === 'type' ? { text: m.text } : {}) !== null) return err('bad-request', 'malformed act message');
   if (!m.urls || !sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
   const found = refind(m.ref, m.fingerprint, refs);
   if (!found.ok) return found;
@@ -113,6 +115,21 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
       const cover: CoverDetail = { role: c.role, name: hidden === 'private' ? '' : redactText(c.name).value, ref: hidden || hit.cover.ownerDocument !== document ? null : refs.refFor(hit.cover) };
       return err('target-covered', JSON.stringify(cover), cover);
     }
+  }
+  if (m.operation === 'type') {
+    // How the value will be set, checked in this task with no await before the events.
+    const text = m.text as string;
+    const plan = typePlan(el, text);
+    // Not typable, or no such option: the refusal not-actionable, its detail saying which.
+    if (!plan.ok) return err('not-actionable', plan.code === 'not-actionable' ? plan.message : `${plan.code}: ${plan.message}`);
+    watch(m.requestId, el, plan.expected);
+    try {
+      typeInto(el, text, plan);
+    } catch (e) {
+      stop(m.requestId);
+      return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the action threw');
+    }
+    return ok({ done: true });
   }
   watch(m.requestId, el);
   try {

@@ -24,8 +24,9 @@ export type ToSemanticAction =
    * `ref` or the one element with exactly `fingerprint` (`target-changed`, `ref-stale`), not blocked
    * (`target-blocked`), no narrower WebMCP tool (`narrower-capability-available`), actionable
    * (`not-actionable`), the hit test (`target-covered`); then the readback's watch and the events.
+   * `text`: type only, the value to set (lib/semantic-type.ts; `not-typable`, `option-missing`).
    */
-  | { type: 'echo:semantic:act'; requestId: string; operation: SemanticOperation; ref?: string; fingerprint: Fingerprint; urls: PageUrlsValue }
+  | { type: 'echo:semantic:act'; requestId: string; operation: SemanticOperation; ref?: string; fingerprint: Fingerprint; urls: PageUrlsValue; text?: string }
   /** The readback after the action: re-find by `fingerprint`, compare with the watch (ReadbackObservations). */
   | { type: 'echo:semantic:readback'; requestId: string; fingerprint: Fingerprint };
 

@@ -12,6 +12,7 @@
 import type { Fingerprint, ReadbackObservations } from '../../../src/shared/semantic-target';
 import { deepActiveElement, roleOf, shadowRootOf, statesOf, valueOf } from './semantic-roles';
 import { composedContains, composedParent, findByQuery } from './semantic-target';
+import { holdsValue } from './semantic-type';
 
 /** A watch left without its readback ends after this long (ms). */
 export const READBACK_WATCH_MS = 30_000;
@@ -49,6 +50,8 @@ interface Watch {
   near: Element[];
   /** The target itself (to tell whether a removal took it). */
   target: Element;
+  /** type only: the value the re-found target must hold (semantic-type.ts TypePlan.expected). */
+  expected?: string;
   changes: number;
   observer: MutationObserver;
   observed: Set<Node>;
@@ -75,8 +78,8 @@ function observeAll(w: Watch, roots: Node[]): void {
   }
 }
 
-/** Start the watch of request `requestId` on `target`, right before the action. */
-export function watch(requestId: string, target: Element): void {
+/** Start the watch of request `requestId` on `target`, right before the action; `expected`: the value a type sets. */
+export function watch(requestId: string, target: Element, expected?: string): void {
   stop(requestId);
   const doc = target.ownerDocument;
   const near = [scopeOf(target), target];
@@ -90,6 +93,7 @@ export function watch(requestId: string, target: Element): void {
     state: stateOf(target),
     near,
     target,
+    ...(expected !== undefined ? { expected } : {}),
     changes: 0,
     observed: new Set(),
     observer: new MutationObserver((records) => count(w, records)),
@@ -162,6 +166,7 @@ export function observe(requestId: string, fingerprint: Fingerprint): ReadbackOb
     stateChanged,
     domChangesNear: w.changes,
     inViewport,
+    ...(w.expected !== undefined ? { valueSet: el !== null && holdsValue(el, roleOf(el) ?? '', w.expected) } : {}),
   };
   stop(requestId);
   return o;

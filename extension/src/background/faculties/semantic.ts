@@ -9,7 +9,8 @@
  *    described element the person reviewed; the grant's `operation` binds the
  *    operation (a hover grant presented as a click is `grant-invalid`, by the
  *    generic checks of lib/grant-checks.ts);
- *  - arguments: `{}`;
+ *  - arguments: `{}`, and `{text}` for type (src/shared/semantic-target.ts semanticArgumentsProblem;
+ *    the grant binds them by the arguments hash);
  *  - own checks, after the generic ones: in that very document the target is
  *    found again (the ref's element with the same fingerprint, or the one element
  *    with it: else `target-changed`; `ref-stale`), is not blocked
@@ -25,7 +26,7 @@
  */
 import { err, ok, type Result } from '../../../../src/shared/result';
 import {
-  fingerprintHash, isFingerprint, SEMANTIC_OPERATIONS, type Fingerprint, type ReadbackObservations, type SemanticOperation,
+  fingerprintHash, isFingerprint, SEMANTIC_OPERATIONS, semanticArgumentsProblem, type Fingerprint, type ReadbackObservations, type SemanticOperation,
 } from '../../../../src/shared/semantic-target';
 import { REF_PATTERN } from '../../../../src/shared/snapshot';
 import type { RefusalCode } from '../../../../src/shared/types';
@@ -77,14 +78,13 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
     kind: 'dispatch',
     operations: [...SEMANTIC_OPERATIONS],
     contentModule: SEMANTIC_MODULE,
-    checkRequest(_operation, subject, args) {
+    checkRequest(operation, subject, args) {
       const keys = Object.keys(subject ?? {});
       // The ref is required: without it the dispatch would act on whichever element has the fingerprint then.
       if (!keys.includes('fingerprint') || !keys.includes('ref') || keys.some((k) => k !== 'fingerprint' && k !== 'ref')) return 'subject must be {fingerprint, ref}';
       if (!isFingerprint(subject.fingerprint)) return 'subject.fingerprint is not a fingerprint';
       if (typeof subject.ref !== 'string' || !REF_PATTERN.test(subject.ref)) return 'subject.ref is not a ref';
-      if (Object.keys(args ?? {}).length !== 0) return 'the semantic operations take no arguments';
-      return null;
+      return semanticArgumentsProblem(operation as SemanticOperation, args ?? {});
     },
     subjectHash: async (subject) => fingerprintHash(subjectOf(subject).fingerprint),
     async check(target, subject) {
@@ -110,7 +110,11 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
     },
     async execute(target, m) {
       const p = m.prepared;
-      const act: ToSemanticAction = { type: 'echo:semantic:act', requestId: m.requestId, operation: m.operation as SemanticOperation, fingerprint: p.fingerprint, urls: m.urls, ...(p.ref !== undefined ? { ref: p.ref } : {}) };
+      const text = m.operation === 'type' ? (m.args as { text?: unknown }).text : undefined;
+      const act: ToSemanticAction = {
+        type: 'echo:semantic:act', requestId: m.requestId, operation: m.operation as SemanticOperation, fingerprint: p.fingerprint, urls: m.urls,
+        ...(p.ref !== undefined ? { ref: p.ref } : {}), ...(typeof text === 'string' ? { text } : {}),
+      };
       const done = (await chrome.tabs.sendMessage(target.tabId, act, { frameId: target.frameId, documentId: target.documentId })) as Result<{ done: true }> | undefined;
       if (!done || !done.ok) return (done ?? err('content-error', 'no answer')) as Result<ExecuteValue>;
       // The readback: a separate message, which re-finds the target by its fingerprint.

@@ -1,6 +1,6 @@
 /**
- * What the four semantic mutation tools share (page_click, page_hover,
- * page_focus, page_scroll; one file each in ./tools/): their input schema
+ * What the semantic mutation tools share (page_click, page_hover,
+ * page_focus, page_scroll, page_type; one file each in ./tools/): their input schema
  * (a ref from page_snapshot or a bounded fingerprint), their handler (the one
  * pipeline, faculty `semantic`, src/main/core/faculties/semantic.ts) and how a
  * success is presented (the target's evidence as untrusted page text,
@@ -58,11 +58,12 @@ export function semanticDescription(what: string, review: string): string {
   );
 }
 
-/** The handler of the tool for `operation`. */
+/** The handler of the tool for `operation`. Its arguments beyond the target (type's `text`) go to the faculty as they are. */
 export function semanticHandler(operation: SemanticOperation) {
   const faculty = semanticFaculty(operation);
-  return async (args: { tabId: number; ref?: string; fingerprint?: FingerprintQuery; operationId?: string }, { broker, agent }: ToolCallContext): Promise<CallToolResult> => {
-    const a = await broker.action(faculty, { tabId: args.tabId, ...(args.ref !== undefined ? { ref: args.ref } : {}), ...(args.fingerprint !== undefined ? { fingerprint: args.fingerprint } : {}), arguments: {}, ...(args.operationId ? { operationId: args.operationId } : {}) }, agent);
+  return async (args: { tabId: number; ref?: string; fingerprint?: FingerprintQuery; operationId?: string; text?: string }, { broker, agent }: ToolCallContext): Promise<CallToolResult> => {
+    const opArgs = operation === 'type' ? { text: args.text } : {};
+    const a = await broker.action(faculty, { tabId: args.tabId, ...(args.ref !== undefined ? { ref: args.ref } : {}), ...(args.fingerprint !== undefined ? { fingerprint: args.fingerprint } : {}), arguments: opArgs, ...(args.operationId ? { operationId: args.operationId } : {}) }, agent);
     if (!a.ok) return errorResult(a, `page_${operation} tab ${args.tabId}`);
     const v = semanticValueOf(a.value);
     const header = {

@@ -13,7 +13,9 @@
  *    link subject carries the target's ref too (even when the agent gave a
  *    fingerprint), so the dispatch acts on that element only (identity plus
  *    fingerprint) — a new element with the same description is `target-changed`.
- *  - validate: the operations take no arguments.
+ *  - validate: click, hover, focus and scroll take no arguments; type takes `{text}`
+ *    (src/shared/semantic-target.ts semanticArgumentsProblem), bound by the grant's arguments hash;
+ *    type's target must have a typable role (TYPABLE_ROLES), checked before the person is asked.
  *  - readback: the console judges the extension's observations itself
  *    (`judgeReadback`): `readback-confirmed`, or `readback-mismatch` and the
  *    request fails; success only after a confirmed readback.
@@ -21,8 +23,8 @@
  */
 import { err, ok, type Result } from '../../../shared/result';
 import {
-  fingerprintHash, fingerprintProblem, isReadbackObservations, judgeReadback, type Fingerprint, type FingerprintQuery, type ReadbackObservations,
-  type ResolvedTarget, type SemanticOperation, type TargetEvidence,
+  fingerprintHash, fingerprintProblem, isReadbackObservations, judgeReadback, semanticArgumentsProblem, TYPABLE_ROLES, type Fingerprint, type FingerprintQuery,
+  type ReadbackObservations, type ResolvedTarget, type SemanticOperation, type TargetEvidence,
 } from '../../../shared/semantic-target';
 import { MAX_URL_CHARS } from '../../../shared/url';
 import type { ApprovalSubject } from '../../../shared/ipc';
@@ -34,7 +36,7 @@ export interface SemanticRequest extends ActionRequestBase {
   tabId: number;
   ref?: string;
   fingerprint?: FingerprintQuery;
-  /** Always `{}`: the operations take no arguments (what they act on is the subject). */
+  /** `{}` (what click, hover, focus and scroll act on is the subject), or `{text}` for type. */
   arguments: Record<string, unknown>;
 }
 
@@ -64,6 +66,7 @@ const VERBS: Record<SemanticOperation, string> = {
   hover: 'hover over an element of the page',
   focus: 'focus an element of the page',
   scroll: 'scroll an element of the page into view',
+  type: 'type into a field of the page',
 };
 
 /** Refusals of `resolve` the agent can act on, with what to do next. */
@@ -107,6 +110,9 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
           `The target belongs to a form that the page offers as the WebMCP tool ${JSON.stringify(t.narrower)}: use it (webmcp_discover, then webmcp_invoke) instead of ${`page_${operation}`}. Nothing was asked or done.`,
         );
       }
+      if (operation === 'type' && !TYPABLE_ROLES.has(t.fingerprint.role)) {
+        return err('target-unsupported', `The target is a ${t.fingerprint.role}, which takes no typed value: page_type sets text fields, number fields, selects and contenteditable elements (use page_click for checkboxes, radios and buttons). Nothing was asked or done.`);
+      }
       // The grant binds the element the person reviewed: its ref (identity) beside its fingerprint, so the
       // dispatch acts on that element only, never on another that has the same description by then.
       if (t.ref === null) return err('bad-answer', "The extension's answer gave the target no ref; nothing was done.");
@@ -122,7 +128,8 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
       });
     },
     validate(_r, args) {
-      if (Object.keys(args).length !== 0) return err('invalid-arguments', `page_${operation} takes no arguments beyond its target.`);
+      const problem = semanticArgumentsProblem(operation, args);
+      if (problem !== null) return err('invalid-arguments', `page_${operation}: ${problem}.`);
       return ok({});
     },
     lookAgain: snapshotAgain,

@@ -16,6 +16,7 @@ const OPERATION_WORDS: Record<SemanticTargetSubject['operation'], string> = {
   hover: 'Hover over',
   focus: 'Focus',
   scroll: 'Scroll into view',
+  type: 'Type into',
 };
 
 export function SemanticTargetHeading({ subject: s }: { subject: SemanticTargetSubject }) {

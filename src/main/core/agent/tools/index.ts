@@ -18,6 +18,7 @@ import { pageClick } from './page-click';
 import { pageHover } from './page-hover';
 import { pageFocus } from './page-focus';
 import { pageScroll } from './page-scroll';
+import { pageType } from './page-type';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
 export const AGENT_TOOLS: readonly AgentTool[] = [
@@ -33,5 +34,6 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   pageHover,
   pageFocus,
   pageScroll,
+  pageType,
   requestStatus,
 ];

@@ -1,0 +1,114 @@
+/**
+ * The typed-field operation of the semantic controls (`page_type`, `page_fill`; issue 10
+ * item 4, "Type"; docs/semantic-controls.md, "Type and fill"). It sets a field's value the way
+ * a library that owns the field (React, Vue, Angular) sees it:
+ *  - `<input>` and `<textarea>`: focus, `beforeinput` (cancelable: a page that cancels it keeps its
+ *    value), the value through the NATIVE setter of HTMLInputElement/HTMLTextAreaElement.prototype
+ *    (React tracks the value it last rendered on the element; a value set past its tracker is seen as
+ *    the user's change), `input`, then `change`;
+ *  - `<select>`: the option whose label (collapsed white space) equals the text, else whose value
+ *    does; `selected` through the native setter, `input`, `change`;
+ *  - contenteditable: focus, its contents selected, `beforeinput` (`insertText`, cancelable: editors
+ *    such as ProseMirror or Lexical handle it themselves and cancel it), and when not cancelled the
+ *    text replaces the contents, then `input`.
+ * The events are synthetic (`isTrusted` false, trustedInput false); keys are not simulated one by
+ * one (no keydown/keypress per character), as Playwright's `fill` does not either.
+ * The value REPLACES what the field held; the readback (semantic-readback.ts) then checks that the
+ * re-found field holds `expected`.
+ */
+import { valueOf } from './semantic-roles';
+
+/** Input types that take typed text (HTML "input type" keywords; the rest take clicks or files). */
+const TEXT_INPUT_TYPES: ReadonlySet<string> = new Set(['text', 'search', 'email', 'url', 'tel', 'number', 'date', 'time', 'datetime-local', 'month', 'week', 'color']);
+
+const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** How `type` will set the field: the kind, and what the readback expects to find (valueOf of the field). */
+export type TypePlan =
+  | { ok: true; kind: 'text'; expected: string }
+  | { ok: true; kind: 'select'; option: HTMLOptionElement; expected: string }
+  | { ok: true; kind: 'editable'; expected: string }
+  | { ok: false; code: 'not-typable' | 'not-actionable' | 'option-missing'; message: string };
+
+/**
+ * How `text` would be set into `el`, checked without touching it: a text-like `<input>` or a
+ * `<textarea>` not read-only; a `<select>` with an enabled option whose label or value is `text`
+ * (`option-missing` otherwise); or a contenteditable element. Anything else: `not-typable`.
+ */
+export function typePlan(el: Element, text: string): TypePlan {
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    if (el instanceof HTMLInputElement && !TEXT_INPUT_TYPES.has(el.type)) return { ok: false, code: 'not-typable', message: `an input of type ${el.type} takes no typed text` };
+    if (el.readOnly) return { ok: false, code: 'not-actionable', message: 'readonly' };
+    return { ok: true, kind: 'text', expected: text };
+  }
+  if (el instanceof HTMLSelectElement) {
+    const options = [...el.options].filter((o) => !o.disabled);
+    const want = collapse(text);
+    const option = options.find((o) => collapse(o.label || o.text) === want) ?? options.find((o) => o.value === text);
+    if (!option) return { ok: false, code: 'option-missing', message: 'no enabled option has that label or value' };
+    return { ok: true, kind: 'select', option, expected: collapse(option.label || option.text) };
+  }
+  if (el instanceof HTMLElement && el.isContentEditable) return { ok: true, kind: 'editable', expected: collapse(text) };
+  return { ok: false, code: 'not-typable', message: 'the target is not an input, textarea, select or contenteditable element' };
+}
+
+/** The native `value` setter of the element's own interface (never a page's override on the instance). */
+function nativeValueSetter(el: HTMLInputElement | HTMLTextAreaElement): (v: string) => void {
+  const proto = el instanceof HTMLInputElement ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;
+  const set = Object.getOwnPropertyDescriptor(proto, 'value')?.set;
+  if (!set) throw new Error('no native value setter');
+  return (v: string) => set.call(el, v);
+}
+
+const inputEvent = (type: 'beforeinput' | 'input', inputType: string, data: string | null, cancelable: boolean) =>
+  new InputEvent(type, { bubbles: true, cancelable, composed: true, inputType, data });
+
+/**
+ * Set `text` into `el` by `plan` (from typePlan, in the same task). Answers whether the page
+ * cancelled the `beforeinput` (then nothing was set and the readback will say so).
+ * @throws Error only when the platform lacks the native setter (never on a page's doing).
+ */
+export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok: true }>): { cancelled: boolean } {
+  (el as HTMLElement).focus({ preventScroll: true });
+  switch (plan.kind) {
+    case 'text': {
+      const field = el as HTMLInputElement | HTMLTextAreaElement;
+      if (!field.dispatchEvent(inputEvent('beforeinput', 'insertReplacementText', text, true))) return { cancelled: true };
+      nativeValueSetter(field)(text);
+      field.dispatchEvent(inputEvent('input', 'insertReplacementText', text, false));
+      field.dispatchEvent(new Event('change', { bubbles: true }));
+      return { cancelled: false };
+    }
+    case 'select': {
+      const select = el as HTMLSelectElement;
+      const selected = Object.getOwnPropertyDescriptor(HTMLOptionElement.prototype, 'selected')?.set;
+      if (!selected) throw new Error('no native selected setter');
+      if (select.multiple) for (const o of select.options) selected.call(o, false);
+      selected.call(plan.option, true);
+      select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      return { cancelled: false };
+    }
+    case 'editable': {
+      const host = el as HTMLElement;
+      const sel = host.ownerDocument.getSelection();
+      sel?.selectAllChildren(host);
+      if (!host.dispatchEvent(inputEvent('beforeinput', 'insertText', text, true))) return { cancelled: true };
+      host.textContent = text;
+      sel?.selectAllChildren(host);
+      sel?.collapseToEnd();
+      host.dispatchEvent(inputEvent('input', 'insertText', text, false));
+      return { cancelled: false };
+    }
+  }
+}
+
+/**
+ * Whether `el` holds `expected` now (the readback's check; valueOf of semantic-roles.ts, compared
+ * exactly for inputs and textareas, white space collapsed for a select's label and contenteditable).
+ */
+export function holdsValue(el: Element, role: string, expected: string): boolean {
+  const v = valueOf(el, role);
+  if (v === undefined) return false;
+  return el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement ? v === expected : collapse(v) === collapse(expected);
+}
