@@ -72,7 +72,32 @@ export interface WebMcpToolSubject {
  * (the dialog renders the common part once and one view per `type`). Later
  * faculties add theirs here (a target's evidence, a patch, a script).
  */
-export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject;
+export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject | SemanticFillSubject;
+
+/**
+ * What a form fill (faculty `semantic`, operation `fill`, `page_fill`; issue 10 item 6, "One approval
+ * for a form fill"; src/shared/semantic-fill.ts) sets: every field with the text it will hold, in
+ * order, in one form (or, all of them, outside any form) of one document. The fields' fingerprints
+ * are UNTRUSTED page text, redacted; the texts are the agent's (also in the request's arguments,
+ * which the grant binds by their hash). Events are synthetic. The picture is of the first field.
+ */
+export interface SemanticFillSubject {
+  type: 'semantic-fill';
+  operation: 'fill';
+  /** The form's name as the fields' fingerprints give it, or null for fields outside any form. */
+  formName: string | null;
+  fields: Array<{ ref: string; fingerprint: Fingerprint; fingerprintHash: string; text: string }>;
+  trustedInput: false;
+  /** The first field's picture, as SemanticTargetSubject.picture. */
+  picture?: TargetPicture;
+  toolName?: undefined;
+  title?: undefined;
+  description?: undefined;
+  inputSchema?: undefined;
+  annotations?: undefined;
+  descriptorHash?: undefined;
+  form?: undefined;
+}
 
 /**
  * What a semantic mutation (faculty `semantic`: click, hover, focus, scroll; issue 10)

@@ -76,3 +76,48 @@ test("a semantic click shows the operation, the target fingerprint and its hash 
     await page.close();
   }
 });
+
+test('a form fill shows every field with the text it will hold, as text (markup and invisible characters in a value revealed, never rendered), in one dialog', async () => {
+  const now = Date.now();
+  const base = sampleApproval(now);
+  const fp = (name: string, nth = 0) => ({ role: 'textbox', name, form: 'Booking', ancestors: [{ role: 'form', name: 'Booking' }], nth });
+  const view: ApprovalView = {
+    ...base,
+    faculty: 'semantic',
+    operation: 'fill',
+    verb: 'fill several fields of a form of the page',
+    subjectHash: 'd'.repeat(64),
+    arguments: { values: ['Ada', 'ada@example.org\u202e', '<b>bold</b>', ''] },
+    subject: {
+      type: 'semantic-fill',
+      operation: 'fill',
+      formName: 'Booking',
+      fields: [
+        { ref: 'a1', fingerprint: fp('Your name'), fingerprintHash: '1'.repeat(64), text: 'Ada' },
+        { ref: 'a2', fingerprint: fp('Email'), fingerprintHash: '2'.repeat(64), text: 'ada@example.org\u202e' },
+        { ref: 'a3', fingerprint: fp('Notes'), fingerprintHash: '3'.repeat(64), text: '<b>bold</b>' },
+        { ref: 'a4', fingerprint: fp('Promo code'), fingerprintHash: '4'.repeat(64), text: '' },
+      ],
+      trustedInput: false,
+      picture: { status: 'none', reason: 'tab-not-active' },
+    },
+  };
+  const fake = new FakeConsole({ approvals: [view], receiptCount: 0 });
+  host = await startFakeWebHost(fake);
+  const page = await browser().newPage({ viewport: { width: 1280, height: 1000 } });
+  try {
+    await page.goto(host.newConsoleUrl());
+    await page.waitForURL(/#session=/);
+    await expect(page.getByTestId('field-semantic-operation')).toHaveText('fill');
+    await expect(page.getByTestId('field-title')).toHaveText('Fill 4 fields of the form the page names “Booking”');
+    const rows = page.getByTestId('fill-field');
+    await expect(rows).toHaveCount(4);
+    await expect(rows.nth(0)).toContainText('textbox “Your name”');
+    await expect(rows.nth(0)).toContainText('1'.repeat(64));
+    await expect(page.getByTestId('fill-value')).toHaveText(['Ada', 'ada@example.org⟨U+202E⟩', '<b>bold</b>', '(empty: the field is cleared)']);
+    expect(await page.locator('.fill-fields b').count()).toBe(0);
+    await expect(page.getByTestId('field-semantic-notes')).toContainText('Nothing is submitted');
+  } finally {
+    await page.close();
+  }
+});

@@ -1,5 +1,6 @@
 /**
- * page_type (issue 10 item 4, "Type"; docs/semantic-controls.md, "Type and fill") end to end on a
+ * page_type and page_fill (issue 10 item 4, "Type", and item 6, "One approval for a form fill";
+ * docs/semantic-controls.md, "Type and fill") end to end on a
  * React app with controlled inputs and no WebMCP tool (resources/demo/store/signup.tsx): an MCP SDK
  * client → the console's endpoint → the pipeline (approved through the console API, as the person)
  * → the real link → the extension → the `semantic` content module in the real page. What React
@@ -8,7 +9,8 @@
 import type { Page } from '@playwright/test';
 import { test, expect } from './support/link-fixture';
 import { act, agent, events, header, refOf, textOf, urlHashOf } from './support/semantic-agent';
-import type { SemanticTargetSubject } from '../../src/shared/ipc';
+import type { SemanticFillSubject, SemanticTargetSubject } from '../../src/shared/ipc';
+import { fillSubjectHash } from '../../src/shared/semantic-fill';
 import { argumentsHash } from '../../src/shared/canonical';
 import { LIMITS } from '../../src/shared/limits';
 
@@ -86,6 +88,72 @@ test('page_type on a React form: text, email, select by value and by label, date
     const book = await refOf(client, tabId, /^button "Book"/);
     expect(header((await act(world, client, 'page_click', { tabId, ref: book })).r)).toMatchObject({ outcome: 'succeeded' });
     await expect(page.locator('#confirmation')).toHaveText('Thanks, Ada Lovelace: assam (Large) on 2026-12-24 at 15:30.');
+  } finally {
+    await client.close();
+  }
+});
+
+test('page_fill: one approval shows every field and its text; all values reach React state, each re-found holding it; submitted by a separate click. A field changed during the review sets nothing; a radio in a fill is refused; the password form and a one-time-code field are blocked for type and fill, before the person is asked', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.url('signup'));
+  const client = await agent(world);
+  try {
+    const name = await refOf(client, tabId, /^textbox "Your name"/);
+    const fields = [
+      { ref: name, text: 'Ada Lovelace' },
+      { fingerprint: { role: 'textbox', name: 'Email' }, text: 'ada@example.org' },
+      { fingerprint: { role: 'combobox', name: 'Tea' }, text: 'Tieguanyin oolong' },
+      { fingerprint: { role: 'textbox', name: 'Day' }, text: '2026-12-31' },
+      { fingerprint: { role: 'textbox', name: 'Time' }, text: '09:45' },
+      { fingerprint: { role: 'textbox', name: 'Notes' }, text: 'Two cups.' },
+    ];
+
+    // 1. A field renamed by the page while the person reviews: refused target-changed, and NO field was set (all or nothing).
+    const changed = await act(world, client, 'page_fill', { tabId, fields }, {
+      beforeApprove: async () => void (await page.evaluate(() => (globalThis as unknown as { document: { querySelector(s: string): { setAttribute(k: string, v: string): void } } }).document.querySelector('input[name=time]').setAttribute('aria-label', 'Arrival'))),
+    });
+    expect(textOf(changed.r)).toMatch(/^Error \(target-changed\)/);
+    expect(await state(page)).toMatchObject({ name: '', email: '', tea: '', date: '', time: '', notes: '' });
+    await page.evaluate(() => (globalThis as unknown as { document: { querySelector(s: string): { removeAttribute(k: string): void } } }).document.querySelector('input[name=time]').removeAttribute('aria-label'));
+
+    // 2. The fill: ONE dialog listing every field with its text (and the picture), the values bound by the arguments hash.
+    const filled = await act(world, client, 'page_fill', { tabId, fields });
+    expect(filled.r.isError, textOf(filled.r)).toBeFalsy();
+    const s = filled.view!.subject as SemanticFillSubject;
+    expect(filled.view).toMatchObject({ faculty: 'semantic', operation: 'fill', kind: 'mutation', arguments: { values: fields.map((f) => f.text) }, argumentsHash: await argumentsHash({ values: fields.map((f) => f.text) }) });
+    expect(s).toMatchObject({ type: 'semantic-fill', operation: 'fill', formName: 'Booking', trustedInput: false, picture: { status: 'captured' } });
+    expect(s.fields.map((f) => [f.fingerprint.role, f.fingerprint.name, f.text])).toEqual([
+      ['textbox', 'Your name', 'Ada Lovelace'], ['textbox', 'Email', 'ada@example.org'], ['combobox', 'Tea', 'Tieguanyin oolong'],
+      ['textbox', 'Day', '2026-12-31'], ['textbox', 'Time', '09:45'], ['textbox', 'Notes', 'Two cups.'],
+    ]);
+    expect(s.fields[0]!.ref).toBe(name);
+    expect(filled.view!.subjectHash).toBe(await fillSubjectHash(s.fields.map((f) => f.fingerprint)));
+    expect(header(filled.r)).toMatchObject({ outcome: 'succeeded', operation: 'fill', fields: 6, trustedInput: false, readback: 'confirmed', effect: 'values-set:6' });
+    const id = header(filled.r).requestId as string;
+    expect(events(world, id)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'readback-confirmed', 'succeeded']);
+    expect(await state(page)).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.org', tea: 'oolong', date: '2026-12-31', time: '09:45', notes: 'Two cups.' });
+    // Nothing was submitted by the fill.
+    await expect(page.locator('#confirmation')).toHaveCount(0);
+
+    // 3. A radio in a fill takes no typed value: refused before the person is asked, nothing set.
+    const radio = await act(world, client, 'page_fill', { tabId, fields: [{ ref: name, text: 'Eve' }, { fingerprint: { role: 'radio', name: 'Small' }, text: 'Small' }] }, { expectDialog: false });
+    expect(textOf(radio.r)).toMatch(/^Error \(target-unsupported\): Field 2 /);
+    expect((await state(page)).name).toBe('Ada Lovelace');
+
+    // 4. Submitted with semantic controls only: the radio and the button, each clicked after approval.
+    expect(header((await act(world, client, 'page_click', { tabId, fingerprint: { role: 'radio', name: 'Small' } })).r)).toMatchObject({ outcome: 'succeeded' });
+    expect(header((await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Book' } })).r)).toMatchObject({ outcome: 'succeeded' });
+    await expect(page.locator('#confirmation')).toHaveText('Thanks, Ada Lovelace: oolong (Small) on 2026-12-31 at 09:45.');
+
+    // 5. The password form's other field, and a one-time-code field: blocked for type and for fill, never shown to the person.
+    const login = await world.openShared(world.demo.at('hostile', '/hostile/semantic/controls.html'));
+    const email = { role: 'textbox', name: 'Email', form: 'Sign in form' };
+    const blockedType = await act(world, client, 'page_type', { tabId: login.tabId, fingerprint: email, text: 'ada@example.org' }, { expectDialog: false });
+    expect(textOf(blockedType.r)).toMatch(/^Error \(target-blocked\).*password-form/s);
+    const blockedFill = await act(world, client, 'page_fill', { tabId: login.tabId, fields: [{ fingerprint: email, text: 'ada@example.org' }] }, { expectDialog: false });
+    expect(textOf(blockedFill.r)).toMatch(/^Error \(target-blocked\): The field is a blocked surface \(password-form\)/);
+    const otp = await act(world, client, 'page_type', { tabId: login.tabId, fingerprint: { role: 'textbox', name: 'Code' }, text: '123456' }, { expectDialog: false });
+    expect(textOf(otp.r)).toMatch(/^Error \(target-blocked\).*credential-field/s);
+    expect(await login.page.evaluate(() => (globalThis as unknown as { document: { querySelector(s: string): { value: string } } }).document.querySelector('#login input[name=email]').value)).toBe('');
   } finally {
     await client.close();
   }

@@ -12,6 +12,8 @@ import { actionable, describeCover, hitTest, notActionableNow, perform } from '.
 import { observe, rebase, stop, watch } from './semantic-readback';
 import { typeInto, typePlan } from './semantic-type';
 import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } from './semantic-target';
+import { closestComposed } from './semantic-roles';
+import { FILL_MAX_FIELDS } from '../../../src/shared/semantic-fill';
 import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
 
 /** What the module's ref map offers (content/semantic.ts). */
@@ -26,7 +28,7 @@ export interface RefAccess {
   elementOf(ref: string): Result<Element | 'not-mine'>;
 }
 
-const TYPES = new Set(['echo:semantic:urls', 'echo:semantic:target', 'echo:semantic:act', 'echo:semantic:readback']);
+const TYPES = new Set(['echo:semantic:urls', 'echo:semantic:target', 'echo:semantic:act', 'echo:semantic:readback', 'echo:semantic:fill', 'echo:semantic:fill-readback']);
 
 /** Whether `m` is one of the mutation messages. */
 export function isActionMessage(m: unknown): m is ToSemanticAction {
@@ -142,6 +144,73 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   return ok({ done: true });
 }
 
+/** The form a field belongs to: its form owner (`form`, which the `form` attribute can set), else the `<form>` around it in the composed tree; null outside any. */
+function formOf(el: Element): Element | null {
+  const owner = (el as HTMLInputElement).form;
+  return owner instanceof HTMLFormElement ? owner : closestComposed(el, 'form');
+}
+
+/** The watch key of field `i` of fill `requestId` (semantic-readback.ts keeps one watch per field). */
+const fieldKey = (requestId: string, i: number) => `${requestId}#${i}`;
+
+/**
+ * A form fill: every field found again, checked, and every value planned, BEFORE any is set (a
+ * refusal sets nothing); the checks run again in the task that sets the values, with no await.
+ */
+async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>, refs: RefAccess): Promise<Result<{ done: true }>> {
+  const fields = Array.isArray(m.fields) ? m.fields : [];
+  const shapeOk = typeof m.requestId === 'string' && fields.length >= 1 && fields.length <= FILL_MAX_FIELDS &&
+    fields.every((f) => f && typeof f.ref === 'string' && isFingerprint(f.fingerprint) && semanticArgumentsProblem('type', { text: f.text }) === null);
+  if (!shapeOk) return err('bad-request', 'malformed fill message');
+  if (!m.urls || !sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
+  const els: Element[] = [];
+  const tools: Array<string | null> = [];
+  for (const [i, f] of fields.entries()) {
+    const found = refind(f.ref, f.fingerprint, refs);
+    if (!found.ok) return err(found.error.code, `field ${i + 1}: ${found.error.message}`);
+    const el = found.value;
+    if (els.includes(el)) return err('bad-request', `field ${i + 1} is listed twice`);
+    const blocked = blockedReason(el);
+    if (blocked) return err('target-blocked', `field ${i + 1} is a blocked surface (${blocked})`);
+    const narrower = await narrowerTool(el);
+    if (narrower) return err('narrower-capability-available', narrower);
+    els.push(el);
+    tools.push(toolNameOf(el));
+  }
+  const form = formOf(els[0] as Element);
+  for (const [i, el] of els.entries()) {
+    const a = await actionable(el, false);
+    if (!a.ok) return err('not-actionable', `field ${i + 1}: ${a.why}`);
+  }
+  // The page ran during the waits: everything again, in the task that sets the values.
+  if (!sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
+  const plans = [];
+  for (const [i, f] of fields.entries()) {
+    const el = els[i] as Element;
+    const again = refind(f.ref, f.fingerprint, refs);
+    if (!again.ok || again.value !== el) return err('target-changed', `field ${i + 1} changed while it was checked`);
+    const blocked = blockedReason(el);
+    if (blocked) return err('target-blocked', `field ${i + 1} is a blocked surface (${blocked})`);
+    if (toolNameOf(el) !== tools[i]) return err('target-changed', `the form of field ${i + 1} changed while it was checked`);
+    if (formOf(el) !== form) return err('target-changed', `field ${i + 1} is not in the same form as field 1`);
+    const now = notActionableNow(el, false);
+    if (now) return err('not-actionable', `field ${i + 1}: ${now}`);
+    const plan = typePlan(el, f.text);
+    if (!plan.ok) return err('not-actionable', `field ${i + 1}: ${plan.code === 'not-actionable' ? plan.message : `${plan.code}: ${plan.message}`}`);
+    plans.push(plan);
+  }
+  for (const [i, el] of els.entries()) watch(fieldKey(m.requestId, i), el, (plans[i] as { expected: string }).expected);
+  for (const [i, el] of els.entries()) {
+    try {
+      typeInto(el, (fields[i] as { text: string }).text, plans[i] as Extract<ReturnType<typeof typePlan>, { ok: true }>);
+    } catch (e) {
+      for (let j = 0; j < els.length; j++) stop(fieldKey(m.requestId, j));
+      return err('tool-failed', `field ${i + 1}: ${e instanceof Error ? e.message.slice(0, 200) : 'the action threw'} (fields before it were set)`);
+    }
+  }
+  return ok({ done: true });
+}
+
 /** Two animation frames (or 100 ms each when the page does not render): the page's own reactions land first. */
 async function settle(): Promise<void> {
   for (let i = 0; i < 2; i++) await new Promise<void>((r) => {
@@ -162,6 +231,15 @@ export async function handleAction(m: ToSemanticAction, refs: RefAccess): Promis
         return await target(m, refs);
       case 'echo:semantic:act':
         return await act(m, refs);
+      case 'echo:semantic:fill':
+        return await fill(m, refs);
+      case 'echo:semantic:fill-readback': {
+        const fps = Array.isArray(m.fingerprints) ? m.fingerprints : [];
+        if (fps.length < 1 || fps.length > FILL_MAX_FIELDS || !fps.every(isFingerprint)) return err('bad-request', 'malformed fill readback message');
+        await settle();
+        const all = fps.map((fp, i) => observe(fieldKey(String(m.requestId), i), fp));
+        return all.every((o) => o !== null) ? ok(all) : err('no-watch', 'no fill of this request was watched here');
+      }
       case 'echo:semantic:readback': {
         if (!isFingerprint(m.fingerprint)) return err('bad-request', 'malformed readback message');
         await settle();

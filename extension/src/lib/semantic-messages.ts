@@ -28,7 +28,15 @@ export type ToSemanticAction =
    */
   | { type: 'echo:semantic:act'; requestId: string; operation: SemanticOperation; ref?: string; fingerprint: Fingerprint; urls: PageUrlsValue; text?: string }
   /** The readback after the action: re-find by `fingerprint`, compare with the watch (ReadbackObservations). */
-  | { type: 'echo:semantic:readback'; requestId: string; fingerprint: Fingerprint };
+  | { type: 'echo:semantic:readback'; requestId: string; fingerprint: Fingerprint }
+  /**
+   * A form fill (src/shared/semantic-fill.ts): every field found again as for `act` (by its ref, with its
+   * fingerprint), not blocked, no narrower tool, actionable, all in ONE form element (or all outside any
+   * form); each value checked (lib/semantic-type.ts typePlan) before ANY is set; then each set in turn.
+   */
+  | { type: 'echo:semantic:fill'; requestId: string; fields: Array<{ ref: string; fingerprint: Fingerprint; text: string }>; urls: PageUrlsValue }
+  /** The fill's readback: each field re-found by its fingerprint (ReadbackObservations per field, in order). */
+  | { type: 'echo:semantic:fill-readback'; requestId: string; fingerprints: Fingerprint[] };
 
 /** Worker → content module: this document's boxes for the target's picture (lib/semantic-geometry.ts GeometryReport); `ref` when the target may be here. Answered by content/semantic.ts. */
 export interface ToSemanticGeometry {

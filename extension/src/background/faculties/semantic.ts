@@ -26,9 +26,11 @@
  */
 import { err, ok, type Result } from '../../../../src/shared/result';
 import {
-  fingerprintHash, isFingerprint, SEMANTIC_OPERATIONS, semanticArgumentsProblem, type Fingerprint, type ReadbackObservations, type SemanticOperation,
+  fingerprintHash, isFingerprint, isSemanticOperation, SEMANTIC_OPERATIONS, semanticArgumentsProblem, type Fingerprint, type ReadbackObservations, type SemanticOperation,
 } from '../../../../src/shared/semantic-target';
 import { REF_PATTERN } from '../../../../src/shared/snapshot';
+import { fillArgumentsProblem, fillSubjectHash, fillSubjectProblem, type FillTarget } from '../../../../src/shared/semantic-fill';
+import type { DispatchTarget } from '../../../../src/shared/protocol';
 import type { RefusalCode } from '../../../../src/shared/types';
 import { stripUrl } from '../../../../src/shared/url';
 import type { PageUrlsValue } from '../../lib/messages';
@@ -39,12 +41,8 @@ import type { DispatchFaculty } from './registry';
 import { SEMANTIC_MODULE } from './semantic-read';
 import { askSemantic } from './semantic-target';
 
-/** What the check hands to the runner. */
-export interface SemanticPrepared {
-  fingerprint: Fingerprint;
-  ref?: string;
-  fingerprintHash: string;
-}
+/** What the check hands to the runner: one target, or (operation fill) every field. */
+export type SemanticPrepared = { fingerprint: Fingerprint; ref?: string; fingerprintHash: string } | { fill: FillTarget[] };
 
 /** The content module's refusal codes and what they are here. */
 const REFUSALS: Readonly<Record<string, RefusalCode>> = {
@@ -59,6 +57,29 @@ const REFUSALS: Readonly<Record<string, RefusalCode>> = {
 
 const subjectOf = (s: Record<string, unknown>) => ({ fingerprint: s.fingerprint as Fingerprint, ref: s.ref as string | undefined });
 
+type CheckOne = { ok: true } | { ok: false; refusal: RefusalCode; message: string };
+
+/** One target found again in that very document: the ref's element (or the one element) with that fingerprint, not blocked, no narrower tool. */
+async function checkOne(target: DispatchTarget, fingerprint: Fingerprint, ref: string | undefined): Promise<CheckOne> {
+  const msg: ToSemanticAction = ref !== undefined ? { type: 'echo:semantic:target', ref } : { type: 'echo:semantic:target', query: fingerprint };
+  const a = await askSemantic<TargetReport>(target.tabId, target, msg);
+  if (!a) return { ok: false, refusal: 'navigated', message: 'the document does not answer' };
+  if (!a.ok) return { ok: false, refusal: REFUSALS[a.error.code] ?? 'target-changed', message: 'the target could not be found again' };
+  if (a.value.kind !== 'targets') return { ok: false, refusal: 'navigated', message: 'the ref is not of this document' };
+  const m = a.value.matches;
+  const same = m.length === 1 && a.value.total === 1 && (await fingerprintHash(m[0]!.fingerprint).catch(() => '')) === (await fingerprintHash(fingerprint));
+  if (!same) return { ok: false, refusal: 'target-changed', message: 'the target no longer has the approved fingerprint' };
+  if (m[0]!.blocked) return { ok: false, refusal: 'target-blocked', message: `the target is a blocked surface (${m[0]!.blocked})` };
+  if (m[0]!.narrower) return { ok: false, refusal: 'narrower-capability-available', message: m[0]!.narrower };
+  return { ok: true };
+}
+
+/** Observations when the document gave no readback: nothing found; a new document only when one was read. */
+async function noReadback(target: DispatchTarget): Promise<ReadbackObservations> {
+  const now = await frameDocument(target.tabId, target.frameId).catch(() => null);
+  return { found: false, urlChanged: false, documentChanged: documentChangedAfter(now, target.documentId), focused: false, focusMoved: false, editable: false, stateChanged: [], domChangesNear: 0, inViewport: false };
+}
+
 /** The readback's wait for the page (ms). */
 const READBACK_TIMEOUT_MS = 5_000;
 
@@ -71,14 +92,35 @@ export function documentChangedAfter(now: { documentId: string } | null | undefi
   return !!now && typeof now.documentId === 'string' && now.documentId !== documentId;
 }
 
+/** Run a fill (src/shared/semantic-fill.ts) in the target document, then its readback (a separate message, each field re-found by fingerprint). */
+async function executeFill(target: DispatchTarget, requestId: string, fields: FillTarget[], values: string[], urls: PageUrlsValue): Promise<Result<ExecuteValue>> {
+  const msg: ToSemanticAction = { type: 'echo:semantic:fill', requestId, urls, fields: fields.map((f, i) => ({ ref: f.ref, fingerprint: f.fingerprint, text: values[i] as string })) };
+  const done = (await chrome.tabs.sendMessage(target.tabId, msg, { frameId: target.frameId, documentId: target.documentId })) as Result<{ done: true }> | undefined;
+  if (!done || !done.ok) return (done ?? err('content-error', 'no answer')) as Result<ExecuteValue>;
+  const rb = await askSemantic<ReadbackObservations[]>(target.tabId, target, { type: 'echo:semantic:fill-readback', requestId, fingerprints: fields.map((f) => f.fingerprint) }, READBACK_TIMEOUT_MS);
+  const observations = rb && rb.ok && Array.isArray(rb.value) ? rb.value : await Promise.all(fields.map(() => noReadback(target)));
+  const result = {
+    operation: 'fill',
+    evidence: { frameId: target.frameId, documentId: target.documentId, url: stripUrl(urls.frame), fields: await Promise.all(fields.map(async (f) => ({ role: f.fingerprint.role, name: f.fingerprint.name, fingerprintHash: await fingerprintHash(f.fingerprint) }))) },
+    trustedInput: false,
+    readback: { observations },
+  };
+  return ok({ result: JSON.stringify(result) } as ExecuteValue);
+}
+
 /** The semantic faculty. */
 export function semantic(): DispatchFaculty<SemanticPrepared> {
   return {
     id: 'semantic',
     kind: 'dispatch',
-    operations: [...SEMANTIC_OPERATIONS],
+    operations: [...SEMANTIC_OPERATIONS, 'fill'],
     contentModule: SEMANTIC_MODULE,
     checkRequest(operation, subject, args) {
+      if (operation === 'fill') {
+        const problem = fillSubjectProblem(subject);
+        return problem ?? fillArgumentsProblem(args ?? {}, (subject.fields as unknown[]).length);
+      }
+      if (!isSemanticOperation(operation)) return 'unknown operation';
       const keys = Object.keys(subject ?? {});
       // The ref is required: without it the dispatch would act on whichever element has the fingerprint then.
       if (!keys.includes('fingerprint') || !keys.includes('ref') || keys.some((k) => k !== 'fingerprint' && k !== 'ref')) return 'subject must be {fingerprint, ref}';
@@ -86,19 +128,20 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
       if (typeof subject.ref !== 'string' || !REF_PATTERN.test(subject.ref)) return 'subject.ref is not a ref';
       return semanticArgumentsProblem(operation as SemanticOperation, args ?? {});
     },
-    subjectHash: async (subject) => fingerprintHash(subjectOf(subject).fingerprint),
+    // A fill's subject (`{fields}`, checkRequest made sure it goes with operation fill) hashes all its fields.
+    subjectHash: async (subject) => (Array.isArray(subject.fields) ? fillSubjectHash((subject.fields as FillTarget[]).map((f) => f.fingerprint)) : fingerprintHash(subjectOf(subject).fingerprint)),
     async check(target, subject) {
+      if (Array.isArray(subject.fields)) {
+        const fields = subject.fields as FillTarget[];
+        for (const [i, f] of fields.entries()) {
+          const c = await checkOne(target, f.fingerprint, f.ref);
+          if (!c.ok) return { ok: false, refusal: c.refusal, message: `field ${i + 1}: ${c.message}` };
+        }
+        return { ok: true, prepared: { fill: fields.map((f) => ({ fingerprint: f.fingerprint, ref: f.ref })) } };
+      }
       const s = subjectOf(subject);
-      const msg: ToSemanticAction = s.ref !== undefined ? { type: 'echo:semantic:target', ref: s.ref } : { type: 'echo:semantic:target', query: s.fingerprint };
-      const a = await askSemantic<TargetReport>(target.tabId, target, msg);
-      if (!a) return { ok: false, refusal: 'navigated', message: 'the document does not answer' };
-      if (!a.ok) return { ok: false, refusal: REFUSALS[a.error.code] ?? 'target-changed', message: 'the target could not be found again' };
-      if (a.value.kind !== 'targets') return { ok: false, refusal: 'navigated', message: 'the ref is not of this document' };
-      const m = a.value.matches;
-      const same = m.length === 1 && a.value.total === 1 && (await fingerprintHash(m[0]!.fingerprint).catch(() => '')) === (await fingerprintHash(s.fingerprint));
-      if (!same) return { ok: false, refusal: 'target-changed', message: 'the target no longer has the approved fingerprint' };
-      if (m[0]!.blocked) return { ok: false, refusal: 'target-blocked', message: `the target is a blocked surface (${m[0]!.blocked})` };
-      if (m[0]!.narrower) return { ok: false, refusal: 'narrower-capability-available', message: m[0]!.narrower };
+      const c = await checkOne(target, s.fingerprint, s.ref);
+      if (!c.ok) return c;
       return { ok: true, prepared: { fingerprint: s.fingerprint, ...(s.ref !== undefined ? { ref: s.ref } : {}), fingerprintHash: await fingerprintHash(s.fingerprint) } };
     },
     async pageUrls(target) {
@@ -110,6 +153,7 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
     },
     async execute(target, m) {
       const p = m.prepared;
+      if ('fill' in p) return executeFill(target, m.requestId, p.fill, (m.args as { values: string[] }).values, m.urls);
       const text = m.operation === 'type' ? (m.args as { text?: unknown }).text : undefined;
       const act: ToSemanticAction = {
         type: 'echo:semantic:act', requestId: m.requestId, operation: m.operation as SemanticOperation, fingerprint: p.fingerprint, urls: m.urls,
@@ -119,13 +163,8 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
       if (!done || !done.ok) return (done ?? err('content-error', 'no answer')) as Result<ExecuteValue>;
       // The readback: a separate message, which re-finds the target by its fingerprint.
       const rb = await askSemantic<ReadbackObservations>(target.tabId, target, { type: 'echo:semantic:readback', requestId: m.requestId, fingerprint: p.fingerprint }, READBACK_TIMEOUT_MS);
-      let observations: ReadbackObservations;
-      if (rb && rb.ok) observations = rb.value;
-      else {
-        // No answer from that document: did the frame get another document (the click navigated)?
-        const now = await frameDocument(target.tabId, target.frameId).catch(() => null);
-        observations = { found: false, urlChanged: false, documentChanged: documentChangedAfter(now, target.documentId), focused: false, focusMoved: false, editable: false, stateChanged: [], domChangesNear: 0, inViewport: false };
-      }
+      // No answer from that document: did the frame get another document (the click navigated)?
+      const observations: ReadbackObservations = rb && rb.ok ? rb.value : await noReadback(target);
       const result = {
         operation: m.operation,
         evidence: { role: p.fingerprint.role, name: p.fingerprint.name, fingerprintHash: p.fingerprintHash, frameId: target.frameId, documentId: target.documentId, url: stripUrl(m.urls.frame) },

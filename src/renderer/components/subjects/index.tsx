@@ -7,6 +7,7 @@ import type { ReactNode } from 'react';
 import type { ApprovalSubject } from '../../../shared/ipc';
 import { WebMcpToolBody, WebMcpToolHeading } from './webmcp-tool';
 import { SemanticTargetBody, SemanticTargetHeading } from './semantic-target';
+import { SemanticFillBody, SemanticFillHeading } from './semantic-fill';
 
 type ViewsOf<S extends { type: string }> = {
   [T in S['type']]: { heading(s: Extract<S, { type: T }>): ReactNode; body(s: Extract<S, { type: T }>): ReactNode };
@@ -15,6 +16,7 @@ type ViewsOf<S extends { type: string }> = {
 const SUBJECT_VIEWS: ViewsOf<ApprovalSubject> = {
   'webmcp-tool': { heading: (s) => <WebMcpToolHeading subject={s} />, body: (s) => <WebMcpToolBody subject={s} /> },
   'semantic-target': { heading: (s) => <SemanticTargetHeading subject={s} />, body: (s) => <SemanticTargetBody subject={s} /> },
+  'semantic-fill': { heading: (s) => <SemanticFillHeading subject={s} />, body: (s) => <SemanticFillBody subject={s} /> },
 };
 
 function viewOf<S extends ApprovalSubject>(s: S): { heading(s: S): ReactNode; body(s: S): ReactNode } {

@@ -19,6 +19,7 @@ import { pageHover } from './page-hover';
 import { pageFocus } from './page-focus';
 import { pageScroll } from './page-scroll';
 import { pageType } from './page-type';
+import { pageFill } from './page-fill';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
 export const AGENT_TOOLS: readonly AgentTool[] = [
@@ -35,5 +36,6 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   pageFocus,
   pageScroll,
   pageType,
+  pageFill,
   requestStatus,
 ];
