@@ -220,6 +220,12 @@ export interface ReadbackObservations {
   inViewport: boolean;
   /** type only: the re-found target holds the value the action set (its value, chosen option or text). */
   valueSet?: boolean;
+  /**
+   * Mutations near the target NOT counted in domChangesNear because they touched what the page had
+   * been changing on its own since the target was resolved for review (a clock, a ticker): noise,
+   * not the action's effect (extension/src/lib/semantic-readback.ts prewatch). Absent when none.
+   */
+  noiseIgnored?: number;
 }
 
 /** The readback's judgement: confirmed with the effect seen, or a mismatch saying what was expected. */
@@ -264,7 +270,8 @@ export function judgeReadback(operation: SemanticOperation, o: ReadbackObservati
 export function isReadbackObservations(v: unknown): v is ReadbackObservations {
   if (!isObj(v)) return false;
   const bools = ['found', 'urlChanged', 'documentChanged', 'focused', 'focusMoved', 'editable', 'inViewport'];
-  return bools.every((k) => typeof v[k] === 'boolean') && (v.valueSet === undefined || typeof v.valueSet === 'boolean') && Array.isArray(v.stateChanged) && v.stateChanged.length <= 16 &&
+  return bools.every((k) => typeof v[k] === 'boolean') && (v.valueSet === undefined || typeof v.valueSet === 'boolean') &&
+    (v.noiseIgnored === undefined || (Number.isSafeInteger(v.noiseIgnored) && (v.noiseIgnored as number) >= 0)) && Array.isArray(v.stateChanged) && v.stateChanged.length <= 16 &&
     v.stateChanged.every((s) => typeof s === 'string' && s.length <= 32) && Number.isSafeInteger(v.domChangesNear) && (v.domChangesNear as number) >= 0;
 }
 

@@ -198,7 +198,7 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
   }
 });
 
-test('target-changed between approval and dispatch; a hover grant replayed as a click is refused; hover, focus and scroll with readback; clicks inside open and closed shadow roots and a same-origin iframe', async ({ world }) => {
+test('target-changed between approval and dispatch; a hover grant replayed as a click is refused; a page ticking near the target does not confirm a click that did nothing; hover, focus and scroll with readback; clicks inside open and closed shadow roots and a same-origin iframe', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/controls.html'));
   const client = await agent(world);
   try {
@@ -228,6 +228,21 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(textOf(noop.r)).toMatch(/^Error \(readback-mismatch\)/);
     expect(await clicks(page, 'noop')).toBe(1);
     await expect(page.locator('#noop-tip')).toHaveText('Nothing here');
+    // A page that changes the area near the target on its own (a price ticking every 40 ms since before the
+    // review): those changes are noise, not the click's effect. A click that does nothing is a mismatch, and
+    // says how much it ignored; a click that adds a line to the same section is still confirmed.
+    await page.evaluate(() => (globalThis as unknown as { __ticker(on: boolean): void }).__ticker(true));
+    try {
+      const idle = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Watch price' } });
+      expect(textOf(idle.r)).toMatch(/^Error \(readback-mismatch\)/);
+      expect(await clicks(page, 'idle')).toBe(1);
+      const mismatch = world.receipts({ requestId: idle.view!.requestId }).find((x) => x.event === 'readback-mismatch')!;
+      expect((mismatch.detail as { observations: { noiseIgnored?: number; domChangesNear: number } }).observations).toMatchObject({ domChangesNear: 0, noiseIgnored: expect.any(Number) });
+      const note = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Add a note' } });
+      expect(header(note.r)).toMatchObject({ outcome: 'succeeded', effect: 'dom-changed-near-target' });
+    } finally {
+      await page.evaluate(() => (globalThis as unknown as { __ticker(on: boolean): void }).__ticker(false));
+    }
 
     // 3. A grant made for that hover, presented as a click of the same target: grant-invalid, the page never clicked.
     const v = hover.view!;

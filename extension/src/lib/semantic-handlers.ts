@@ -9,7 +9,7 @@ import { redactText } from '../../../src/shared/redact';
 import { isFingerprint, isSemanticOperation, sameFingerprint, semanticArgumentsProblem, type Fingerprint } from '../../../src/shared/semantic-target';
 import { readPageUrls, sameUrls } from './page-urls';
 import { actionable, describeCover, hitTest, notActionableNow, perform } from './semantic-act';
-import { observe, rebase, stop, watch } from './semantic-readback';
+import { observe, prewatch, rebase, stop, watch } from './semantic-readback';
 import { typeInto, typePlan } from './semantic-type';
 import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } from './semantic-target';
 import { closestComposed } from './semantic-roles';
@@ -49,12 +49,16 @@ async function target(m: Extract<ToSemanticAction, { type: 'echo:semantic:target
     if (r.value === 'not-mine') return ok({ kind: 'not-mine' });
     const fp = fingerprintOf(r.value);
     if (!fp) return err('target-unsupported', 'the element of this ref has no role to act on');
-    return ok({ kind: 'targets', origin, urls, matches: [await matchOf(r.value, fp, refs)], total: 1 });
+    const match = await matchOf(r.value, fp, refs);
+    // From now until the action, what the page changes near this target on its own is noise to its readback.
+    if (!match.blocked) prewatch(r.value);
+    return ok({ kind: 'targets', origin, urls, matches: [match], total: 1 });
   }
   if (typeof m.tag === 'string') refs.adopt(m.tag);
   const q = m.query && typeof m.query === 'object' ? m.query : {};
   const found = findByQuery(document, q);
   const matches = await Promise.all(found.slice(0, MAX_TARGET_MATCHES).map((x) => matchOf(x.el, x.fp, refs)));
+  if (found.length === 1 && !(matches[0] as TargetMatch).blocked) prewatch((found[0] as { el: Element }).el);
   return ok({ kind: 'targets', origin, urls, matches, total: found.length });
 }
 

@@ -16,6 +16,10 @@ import { holdsValue } from './semantic-type';
 
 /** A watch left without its readback ends after this long (ms). */
 export const READBACK_WATCH_MS = 30_000;
+/** A pre-watch (below) whose action never came ends after this long (ms): about a dialog's life. */
+export const PREWATCH_MS = 120_000;
+/** Pre-watches kept at once (the oldest is dropped): each observes the document. */
+export const PREWATCH_MAX = 4;
 
 
 /** The target's states and value as one comparable list (`value` hashed in place by its length and text). */
@@ -42,6 +46,106 @@ function scopeOf(el: Element): Element {
   return gp && gp !== html ? gp : p && p !== html ? p : el;
 }
 
+/**
+ * What the page changed near the target ON ITS OWN before the action (from the moment the target
+ * was resolved for the person's review, through the dispatch's actionability waits): a clock, a
+ * ticker, a carousel. Such changes are noise, not the action's effect: later mutations of the same
+ * text or subtree (`subtrees`), or of the same element's attributes (`attributes`), are not counted
+ * by the readback.
+ */
+interface Noise {
+  subtrees: Set<Node>;
+  attributes: Set<Node>;
+}
+
+interface Prewatch {
+  observer: MutationObserver;
+  near: Element[];
+  noise: Noise;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+const prewatches = new Map<Element, Prewatch>();
+
+/** Whether `n` is `s` or inside it (through shadow roots). */
+const within = (s: Node, n: Node) => s === n || (s instanceof Element && composedContains(s, n));
+
+/** Whether record `r` touches what the page changed on its own before the action. */
+function isNoise(noise: Noise, r: MutationRecord): boolean {
+  if (r.type === 'attributes' && noise.attributes.has(r.target)) return true;
+  for (const s of noise.subtrees) if (within(s, r.target)) return true;
+  return false;
+}
+
+/** Add the records near the target to the noise. */
+function addNoise(p: Prewatch, records: MutationRecord[]): void {
+  for (const r of records) {
+    if (!p.near.some((n) => composedContains(n, r.target))) continue;
+    if (r.type === 'attributes') p.noise.attributes.add(r.target);
+    else if (p.noise.subtrees.size < 256) p.noise.subtrees.add(r.target);
+  }
+}
+
+/**
+ * Start recording what the page changes near `target` on its own, from the moment it is resolved
+ * for the person's review until the action's watch begins (`watch` takes it over). A target already
+ * pre-watched keeps its record. At most PREWATCH_MAX at once, each at most PREWATCH_MS.
+ */
+export function prewatch(target: Element): void {
+  if (prewatches.has(target)) return;
+  while (prewatches.size >= PREWATCH_MAX) endPrewatch(prewatches.keys().next().value as Element);
+  const p: Prewatch = {
+    near: nearOf(target),
+    noise: { subtrees: new Set(), attributes: new Set() },
+    observer: new MutationObserver((records) => addNoise(p, records)),
+    timer: setTimeout(() => endPrewatch(target), PREWATCH_MS),
+  };
+  const observed = new Set<Node>();
+  for (const r of rootsOf(target, p.near)) {
+    if (observed.has(r)) continue;
+    observed.add(r);
+    p.observer.observe(r, OBSERVE);
+  }
+  prewatches.set(target, p);
+}
+
+/** End the pre-watch of `target`; answers its noise (empty when there was none). */
+function endPrewatch(target: Element): Noise {
+  const p = prewatches.get(target);
+  if (!p) return { subtrees: new Set(), attributes: new Set() };
+  addNoise(p, p.observer.takeRecords());
+  p.observer.disconnect();
+  clearTimeout(p.timer);
+  prewatches.delete(target);
+  return p.noise;
+}
+
+const OBSERVE: MutationObserverInit = { subtree: true, childList: true, attributes: true, characterData: true };
+
+/** The elements whose mutations count as near `target`: its scope, itself, and what it controls (aria-controls, at most 8). */
+function nearOf(target: Element): Element[] {
+  const near = [scopeOf(target), target];
+  for (const id of (target.getAttribute('aria-controls') ?? '').split(/\s+/).filter(Boolean).slice(0, 8)) {
+    const c = (target.getRootNode() as Document | ShadowRoot).getElementById?.(id);
+    if (c) near.push(c);
+  }
+  return near;
+}
+
+/** The roots to observe for `target`: its document (for removals of the scope itself), each shadow root on the way up, and those of the near elements. */
+function rootsOf(target: Element, near: Element[]): Node[] {
+  const roots: Node[] = [target.ownerDocument];
+  for (let a: Element | null = target; a; a = composedParent(a)) {
+    const root = a.getRootNode();
+    if (root instanceof ShadowRoot) roots.push(root);
+  }
+  for (const n of near) {
+    const sr = shadowRootOf(n);
+    if (sr) roots.push(sr);
+  }
+  return roots;
+}
+
 interface Watch {
   url: string;
   active: Element | null;
@@ -52,6 +156,10 @@ interface Watch {
   target: Element;
   /** type only: the value the re-found target must hold (semantic-type.ts TypePlan.expected). */
   expected?: string;
+  /** What the page changed on its own before the action (the pre-watch): not counted. */
+  noise: Noise;
+  /** Records near the target not counted because they touched that noise. */
+  ignored: number;
   changes: number;
   observer: MutationObserver;
   observed: Set<Node>;
@@ -64,17 +172,20 @@ const watches = new Map<string, Watch>();
 function count(w: Watch, records: MutationRecord[]): void {
   for (const r of records) {
     const removedTarget = [...r.removedNodes].some((n) => n === w.target || (n instanceof Element && composedContains(n, w.target)));
-    if (removedTarget || w.near.some((n) => composedContains(n, r.target))) w.changes++;
+    if (removedTarget) w.changes++;
+    else if (w.near.some((n) => composedContains(n, r.target))) {
+      if (isNoise(w.noise, r)) w.ignored++;
+      else w.changes++;
+    }
   }
 }
 
 /** Observe `root` and every shadow root below the near elements (MutationObserver does not cross shadow boundaries). */
 function observeAll(w: Watch, roots: Node[]): void {
-  const opts: MutationObserverInit = { subtree: true, childList: true, attributes: true, characterData: true };
   for (const r of roots) {
     if (w.observed.has(r)) continue;
     w.observed.add(r);
-    w.observer.observe(r, opts);
+    w.observer.observe(r, OBSERVE);
   }
 }
 
@@ -82,11 +193,7 @@ function observeAll(w: Watch, roots: Node[]): void {
 export function watch(requestId: string, target: Element, expected?: string): void {
   stop(requestId);
   const doc = target.ownerDocument;
-  const near = [scopeOf(target), target];
-  for (const id of (target.getAttribute('aria-controls') ?? '').split(/\s+/).filter(Boolean).slice(0, 8)) {
-    const c = (target.getRootNode() as Document | ShadowRoot).getElementById?.(id);
-    if (c) near.push(c);
-  }
+  const near = nearOf(target);
   const w: Watch = {
     url: String(location.href),
     active: deepActiveElement(doc),
@@ -94,22 +201,14 @@ export function watch(requestId: string, target: Element, expected?: string): vo
     near,
     target,
     ...(expected !== undefined ? { expected } : {}),
+    noise: endPrewatch(target),
+    ignored: 0,
     changes: 0,
     observed: new Set(),
     observer: new MutationObserver((records) => count(w, records)),
     timer: setTimeout(() => stop(requestId), READBACK_WATCH_MS),
   };
-  // The document for removals of the scope itself; each shadow root on the way from the scope down.
-  const roots: Node[] = [doc];
-  for (let a: Element | null = target; a; a = composedParent(a)) {
-    const root = a.getRootNode();
-    if (root instanceof ShadowRoot) roots.push(root);
-  }
-  for (const n of near) {
-    const sr = shadowRootOf(n);
-    if (sr) roots.push(sr);
-  }
-  observeAll(w, roots);
+  observeAll(w, rootsOf(target, near));
   watches.set(requestId, w);
 }
 
@@ -165,6 +264,7 @@ export function observe(requestId: string, fingerprint: Fingerprint): ReadbackOb
     editable: el !== null && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || (el instanceof HTMLElement && el.isContentEditable)),
     stateChanged,
     domChangesNear: w.changes,
+    ...(w.ignored > 0 ? { noiseIgnored: w.ignored } : {}),
     inViewport,
     ...(w.expected !== undefined ? { valueSet: el !== null && holdsValue(el, roleOf(el) ?? '', w.expected) } : {}),
   };
