@@ -93,7 +93,7 @@ export interface Fingerprint {
   nameAttribute?: string;
   /** Its form's accessible name, else its `id`, else its `name` attribute (a form with none: `"form"`). */
   form?: string;
-  /** Up to three nearest ancestors that have a role and a name, nearest first. */
+  /** Up to three nearest ancestors that have a role and a name, nearest first; the nearest unnamed row, list item or article is named by its text (cut, redacted). */
   ancestors: FingerprintAncestor[];
   /** Its position (0-based, composed-tree order) among the document's elements with the same fields above. */
   nth: number;

@@ -208,12 +208,17 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(textOf(changed.r)).toMatch(/^Error \(target-changed\)/);
     expect(await clicks(page, 'draft')).toBe(0);
     expect(events(world, changed.view!.requestId).slice(-1)).toEqual(['refused']);
-    // The inbox attack: "Remove" of the first row by fingerprint; a new mail arrives at the top while the person
-    // reviews. The grant binds the element (its ref), not the description: the new row's button, now nth 0, is not clicked.
-    const inbox = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Remove', nth: 0 } }, { beforeApprove: async () => void (await page.evaluate(() => (globalThis as unknown as { __newMail(): void }).__newMail())) });
-    expect(textOf(inbox.r)).toMatch(/^Error \(target-changed\)/);
-    expect((inbox.view!.subject as SemanticTargetSubject).ref).toMatch(/^[a-z]+\d+$/);
-    expect([await clicks(page, 'remove-eve'), await clicks(page, 'remove-ann')]).toEqual([0, 0]);
+    // The inbox: rows differ only by their text. Each row's "Remove" has its row in its fingerprint, so "the first
+    // Remove" is ambiguous (refused before the person is asked, naming the refs), and Ann's is told by her row: a
+    // new mail arriving at the top during the review changes nothing, and Ann's row is the one removed.
+    const ambiguous = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Remove', nth: 0 } }, { expectDialog: false });
+    expect(textOf(ambiguous.r)).toMatch(/^Error \(target-ambiguous\): 2 elements match/);
+    const annRow = [{ role: 'listitem', name: 'Mail from Ann Remove' }, { role: 'list', name: 'Inbox' }, { role: 'main', name: 'Shop' }];
+    const inbox = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Remove', ancestors: annRow } }, { beforeApprove: async () => void (await page.evaluate(() => (globalThis as unknown as { __newMail(): void }).__newMail())) });
+    expect((inbox.view!.subject as SemanticTargetSubject).fingerprint.ancestors).toEqual(annRow);
+    expect(header(inbox.r)).toMatchObject({ outcome: 'succeeded', effect: 'target-removed-or-changed' });
+    expect([await clicks(page, 'remove-eve'), await clicks(page, 'remove-ann')]).toEqual([0, 1]);
+    await expect(page.locator('#inbox li')).toHaveText(['Mail from Eve Remove', 'Mail from Bob Remove']);
 
     // 2. Hover shows the tooltip: confirmed by readback; reviewed as a low-impact mutation.
     const menu = await refOf(client, tabId, /^button "Menu"/);
@@ -228,7 +233,7 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(textOf(noop.r)).toMatch(/^Error \(readback-mismatch\)/);
     expect(await clicks(page, 'noop')).toBe(1);
     await expect(page.locator('#noop-tip')).toHaveText('Nothing here');
-    // A page that changes the area near the target on its own (a price ticking every 40 ms since before the
+    // A page that changes the area near the target on its own (a price ticking every 10 ms since before the
     // review): those changes are noise, not the click's effect. A click that does nothing is a mismatch, and
     // says how much it ignored; a click that adds a line to the same section is still confirmed.
     await page.evaluate(() => (globalThis as unknown as { __ticker(on: boolean): void }).__ticker(true));

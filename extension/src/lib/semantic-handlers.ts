@@ -51,14 +51,14 @@ async function target(m: Extract<ToSemanticAction, { type: 'echo:semantic:target
     if (!fp) return err('target-unsupported', 'the element of this ref has no role to act on');
     const match = await matchOf(r.value, fp, refs);
     // From now until the action, what the page changes near this target on its own is noise to its readback.
-    if (!match.blocked) prewatch(r.value);
+    if (!match.blocked) prewatch(r.value, m.review === true);
     return ok({ kind: 'targets', origin, urls, matches: [match], total: 1 });
   }
   if (typeof m.tag === 'string') refs.adopt(m.tag);
   const q = m.query && typeof m.query === 'object' ? m.query : {};
   const found = findByQuery(document, q);
   const matches = await Promise.all(found.slice(0, MAX_TARGET_MATCHES).map((x) => matchOf(x.el, x.fp, refs)));
-  if (found.length === 1 && !(matches[0] as TargetMatch).blocked) prewatch((found[0] as { el: Element }).el);
+  if (found.length === 1 && !(matches[0] as TargetMatch).blocked) prewatch((found[0] as { el: Element }).el, m.review === true);
   return ok({ kind: 'targets', origin, urls, matches, total: found.length });
 }
 

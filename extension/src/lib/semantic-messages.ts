@@ -18,7 +18,7 @@ export type ToSemanticAction =
    * fresh document tag (background/faculties/semantic-read.ts nextDocumentTag) the document adopts
    * when it has none yet, so every match gets a ref and the grant can bind the element itself.
    */
-  | { type: 'echo:semantic:target'; ref?: string; query?: FingerprintQuery; tag?: string }
+  | { type: 'echo:semantic:target'; ref?: string; query?: FingerprintQuery; tag?: string; review?: boolean }
   /**
    * Act on the target, in the task that acts: the exact `urls` again (`navigated`), the element of
    * `ref` or the one element with exactly `fingerprint` (`target-changed`, `ref-stale`), not blocked

@@ -88,11 +88,17 @@ function addNoise(p: Prewatch, records: MutationRecord[]): void {
 
 /**
  * Start recording what the page changes near `target` on its own, from the moment it is resolved
- * for the person's review until the action's watch begins (`watch` takes it over). A target already
- * pre-watched keeps its record. At most PREWATCH_MAX at once, each at most PREWATCH_MS.
+ * for the person's review until the action's watch begins (`watch` takes it over). `fresh` (a new
+ * review): an earlier record of the target is dropped and recording starts again; otherwise (the
+ * dispatch's check) a target already pre-watched keeps its record. What our own actions change is
+ * never noise: every record is cleared when an action's watch starts and when its readback ends
+ * (`quiet`). At most PREWATCH_MAX at once, each at most PREWATCH_MS.
  */
-export function prewatch(target: Element): void {
-  if (prewatches.has(target)) return;
+export function prewatch(target: Element, fresh: boolean): void {
+  if (prewatches.has(target)) {
+    if (!fresh) return;
+    endPrewatch(target);
+  }
   while (prewatches.size >= PREWATCH_MAX) endPrewatch(prewatches.keys().next().value as Element);
   const p: Prewatch = {
     near: nearOf(target),
@@ -118,6 +124,14 @@ function endPrewatch(target: Element): Noise {
   clearTimeout(p.timer);
   prewatches.delete(target);
   return p.noise;
+}
+
+/** Clear every pre-watch's record: what follows is our own action's doing, not the page's (see prewatch). */
+function quiet(): void {
+  for (const p of prewatches.values()) {
+    p.observer.takeRecords();
+    p.noise = { subtrees: new Set(), attributes: new Set() };
+  }
 }
 
 const OBSERVE: MutationObserverInit = { subtree: true, childList: true, attributes: true, characterData: true };
@@ -194,6 +208,8 @@ export function watch(requestId: string, target: Element, expected?: string): vo
   stop(requestId);
   const doc = target.ownerDocument;
   const near = nearOf(target);
+  const noise = endPrewatch(target);
+  quiet();
   const w: Watch = {
     url: String(location.href),
     active: deepActiveElement(doc),
@@ -201,7 +217,7 @@ export function watch(requestId: string, target: Element, expected?: string): vo
     near,
     target,
     ...(expected !== undefined ? { expected } : {}),
-    noise: endPrewatch(target),
+    noise,
     ignored: 0,
     changes: 0,
     observed: new Set(),
@@ -269,5 +285,6 @@ export function observe(requestId: string, fingerprint: Fingerprint): ReadbackOb
     ...(w.expected !== undefined ? { valueSet: el !== null && holdsValue(el, roleOf(el) ?? '', w.expected) } : {}),
   };
   stop(requestId);
+  quiet();
   return o;
 }

@@ -112,7 +112,8 @@ export async function resolveTarget(tabId: number, origin: string, args: { ref?:
     if (!r || tagNumber(r.tag) > last) return err('ref-unknown', `ref ${args.ref} was never given out: take a snapshot (page_snapshot) and use its refs`);
   }
   const injected = await injectInto(tabId, toAsk.map((f) => f.documentId), SEMANTIC_MODULE);
-  const msg: ToSemanticAction = args.ref !== undefined ? { type: 'echo:semantic:target', ref: args.ref } : { type: 'echo:semantic:target', query: args.fingerprint ?? {} };
+  // `review`: the person is about to review this target: its readback's noise record starts afresh (lib/semantic-readback.ts prewatch).
+  const msg: ToSemanticAction = args.ref !== undefined ? { type: 'echo:semantic:target', ref: args.ref, review: true } : { type: 'echo:semantic:target', query: args.fingerprint ?? {}, review: true };
   const answers = await Promise.all(toAsk.filter((f) => injected.has(f.documentId)).map(async (frame) => ({ frame, a: await askSemantic<TargetReport>(tabId, frame, msg) })));
   const found: Found[] = [];
   for (const { frame, a } of answers) {
@@ -135,7 +136,7 @@ export async function resolveTarget(tabId: number, origin: string, args: { ref?:
   if (one.m.ref === null && one.m.blocked === null) {
     // Its document was never snapshotted: hand it a tag and ask again, so the target has a ref and the
     // grant binds that element (identity plus fingerprint), not whichever element has the fingerprint later.
-    const again = await askSemantic<TargetReport>(tabId, one.f.frame, { type: 'echo:semantic:target', query: one.m.fingerprint, tag: await nextDocumentTag() });
+    const again = await askSemantic<TargetReport>(tabId, one.f.frame, { type: 'echo:semantic:target', query: one.m.fingerprint, tag: await nextDocumentTag(), review: true });
     const v = again && again.ok && again.value.kind === 'targets' ? again.value : null;
     const m = v && v.total === 1 && v.matches.length === 1 ? (v.matches[0] as TargetMatch) : null;
     if (!m || m.ref === null || canonicalJson(m.fingerprint) !== canonicalJson(one.m.fingerprint)) return err('target-missing', 'the target changed while it was looked up: take a snapshot (page_snapshot) and target by ref');
