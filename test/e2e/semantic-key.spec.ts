@@ -29,7 +29,7 @@ async function agent(world: LinkWorld): Promise<Client> {
 }
 
 /** Press `key` with page_key as the agent; approve its request as the person, or (expectDialog false) assert none was shown. */
-async function press(world: LinkWorld, client: Client, tabId: number, key: string, o: { expectDialog?: boolean } = {}): Promise<{ r: CallToolResult; view: ApprovalView | null }> {
+async function press(world: LinkWorld, client: Client, tabId: number, key: string, o: { expectDialog?: boolean; beforeApprove?: () => Promise<void> } = {}): Promise<{ r: CallToolResult; view: ApprovalView | null }> {
   const before = new Set(world.core.broker.approvals.list().map((v) => v.requestId));
   const pending = client.callTool({ name: 'page_key', arguments: { tabId, key } }) as Promise<CallToolResult>;
   if (o.expectDialog === false) {
@@ -38,6 +38,7 @@ async function press(world: LinkWorld, client: Client, tabId: number, key: strin
     return { r, view: null };
   }
   const view = await until(() => world.core.broker.approvals.list().find((v) => !before.has(v.requestId)), `the approval of page_key ${key}`);
+  await o.beforeApprove?.();
   expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
   return { r: await pending, view };
 }
@@ -129,6 +130,13 @@ test('a password form is blocked for keys, Enter included, before the person is 
     // The grant is spent by its first attempt, as every grant is.
     expect(await dispatch('Tab')).toMatchObject({ ok: true, value: { outcome: 'refused', refusal: 'grant-reused' } });
 
+    // 3b. The focus moves while the person reviews Enter on the button: the approved element no longer
+    // holds the focus at dispatch, refused target-changed; neither it nor the newly focused field acted on.
+    await page.locator('#hello').focus();
+    const moved = await press(world, client, tabId, 'Enter', { beforeApprove: () => page.locator('#q').focus() });
+    expect(textOf(moved.r)).toMatch(/^Error \(target-changed\)/);
+    expect([await clicks('hello'), await clicks('search')]).toEqual([1, 0]);
+
     // 4. Enter in a form's only text field: implicit submission through its default button.
     await page.locator('#q').fill('tea');
     await page.locator('#q').focus();
@@ -157,6 +165,19 @@ test('a password form is blocked for keys, Enter included, before the person is 
     expect((down.view!.subject as SemanticTargetSubject).fingerprint.role).toBe('document (nothing focused)');
     expect(await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY)).toBeGreaterThan(100);
     expect(world.core.ledger.verify().ok).toBe(true);
+  } finally {
+    await client.close();
+  }
+});
+
+test('the ladder for keys: Enter in a field of a form that is a declarative WebMCP tool is refused naming the tool, before the person is asked', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/ladder.html'));
+  const client = await agent(world);
+  try {
+    await page.locator('input[name=email]').focus();
+    const refused = await press(world, client, tabId, 'Enter', { expectDialog: false });
+    expect(textOf(refused.r)).toMatch(/^Error \(narrower-capability-available\): .*"subscribe_news"/);
+    expect(await page.evaluate(() => (globalThis as unknown as { __clicks: Record<string, number> }).__clicks.join ?? 0)).toBe(0);
   } finally {
     await client.close();
   }
