@@ -1,6 +1,7 @@
 /**
  * What the semantic mutation tools share (page_click, page_hover,
- * page_focus, page_scroll, page_type; one file each in ./tools/): their input schema
+ * page_focus, page_scroll, page_type; one file each in ./tools/; page_key has
+ * its own schema and handler and shares `semanticAnswer`): their input schema
  * (a ref from page_snapshot or a bounded fingerprint), their handler (the one
  * pipeline, faculty `semantic`, src/main/core/faculties/semantic.ts) and how a
  * success is presented (the target's evidence as untrusted page text,
