@@ -100,6 +100,15 @@ test('a password form is blocked for keys, Enter included, before the person is 
       expect(textOf(tab.r)).toMatch(/^Error \(target-blocked\)/);
     }
     expect(await clicks('login')).toBe(0);
+    // Navigation may bring the focus onto a blocked control, as the real key would (focus reveals nothing);
+    // the next key there is refused, Enter included.
+    await page.locator('#hello').focus();
+    const back = await press(world, client, tabId, 'Shift+Tab');
+    expect(header(back.r), textOf(back.r)).toMatchObject({ outcome: 'succeeded', keyDefault: 'focus-moved' });
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent)).toBe('Sign in');
+    const submit = await press(world, client, tabId, 'Enter', { expectDialog: false });
+    expect(textOf(submit.r)).toMatch(/^Error \(target-blocked\)/);
+    expect(await clicks('login')).toBe(0);
 
     // 2. Enter on a button activates it; the readback sees the page's answer.
     await page.locator('#hello').focus();
