@@ -78,6 +78,25 @@ test('Tab and Shift+Tab follow the same order as the real key: positive tabindex
     expect(ours).toEqual(real);
     // The page has what the test is about: each kind of stop, and none of the skipped ones.
     expect(real).toEqual(expect.arrayContaining(['positive-1', 'positive-2', 'open-1', 'slotted', 'closed-1', 'closed-field', 'frame-1', 'frame-link', 'notes', 'radio-small']));
+    // From an element that is not a stop itself (tabindex=-1, focused by script), in the top and in the frame:
+    // navigation starts at its place in the tree, as the real key does.
+    const starts: Array<[string, () => Promise<void>]> = [
+      ['negative', () => page.locator('#neg').focus()],
+      ['frame-negative', () => page.frameLocator('#frame').locator('[data-k=frame-negative]').focus()],
+      ['open-2', () => page.locator('open-box [data-k=open-2]').focus()],
+    ];
+    for (const [from, focus] of starts) {
+      for (const key of ['Tab', 'Shift+Tab'] as const) {
+        await focus();
+        expect(await focusedOf(page)).toBe(from);
+        const mine = await press(world, client, tabId, key);
+        expect(header(mine.r), textOf(mine.r)).toMatchObject({ outcome: 'succeeded', keyDefault: 'focus-moved' });
+        const ourNext = await focusedOf(page);
+        await focus();
+        await page.keyboard.press(key);
+        expect(ourNext, `${key} from ${from}`).toBe(await focusedOf(page));
+      }
+    }
     for (const skipped of ['negative', 'disabled', 'display-none', 'visibility-hidden', 'inert', 'inert-field', 'open-2', 'frame-negative', 'radio-large', 'in-closed-details']) expect(real).not.toContain(skipped);
     expect(world.core.ledger.verify().ok).toBe(true);
   } finally {

@@ -329,8 +329,11 @@ export function focusOrder(doc: Document, focused: Element | null): FocusStop[] 
   return flattened(topReadableDocument(doc), { focused, seen: 0, depth: 0 });
 }
 
-/** Every element of the tab's readable frames in composed-tree order (shadow roots inline at their host, frames at their element), numbered. */
-function composedOrder(top: Document): Map<Element, number> {
+/**
+ * Every element of the tab's readable frames in flat-tree order (a host's shadow root in place of its
+ * children, a slot's assigned elements in place of its own, a frame's document at its element), numbered.
+ */
+function flatOrder(top: Document): Map<Element, number> {
   const order = new Map<Element, number>();
   const stack: Element[] = top.documentElement ? [top.documentElement] : [];
   while (stack.length) {
@@ -339,7 +342,7 @@ function composedOrder(top: Document): Map<Element, number> {
     order.set(el, order.size);
     const inner = frameDocumentOf(el);
     const sr = shadowOf(el);
-    const kids = [...(inner?.documentElement ? [inner.documentElement] : []), ...(sr ? sr.children : []), ...el.children];
+    const kids = inner?.documentElement ? [inner.documentElement] : sr ? [...sr.children] : el.localName === 'slot' ? scopeChildren(el as HTMLSlotElement) : [...el.children];
     for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Element);
   }
   return order;
@@ -350,7 +353,7 @@ function composedOrder(top: Document): Map<Element, number> {
  * its document), forwards (Tab) or backwards (Shift+Tab): the next stop of focusOrder, or `null` past
  * the last (before the first) stop, where focus leaves the page's elements. When `current` is not a
  * stop itself (the document, a tabindex=-1 element focused by script or click), the search starts at its
- * place in the composed tree among the default-order (tabindex 0) stops, as Chromium treats it; from the
+ * place in the flat tree among the default-order (tabindex 0) stops, as Chromium treats it; from the
  * top document with nothing focused, the first (last) stop.
  */
 export function nextFocus(current: Element, backwards: boolean): FocusStop | null {
@@ -360,7 +363,7 @@ export function nextFocus(current: Element, backwards: boolean): FocusStop | nul
   const i = focused ? stops.findIndex((s) => s.el === focused) : -1;
   if (i >= 0) return stops[backwards ? i - 1 : i + 1] ?? null;
   if (!focused && topReadableDocument(doc) === doc) return (backwards ? stops[stops.length - 1] : stops[0]) ?? null;
-  const order = composedOrder(topReadableDocument(doc));
+  const order = flatOrder(topReadableDocument(doc));
   const at = order.get(focused ?? doc.documentElement) ?? -1;
   const pos = (s: FocusStop) => order.get(s.el) ?? -1;
   if (!backwards) return stops.find((s) => s.tab === 0 && pos(s) > at) ?? null;
