@@ -6,42 +6,16 @@
  * key.html; no WebMCP tools) → back, with receipts and readbacks.
  * The Tab order is checked against Chromium's own: Playwright's real `keyboard.press('Tab')` on the same page.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from '@playwright/test';
-import { test, expect, until, type LinkWorld } from './support/link-fixture';
-import { createAgentToken } from '../support/agent-token';
-import type { ApprovalView, SemanticTargetSubject } from '../../src/shared/ipc';
+import { test, expect, type LinkWorld } from './support/link-fixture';
+import { act, agent, events, header, textOf, urlHashOf, type Done } from './support/semantic-agent';
+import type { SemanticTargetSubject } from '../../src/shared/ipc';
 import { argumentsHash } from '../../src/shared/canonical';
 import { LIMITS } from '../../src/shared/limits';
 
-const textOf = (r: unknown) => ((r as CallToolResult).content as Array<{ text: string }>).map((c) => c.text).join('\n');
-const header = (r: CallToolResult) => JSON.parse(/^Done (\{.*\})$/m.exec(textOf(r))?.[1] ?? 'null') as Record<string, unknown> | null;
-const events = (world: LinkWorld, requestId: string) => world.receipts({ requestId }).map((x) => x.event).reverse();
-
-async function agent(world: LinkWorld): Promise<Client> {
-  const client = new Client({ name: 'semantic-key-e2e', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(world.core.endpoint.url), { requestInit: { headers: { Authorization: `Bearer ${await createAgentToken(world.core.api)}` } } }),
-  );
-  return client;
-}
-
-/** Press `key` with page_key as the agent; approve its request as the person, or (expectDialog false) assert none was shown. */
-async function press(world: LinkWorld, client: Client, tabId: number, key: string, o: { expectDialog?: boolean; beforeApprove?: () => Promise<void> } = {}): Promise<{ r: CallToolResult; view: ApprovalView | null }> {
-  const before = new Set(world.core.broker.approvals.list().map((v) => v.requestId));
-  const pending = client.callTool({ name: 'page_key', arguments: { tabId, key } }) as Promise<CallToolResult>;
-  if (o.expectDialog === false) {
-    const r = await pending;
-    expect(world.core.broker.approvals.list().filter((v) => !before.has(v.requestId))).toEqual([]);
-    return { r, view: null };
-  }
-  const view = await until(() => world.core.broker.approvals.list().find((v) => !before.has(v.requestId)), `the approval of page_key ${key}`);
-  await o.beforeApprove?.();
-  expect(await world.core.api.decideApproval({ requestId: view.requestId, decision: 'approve' })).toEqual({ ok: true, value: null });
-  return { r: await pending, view };
-}
+/** Press `key` with page_key as the agent (support/semantic-agent.ts act: approved as the person, or shown never to be asked). */
+const press = (world: LinkWorld, client: Client, tabId: number, key: string, o: Parameters<typeof act>[4] = {}): Promise<Done> => act(world, client, 'page_key', { tabId, key }, o);
 
 /** The data-k of the deepest focused element (through shadow roots and the frame), as the page itself says. */
 const focusedOf = (page: Page) => page.evaluate(() => (globalThis as unknown as { __focused(): string }).__focused());
@@ -134,7 +108,7 @@ test('a password form is blocked for keys, Enter included, before the person is 
     const hello = await press(world, client, tabId, 'Enter');
     expect(header(hello.r), textOf(hello.r)).toMatchObject({ outcome: 'succeeded', operation: 'key', trustedInput: false, readback: 'confirmed', keyDefault: 'activated', effect: 'activated:dom-changed-near-target' });
     await expect(page.locator('#said')).toHaveText('hello 1');
-    const rid = header(hello.r)!.requestId as string;
+    const rid = header(hello.r).requestId as string;
     expect(events(world, rid)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'readback-confirmed', 'succeeded']);
     const v = hello.view!;
     const s = v.subject as SemanticTargetSubject;
@@ -143,7 +117,7 @@ test('a password form is blocked for keys, Enter included, before the person is 
     // 3. A grant the console signed for Tab on that button, presented with Enter: arguments-mismatch, the button not activated.
     const grant = await world.core.link.signGrant({
       requestId: 'key-replay-1', faculty: 'semantic', operation: 'key', tabId, frameId: v.frame.frameId, documentId: v.documentId, origin: v.origin,
-      urlHash: await urlHashOf(world, tabId), subjectHash: v.subjectHash, argumentsHash: await argumentsHash({ key: 'Tab' }), nonce: 'b'.repeat(32),
+      urlHash: await urlHashOf(world, tabId, { role: 'button', name: 'Say hello' }), subjectHash: v.subjectHash, argumentsHash: await argumentsHash({ key: 'Tab' }), nonce: 'b'.repeat(32),
       expiresAt: Date.now() + LIMITS.grantTtlMs,
     });
     if (!grant.ok) throw new Error(grant.error.message);
@@ -210,10 +184,3 @@ test('the ladder for keys: Enter in a field of a form that is a declarative WebM
     await client.close();
   }
 });
-
-/** The exact-URL hash of the tab's top document now, as the extension's resolve reads it. */
-async function urlHashOf(world: LinkWorld, tabId: number): Promise<string> {
-  const r = await world.request({ op: 'read', faculty: 'semantic-target', operation: 'resolve', tabId, arguments: { focused: true } });
-  if (!r.ok) throw new Error(r.error.message);
-  return (r.value as { urlHash: string }).urlHash;
-}
