@@ -100,7 +100,7 @@ export interface SemanticFillSubject {
 }
 
 /**
- * What a semantic mutation (faculty `semantic`: click, hover, focus, scroll; issue 10)
+ * What a semantic mutation (faculty `semantic`: click, hover, focus, scroll, key; issue 10)
  * acts on: the target's page-derived fingerprint (UNTRUSTED page text, redacted) and
  * its hash, which the grant binds as the subject hash. Events are synthetic
  * (`trustedInput: false`); a picture of the target, cropped and with secret fields blacked out,

@@ -18,9 +18,13 @@
  *    (`judgeReadback`): success is reported only after it says confirmed.
  */
 import { canonicalJson, sha256Hex, type Sha256, webCryptoSha256 } from './canonical';
+import { isKeyObservation, keyArgumentsProblem, type KeyObservation } from './semantic-key';
 
-/** The mutations of faculty `semantic`. click and type are mutations; hover, focus and scroll are low-impact mutations. */
-export const SEMANTIC_OPERATIONS = ['click', 'hover', 'focus', 'scroll', 'type'] as const;
+/**
+ * The mutations of faculty `semantic`. click, type and key are mutations; hover, focus and scroll are
+ * low-impact mutations. `key` acts on the focused element (./semantic-key.ts).
+ */
+export const SEMANTIC_OPERATIONS = ['click', 'hover', 'focus', 'scroll', 'type', 'key'] as const;
 export type SemanticOperation = (typeof SEMANTIC_OPERATIONS)[number];
 
 /** Whether `op` is one of SEMANTIC_OPERATIONS. */
@@ -41,13 +45,14 @@ export const TYPABLE_ROLES: ReadonlySet<string> = new Set(['textbox', 'searchbox
 
 /**
  * Why `args` are not the arguments of `operation`, or null. click, hover, focus and scroll take
- * none (`{}`); type takes exactly `{text}`, a string of at most TYPE_TEXT_MAX units (the value the
+ * none (`{}`); key takes exactly `{key}` (./semantic-key.ts keyArgumentsProblem); type takes exactly `{text}`, a string of at most TYPE_TEXT_MAX units (the value the
  * field is to hold: it REPLACES the field's value; for a `<select>`, an option's label or value).
  * Used by the console (validate) and the extension (checkRequest), so both judge alike.
  */
 export function semanticArgumentsProblem(operation: SemanticOperation, args: unknown): string | null {
   if (!isObj(args)) return 'the arguments are not an object';
   const keys = Object.keys(args);
+  if (operation === 'key') return keyArgumentsProblem(args);
   if (operation !== 'type') return keys.length === 0 ? null : `${operation} takes no arguments beyond its target`;
   if (keys.length !== 1 || keys[0] !== 'text') return 'type takes exactly {text}';
   if (typeof args.text !== 'string' || args.text.length > TYPE_TEXT_MAX) return `text must be a string of at most ${TYPE_TEXT_MAX} characters`;
@@ -226,6 +231,8 @@ export interface ReadbackObservations {
    * not the action's effect (extension/src/lib/semantic-readback.ts prewatch). Absent when none.
    */
   noiseIgnored?: number;
+  /** Operation `key` only: the default the extension performed and whether its effect is there (./semantic-key.ts). */
+  key?: KeyObservation;
 }
 
 /** The readback's judgement: confirmed with the effect seen, or a mismatch saying what was expected. */
@@ -263,13 +270,35 @@ export function judgeReadback(operation: SemanticOperation, o: ReadbackObservati
       return o.found && o.inViewport ? { confirmed: true, effect: 'in-viewport' } : { confirmed: false, expected: 'the target inside the viewport' };
     case 'type':
       return o.found && o.valueSet === true ? { confirmed: true, effect: 'value-set' } : { confirmed: false, expected: 'the target to hold the value typed' };
+    case 'key':
+      return judgeKey(o);
   }
+}
+
+/**
+ * The key's rule (docs/semantic-controls.md, "Key"): a new document or URL; the default performed and
+ * its effect there (`key.landed`: focus on the element sequential navigation chose, the radio checked,
+ * the scroller moved, the dialog closed); else the page's own reaction to the key or to the activation
+ * or submission it caused: a state change of the target, a DOM change near it, or focus moved.
+ * A key whose default is `none` or `prevented` and that the page shows no sign of is a mismatch.
+ */
+function judgeKey(o: ReadbackObservations): ReadbackVerdict {
+  if (o.documentChanged) return { confirmed: true, effect: 'document-changed' };
+  if (o.urlChanged) return { confirmed: true, effect: 'url-changed' };
+  const d = o.key?.default ?? 'none';
+  if (o.key?.landed) return { confirmed: true, effect: d };
+  if (o.stateChanged.length > 0) return { confirmed: true, effect: `${d === 'none' || d === 'prevented' ? '' : `${d}:`}state-changed:${o.stateChanged.join(',')}` };
+  if (o.domChangesNear > 0) return { confirmed: true, effect: `${d === 'none' || d === 'prevented' ? '' : `${d}:`}${o.found ? 'dom-changed-near-target' : 'target-removed-or-changed'}` };
+  // Focus elsewhere than navigation chose: the page moved it (a focus trap, a roving tabindex); said as such.
+  if (o.focusMoved) return { confirmed: true, effect: d === 'focus-moved' || d === 'focus-left' ? 'focus-moved-elsewhere' : 'page-moved-focus' };
+  return { confirmed: false, expected: `an effect of the key (default performed: ${d}): a new document or URL, a state change, a DOM change near the focused element, or focus moving` };
 }
 
 /** Whether `v` has the shape of ReadbackObservations. */
 export function isReadbackObservations(v: unknown): v is ReadbackObservations {
   if (!isObj(v)) return false;
   const bools = ['found', 'urlChanged', 'documentChanged', 'focused', 'focusMoved', 'editable', 'inViewport'];
+  if (v.key !== undefined && !isKeyObservation(v.key)) return false;
   return bools.every((k) => typeof v[k] === 'boolean') && (v.valueSet === undefined || typeof v.valueSet === 'boolean') &&
     (v.noiseIgnored === undefined || (Number.isSafeInteger(v.noiseIgnored) && (v.noiseIgnored as number) >= 0)) && Array.isArray(v.stateChanged) && v.stateChanged.length <= 16 &&
     v.stateChanged.every((s) => typeof s === 'string' && s.length <= 32) && Number.isSafeInteger(v.domChangesNear) && (v.domChangesNear as number) >= 0;

@@ -19,7 +19,7 @@ describe('FacultyRegistry', () => {
       ['page-info', 'read', 'page-info', ['info']],
       ['semantic-read', 'read', 'semantic', ['snapshot', 'extract', 'wait', 'verify']],
       ['semantic-target', 'read', 'semantic', ['resolve', 'picture']],
-      ['semantic', 'dispatch', 'semantic', ['click', 'hover', 'focus', 'scroll', 'type', 'fill']],
+      ['semantic', 'dispatch', 'semantic', ['click', 'hover', 'focus', 'scroll', 'type', 'key', 'fill']],
     ]);
   });
 

@@ -15,6 +15,9 @@ import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } f
 import { closestComposed } from './semantic-roles';
 import { FILL_MAX_FIELDS } from '../../../src/shared/semantic-fill';
 import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
+import { isAllowedKey } from '../../../src/shared/semantic-key';
+import { focusedTarget, keyTargetFingerprint } from './semantic-focus';
+import { forgetKey, keyObservation, prepareKey, pressKey } from './semantic-key';
 
 /** What the module's ref map offers (content/semantic.ts). */
 export interface RefAccess {
@@ -41,6 +44,7 @@ async function matchOf(el: Element, fp: Fingerprint, refs: RefAccess): Promise<T
 }
 
 async function target(m: Extract<ToSemanticAction, { type: 'echo:semantic:target' }>, refs: RefAccess): Promise<Result<TargetReport>> {
+  if (m.focused === true) return focusTarget(m, refs);
   const urls = readPageUrls();
   const origin = String(self.origin);
   if (m.ref !== undefined) {
@@ -77,6 +81,7 @@ function refind(ref: string | undefined, fp: Fingerprint, refs: RefAccess): Resu
 }
 
 async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, refs: RefAccess): Promise<Result<{ done: true }>> {
+  if (m.operation === 'key') return actKey(m, refs);
   if (!isSemanticOperation(m.operation) || !isFingerprint(m.fingerprint) || typeof m.requestId !== 'string') return err('bad-request', 'malformed act message');
   if (semanticArgumentsProblem(m.operation, m.operation === 'type' ? { text: m.text } : {}) !== null) return err('bad-request', 'malformed act message');
   if (!m.urls || !sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
@@ -215,6 +220,81 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
   return ok({ done: true });
 }
 
+// ---- page_key (lib/semantic-focus.ts, lib/semantic-key.ts): the target is the focused element ----
+
+/**
+ * `echo:semantic:target {focused: true}`: the key's target in this document (focusedTarget: the deepest
+ * focused element, the body for the document; no match when this document does not hold the focus),
+ * with its fingerprint, blocked reason and ladder tool. With `ref`, that element must be the target now.
+ */
+async function focusTarget(m: Extract<ToSemanticAction, { type: 'echo:semantic:target' }>, refs: RefAccess): Promise<Result<TargetReport>> {
+  const urls = readPageUrls();
+  const origin = String(self.origin);
+  if (m.ref === undefined && typeof m.tag === 'string') refs.adopt(m.tag);
+  const el = focusedTarget(document);
+  if (m.ref !== undefined) {
+    const r = refs.elementOf(String(m.ref));
+    if (!r.ok) return r;
+    if (r.value === 'not-mine') return ok({ kind: 'not-mine' });
+    if (r.value !== el) return err('target-changed', 'the approved element no longer holds the focus');
+  }
+  if (!el) return ok({ kind: 'targets', origin, urls, matches: [], total: 0 });
+  const fp = keyTargetFingerprint(el);
+  if (!fp) return err('target-unsupported', 'the focused element has no role to describe it: move the focus to a control first (Tab, or page_focus)');
+  const match = await matchOf(el, fp, refs);
+  // As for a named target: what the page changes near it on its own from now until the key is noise to its readback.
+  if (!match.blocked) prewatch(el, m.review === true);
+  return ok({ kind: 'targets', origin, urls, matches: [match], total: 1 });
+}
+
+/** The key's target again: the element of `ref`, holding the focus now, with the approved fingerprint. */
+function refindFocused(ref: string | undefined, fp: Fingerprint, refs: RefAccess): Result<Element> {
+  if (ref === undefined) return err('bad-request', 'a key needs the ref of its target');
+  const r = refs.elementOf(ref);
+  if (!r.ok) return r;
+  if (r.value === 'not-mine') return err('navigated', 'the ref is not of this document');
+  if (r.value !== focusedTarget(document)) return err('target-changed', 'the approved element no longer holds the focus');
+  const now = keyTargetFingerprint(r.value);
+  return now && sameFingerprint(now, fp) ? ok(r.value) : err('target-changed', 'the focused element no longer has the approved fingerprint');
+}
+
+/**
+ * `echo:semantic:act` of operation `key`: the focused element again (`target-changed`), not blocked (a
+ * password field or any control of a form holding one: Enter included), no narrower tool; after the
+ * ladder's await, all of it again in the task that presses the key; the default decided (a Tab into a
+ * cross-origin frame is `not-actionable`); then the readback's watch and the key (lib/semantic-key.ts).
+ */
+async function actKey(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, refs: RefAccess): Promise<Result<{ done: true }>> {
+  if (!isAllowedKey(m.key) || !isFingerprint(m.fingerprint) || typeof m.requestId !== 'string') return err('bad-request', 'malformed key message');
+  if (!m.urls || !sameUrls(m.urls)) return err('navigated', 'the page URL changed before the key');
+  const found = refindFocused(m.ref, m.fingerprint, refs);
+  if (!found.ok) return found;
+  const el = found.value;
+  const blocked = blockedReason(el);
+  if (blocked) return err('target-blocked', `the focused element is a blocked surface (${blocked})`);
+  const narrower = await narrowerTool(el);
+  if (narrower) return err('narrower-capability-available', narrower);
+  const toolName = toolNameOf(el);
+  // The ladder's look-up let the page run: everything again, with no await before the events.
+  if (!sameUrls(m.urls)) return err('navigated', 'the page URL changed before the key');
+  const again = refindFocused(m.ref, m.fingerprint, refs);
+  if (!again.ok || again.value !== el) return err('target-changed', 'the focused element changed while it was checked');
+  const nowBlocked = blockedReason(el);
+  if (nowBlocked) return err('target-blocked', `the focused element is a blocked surface (${nowBlocked})`);
+  if (toolNameOf(el) !== toolName) return err('target-changed', "the focused element's form changed while it was checked");
+  const plan = prepareKey(el, m.key);
+  if (!plan.ok) return err('not-actionable', plan.why);
+  watch(m.requestId, el);
+  try {
+    pressKey(m.requestId, el, m.key, plan.plan);
+  } catch (e) {
+    stop(m.requestId);
+    forgetKey(m.requestId);
+    return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the key threw');
+  }
+  return ok({ done: true });
+}
+
 /** Two animation frames (or 100 ms each when the page does not render): the page's own reactions land first. */
 async function settle(): Promise<void> {
   for (let i = 0; i < 2; i++) await new Promise<void>((r) => {
@@ -248,7 +328,8 @@ export async function handleAction(m: ToSemanticAction, refs: RefAccess): Promis
         if (!isFingerprint(m.fingerprint)) return err('bad-request', 'malformed readback message');
         await settle();
         const o = observe(String(m.requestId), m.fingerprint);
-        return o ? ok(o) : err('no-watch', 'no action of this request was watched here');
+        const key = keyObservation(String(m.requestId));
+        return o ? ok(key ? { ...o, key } : o) : err('no-watch', 'no action of this request was watched here');
       }
     }
   } catch (e) {

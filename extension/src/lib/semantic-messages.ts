@@ -7,6 +7,7 @@
  */
 import type { BlockedReason, Fingerprint, FingerprintQuery, ReadbackObservations, SemanticOperation } from '../../../src/shared/semantic-target';
 import type { PageUrlsValue } from './messages';
+import type { AllowedKey } from '../../../src/shared/semantic-key';
 
 /** Worker → content module. */
 export type ToSemanticAction =
@@ -17,16 +18,21 @@ export type ToSemanticAction =
    * `ref-stale`/`ref-unknown` errors), or the elements matching the fingerprint `query`. `tag`: a
    * fresh document tag (background/faculties/semantic-read.ts nextDocumentTag) the document adopts
    * when it has none yet, so every match gets a ref and the grant can bind the element itself.
+   * `focused` (page_key): the key's target instead, lib/semantic-focus.ts focusedTarget — with `ref`,
+   * that element must be it now (else `target-changed`); without, a document that does not hold the
+   * focus answers no match.
    */
-  | { type: 'echo:semantic:target'; ref?: string; query?: FingerprintQuery; tag?: string; review?: boolean }
+  | { type: 'echo:semantic:target'; ref?: string; query?: FingerprintQuery; tag?: string; focused?: true; review?: boolean }
   /**
    * Act on the target, in the task that acts: the exact `urls` again (`navigated`), the element of
    * `ref` or the one element with exactly `fingerprint` (`target-changed`, `ref-stale`), not blocked
    * (`target-blocked`), no narrower WebMCP tool (`narrower-capability-available`), actionable
    * (`not-actionable`), the hit test (`target-covered`); then the readback's watch and the events.
    * `text`: type only, the value to set (lib/semantic-type.ts; `not-typable`, `option-missing`).
+   * Operation `key` (with `key`): the element of `ref` must hold the focus; no actionability or hit
+   * test (keys go to the focused element); lib/semantic-key.ts.
    */
-  | { type: 'echo:semantic:act'; requestId: string; operation: SemanticOperation; ref?: string; fingerprint: Fingerprint; urls: PageUrlsValue; text?: string }
+  | { type: 'echo:semantic:act'; requestId: string; operation: SemanticOperation; ref?: string; fingerprint: Fingerprint; urls: PageUrlsValue; text?: string; key?: AllowedKey }
   /** The readback after the action: re-find by `fingerprint`, compare with the watch (ReadbackObservations). */
   | { type: 'echo:semantic:readback'; requestId: string; fingerprint: Fingerprint }
   /**

@@ -11,8 +11,9 @@
  */
 import type { Fingerprint, ReadbackObservations } from '../../../src/shared/semantic-target';
 import { deepActiveElement, roleOf, shadowRootOf, statesOf, valueOf } from './semantic-roles';
-import { composedContains, composedParent, findByQuery } from './semantic-target';
+import { composedContains, composedParent } from './semantic-target';
 import { holdsValue } from './semantic-type';
+import { findTarget } from './semantic-focus';
 
 /** A watch left without its readback ends after this long (ms). */
 export const READBACK_WATCH_MS = 30_000;
@@ -261,8 +262,8 @@ export function observe(requestId: string, fingerprint: Fingerprint): ReadbackOb
   const w = watches.get(requestId);
   if (!w) return null;
   count(w, w.observer.takeRecords());
-  const found = findByQuery(document, fingerprint);
-  const el = found.length === 1 ? (found[0] as { el: Element }).el : null;
+  // findTarget: the one element with the fingerprint (the body for page_key's document target).
+  const el = findTarget(document, fingerprint);
   const now = el ? stateOf(el) : {};
   const stateChanged = el ? [...new Set([...Object.keys(w.state), ...Object.keys(now)])].filter((k) => w.state[k] !== now[k]).slice(0, 16) : [];
   const active = deepActiveElement(document);

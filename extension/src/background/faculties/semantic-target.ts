@@ -1,7 +1,8 @@
 /**
  * Faculty `semantic-target` (read). Operation `picture` is the target's picture
- * for the dialog (./semantic-picture.ts). Operation `resolve`, arguments `{ref}` or
- * `{fingerprint}` (a partial Fingerprint): the console's look-up of the target
+ * for the dialog (./semantic-picture.ts). Operation `resolve`, arguments `{ref}`,
+ * `{fingerprint}` (a partial Fingerprint) or `{focused: true}` (page_key: the
+ * element focused now, lib/semantic-focus.ts): the console's look-up of the target
  * of a semantic mutation before it asks the person (issue 10 items 1, 5, 6;
  * docs/semantic-controls.md). Not an agent tool of its own: the console calls
  * it while resolving page_click/hover/focus/scroll (src/main/core/faculties/semantic.ts).
@@ -50,9 +51,10 @@ export async function askSemantic<T>(tabId: number, frame: { frameId: number; do
   }
 }
 
-/** `null` when `args` are what `resolve` takes (exactly one of `ref`, `fingerprint`), otherwise why not. */
+/** `null` when `args` are what `resolve` takes (exactly one of `ref`, `fingerprint`, or `focused: true` for page_key), otherwise why not. */
 export function checkResolveArgs(args: Record<string, unknown>): string | null {
   const keys = Object.keys(args);
+  if (keys.length === 1 && keys[0] === 'focused') return args.focused === true ? null : 'focused must be true';
   if (keys.length !== 1 || (keys[0] !== 'ref' && keys[0] !== 'fingerprint')) return 'resolve takes exactly one of ref, fingerprint';
   if (args.ref !== undefined && (typeof args.ref !== 'string' || !REF_PATTERN.test(args.ref))) return 'ref must be a ref from a snapshot (e.g. a12)';
   if (args.fingerprint !== undefined) return fingerprintProblem(args.fingerprint, true);
@@ -98,8 +100,12 @@ async function resolvedOf(f: Found, m: TargetMatch): Promise<ResolvedTarget | nu
   };
 }
 
-/** Resolve the target in tab `tabId` shared at `origin`. */
-export async function resolveTarget(tabId: number, origin: string, args: { ref?: string; fingerprint?: FingerprintQuery }): Promise<Result<ResolvedTarget>> {
+/**
+ * Resolve the target in tab `tabId` shared at `origin`: by ref, by fingerprint, or (`focused`, page_key)
+ * the element focused now in the one same-origin document that holds the tab's focus (the document itself
+ * when nothing is focused); `target-missing` when no readable document holds it.
+ */
+export async function resolveTarget(tabId: number, origin: string, args: { ref?: string; fingerprint?: FingerprintQuery; focused?: true }): Promise<Result<ResolvedTarget>> {
   const frames = await liveFrames(tabId);
   const top = frames.find((f) => f.frameId === 0);
   if (!top) return err('no-document', 'the tab has no live top-level document');
@@ -113,7 +119,9 @@ export async function resolveTarget(tabId: number, origin: string, args: { ref?:
   }
   const injected = await injectInto(tabId, toAsk.map((f) => f.documentId), SEMANTIC_MODULE);
   // `review`: the person is about to review this target: its readback's noise record starts afresh (lib/semantic-readback.ts prewatch).
-  const msg: ToSemanticAction = args.ref !== undefined ? { type: 'echo:semantic:target', ref: args.ref, review: true } : { type: 'echo:semantic:target', query: args.fingerprint ?? {}, review: true };
+  const msg: ToSemanticAction = args.focused
+    ? { type: 'echo:semantic:target', focused: true, review: true }
+    : args.ref !== undefined ? { type: 'echo:semantic:target', ref: args.ref, review: true } : { type: 'echo:semantic:target', query: args.fingerprint ?? {}, review: true };
   const answers = await Promise.all(toAsk.filter((f) => injected.has(f.documentId)).map(async (frame) => ({ frame, a: await askSemantic<TargetReport>(tabId, frame, msg) })));
   const found: Found[] = [];
   for (const { frame, a } of answers) {
@@ -127,6 +135,7 @@ export async function resolveTarget(tabId: number, origin: string, args: { ref?:
   const all = found.flatMap((f) => f.report.matches.map((m) => ({ f, m })));
   const total = found.reduce((n, f) => n + (Number.isSafeInteger(f.report.total) ? f.report.total : 0), 0);
   if (args.ref !== undefined && all.length === 0) return err('navigated', `the document of ref ${args.ref} is no longer in this tab: take a new snapshot`);
+  if (args.focused && (total === 0 || all.length === 0)) return err('target-missing', 'no readable document of the tab holds the focus (a cross-origin frame may): focus an element first (page_focus)');
   if (total === 0 || all.length === 0) return err('target-missing', 'no element of the page has that fingerprint: take a snapshot (page_snapshot) and target by ref');
   if (total > 1) {
     const refs = all.map((x) => x.m.ref).filter((x): x is string => typeof x === 'string');
@@ -136,7 +145,8 @@ export async function resolveTarget(tabId: number, origin: string, args: { ref?:
   if (one.m.ref === null && one.m.blocked === null) {
     // Its document was never snapshotted: hand it a tag and ask again, so the target has a ref and the
     // grant binds that element (identity plus fingerprint), not whichever element has the fingerprint later.
-    const again = await askSemantic<TargetReport>(tabId, one.f.frame, { type: 'echo:semantic:target', query: one.m.fingerprint, tag: await nextDocumentTag(), review: true });
+    const tag = await nextDocumentTag();
+    const again = await askSemantic<TargetReport>(tabId, one.f.frame, args.focused ? { type: 'echo:semantic:target', focused: true, tag, review: true } : { type: 'echo:semantic:target', query: one.m.fingerprint, tag, review: true });
     const v = again && again.ok && again.value.kind === 'targets' ? again.value : null;
     const m = v && v.total === 1 && v.matches.length === 1 ? (v.matches[0] as TargetMatch) : null;
     if (!m || m.ref === null || canonicalJson(m.fingerprint) !== canonicalJson(one.m.fingerprint)) return err('target-missing', 'the target changed while it was looked up: take a snapshot (page_snapshot) and target by ref');
@@ -158,7 +168,7 @@ export function semanticTarget(): ReadFaculty {
       const shared = await services.sharedTab(tabId);
       if (!shared) return err('tab-not-shared', 'the tab is not shared');
       if (operation === 'picture') return takePicture(tabId, shared.origin, args as unknown as PictureArgs);
-      return resolveTarget(tabId, shared.origin, args as { ref?: string; fingerprint?: FingerprintQuery });
+      return resolveTarget(tabId, shared.origin, args as { ref?: string; fingerprint?: FingerprintQuery; focused?: true });
     },
   };
 }

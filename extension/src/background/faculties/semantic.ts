@@ -11,6 +11,10 @@
  *    generic checks of lib/grant-checks.ts);
  *  - arguments: `{}`, and `{text}` for type (src/shared/semantic-target.ts semanticArgumentsProblem;
  *    the grant binds them by the arguments hash);
+ *    operation `key` (page_key): `{key}` with key in ALLOWED_KEYS
+ *    (src/shared/semantic-key.ts), bound by the grant's arguments hash (a Tab grant
+ *    presented with Enter is `arguments-mismatch`), and subject
+ *    `{fingerprint, ref, focused: true}`: the element of the ref must still hold the focus;
  *  - own checks, after the generic ones: in that very document the target is
  *    found again (the ref's element with the same fingerprint, or the one element
  *    with it: else `target-changed`; `ref-stale`), is not blocked
@@ -31,6 +35,7 @@ import {
 import { REF_PATTERN } from '../../../../src/shared/snapshot';
 import { fillArgumentsProblem, fillSubjectHash, fillSubjectProblem, type FillTarget } from '../../../../src/shared/semantic-fill';
 import type { DispatchTarget } from '../../../../src/shared/protocol';
+import type { AllowedKey } from '../../../../src/shared/semantic-key';
 import type { RefusalCode } from '../../../../src/shared/types';
 import { stripUrl } from '../../../../src/shared/url';
 import type { PageUrlsValue } from '../../lib/messages';
@@ -55,13 +60,16 @@ const REFUSALS: Readonly<Record<string, RefusalCode>> = {
   'target-covered': 'target-covered',
 };
 
-const subjectOf = (s: Record<string, unknown>) => ({ fingerprint: s.fingerprint as Fingerprint, ref: s.ref as string | undefined });
+const subjectOf = (s: Record<string, unknown>) => ({ fingerprint: s.fingerprint as Fingerprint, ref: s.ref as string | undefined, focused: s.focused === true });
 
 type CheckOne = { ok: true } | { ok: false; refusal: RefusalCode; message: string };
 
-/** One target found again in that very document: the ref's element (or the one element) with that fingerprint, not blocked, no narrower tool. */
-async function checkOne(target: DispatchTarget, fingerprint: Fingerprint, ref: string | undefined): Promise<CheckOne> {
-  const msg: ToSemanticAction = ref !== undefined ? { type: 'echo:semantic:target', ref } : { type: 'echo:semantic:target', query: fingerprint };
+/**
+ * One target found again in that very document: the ref's element (or the one element) with that fingerprint, not blocked, no narrower tool.
+ * `focused` (page_key): the ref's element must also be the one holding the focus now.
+ */
+async function checkOne(target: DispatchTarget, fingerprint: Fingerprint, ref: string | undefined, focused = false): Promise<CheckOne> {
+  const msg: ToSemanticAction = ref !== undefined ? { type: 'echo:semantic:target', ref, ...(focused ? { focused: true as const } : {}) } : { type: 'echo:semantic:target', query: fingerprint };
   const a = await askSemantic<TargetReport>(target.tabId, target, msg);
   if (!a) return { ok: false, refusal: 'navigated', message: 'the document does not answer' };
   if (!a.ok) return { ok: false, refusal: REFUSALS[a.error.code] ?? 'target-changed', message: 'the target could not be found again' };
@@ -122,8 +130,12 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
       }
       if (!isSemanticOperation(operation)) return 'unknown operation';
       const keys = Object.keys(subject ?? {});
+      const key = operation === 'key';
       // The ref is required: without it the dispatch would act on whichever element has the fingerprint then.
-      if (!keys.includes('fingerprint') || !keys.includes('ref') || keys.some((k) => k !== 'fingerprint' && k !== 'ref')) return 'subject must be {fingerprint, ref}';
+      // A key's subject says `focused: true` (its element must hold the focus); no other operation's does.
+      const allowed = key ? ['fingerprint', 'ref', 'focused'] : ['fingerprint', 'ref'];
+      if (keys.length !== allowed.length || !allowed.every((k) => keys.includes(k))) return `subject must be {${allowed.join(', ')}}`;
+      if (key && subject.focused !== true) return 'subject.focused must be true';
       if (!isFingerprint(subject.fingerprint)) return 'subject.fingerprint is not a fingerprint';
       if (typeof subject.ref !== 'string' || !REF_PATTERN.test(subject.ref)) return 'subject.ref is not a ref';
       return semanticArgumentsProblem(operation as SemanticOperation, args ?? {});
@@ -140,7 +152,7 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
         return { ok: true, prepared: { fill: fields.map((f) => ({ fingerprint: f.fingerprint, ref: f.ref })) } };
       }
       const s = subjectOf(subject);
-      const c = await checkOne(target, s.fingerprint, s.ref);
+      const c = await checkOne(target, s.fingerprint, s.ref, s.focused);
       if (!c.ok) return c;
       return { ok: true, prepared: { fingerprint: s.fingerprint, ...(s.ref !== undefined ? { ref: s.ref } : {}), fingerprintHash: await fingerprintHash(s.fingerprint) } };
     },
@@ -157,7 +169,7 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
       const text = m.operation === 'type' ? (m.args as { text?: unknown }).text : undefined;
       const act: ToSemanticAction = {
         type: 'echo:semantic:act', requestId: m.requestId, operation: m.operation as SemanticOperation, fingerprint: p.fingerprint, urls: m.urls,
-        ...(p.ref !== undefined ? { ref: p.ref } : {}), ...(typeof text === 'string' ? { text } : {}),
+        ...(p.ref !== undefined ? { ref: p.ref } : {}), ...(typeof text === 'string' ? { text } : {}), ...(m.operation === 'key' ? { key: m.args.key as AllowedKey } : {}),
       };
       const done = (await chrome.tabs.sendMessage(target.tabId, act, { frameId: target.frameId, documentId: target.documentId })) as Result<{ done: true }> | undefined;
       if (!done || !done.ok) return (done ?? err('content-error', 'no answer')) as Result<ExecuteValue>;

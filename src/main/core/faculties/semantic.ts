@@ -13,7 +13,12 @@
  *    link subject carries the target's ref too (even when the agent gave a
  *    fingerprint), so the dispatch acts on that element only (identity plus
  *    fingerprint) — a new element with the same description is `target-changed`.
- *  - validate: click, hover, focus and scroll take no arguments; type takes `{text}`
+ *  - key (page_key): the target is the element focused now, resolved by the extension
+ *    (`resolve {focused: true}`), with the same blocked, ladder and binding rules; its
+ *    link subject says `focused: true`, so the dispatch requires that element to still
+ *    hold the focus. Its one argument `{key}` (src/shared/semantic-key.ts) is bound by
+ *    the grant's arguments hash.
+ *  - validate: click, hover, focus and scroll take no arguments; type takes `{text}`, key `{key}`
  *    (src/shared/semantic-target.ts semanticArgumentsProblem), bound by the grant's arguments hash;
  *    type's target must have a typable role (TYPABLE_ROLES), checked before the person is asked.
  *  - readback: the console judges the extension's observations itself
@@ -27,6 +32,7 @@ import {
   type ReadbackObservations, type ResolvedTarget, type SemanticOperation, type TargetEvidence,
 } from '../../../shared/semantic-target';
 import { MAX_URL_CHARS } from '../../../shared/url';
+import { keyArgumentsProblem } from '../../../shared/semantic-key';
 import type { ApprovalSubject } from '../../../shared/ipc';
 import type { ActionFaculty, ActionRequestBase, ActionValue, FacultyEnv, ResolvedAction } from '../broker/faculty';
 import { takeTargetPicture } from './semantic-picture';
@@ -67,6 +73,7 @@ const VERBS: Record<SemanticOperation, string> = {
   focus: 'focus an element of the page',
   scroll: 'scroll an element of the page into view',
   type: 'type into a field of the page',
+  key: 'press a key on the focused element of the page',
 };
 
 /** Refusals of `resolve` the agent can act on, with what to do next. */
@@ -94,15 +101,18 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
     verb: VERBS[operation],
     initialFields: (req) => ({ tabId: Number.isSafeInteger(req.tabId) ? req.tabId : null }),
     async resolveSubject(req, env, signal): Promise<Result<ResolvedAction>> {
-      if ((req.ref === undefined) === (req.fingerprint === undefined)) return err('invalid-arguments', 'Give exactly one of ref (from page_snapshot) or fingerprint.');
-      const args = req.ref !== undefined ? { ref: req.ref } : { fingerprint: req.fingerprint as FingerprintQuery };
+      const key = operation === 'key';
+      if (key ? req.ref !== undefined || req.fingerprint !== undefined : (req.ref === undefined) === (req.fingerprint === undefined)) {
+        return err('invalid-arguments', key ? 'page_key acts on the focused element: give no ref or fingerprint (focus one first with page_focus).' : 'Give exactly one of ref (from page_snapshot) or fingerprint.');
+      }
+      const args = key ? { focused: true } : req.ref !== undefined ? { ref: req.ref } : { fingerprint: req.fingerprint as FingerprintQuery };
       const r = await env.read('semantic-target', 'resolve', req.tabId, args, signal);
       if (!r.ok) return resolveRefusal(r.error.code, r.error.message, req.tabId);
       const c = checkResolved(r.value);
       if (!c.ok) return err('bad-answer', `The extension's answer about the target is malformed (${c.message}); nothing was done.`);
       const t = c.value;
       if (t.blocked) {
-        return err('target-blocked', `The target is a blocked surface (${t.blocked}): password fields, forms holding one, credential, one-time-code and card fields, private parts and cross-origin frames are never acted on. Nothing was asked or done.`);
+        return err('target-blocked', `The ${key ? 'focused element' : 'target'} is a blocked surface (${t.blocked}): password fields, forms holding one, credential, one-time-code and card fields, private parts and cross-origin frames are never acted on. Nothing was asked or done.`);
       }
       if (t.narrower) {
         return err(
@@ -122,7 +132,7 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
         subjectHash: hash,
         subjectKey: hash,
         subject: { type: 'semantic-target', operation, ref: t.ref, fingerprint: t.fingerprint, fingerprintHash: hash, trustedInput: false },
-        linkSubject: { fingerprint: t.fingerprint, ref: t.ref },
+        linkSubject: { fingerprint: t.fingerprint, ref: t.ref, ...(key ? { focused: true } : {}) },
         receiptFields: { origin: t.origin, frameId: t.frameId, documentId: t.documentId },
         policy: {},
       });
@@ -130,6 +140,7 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
     validate(_r, args) {
       const problem = semanticArgumentsProblem(operation, args);
       if (problem !== null) return err('invalid-arguments', `page_${operation}: ${problem}.`);
+      if (operation === 'key') return ok({ key: args.key });
       return ok({});
     },
     lookAgain: snapshotAgain,
@@ -187,6 +198,8 @@ export interface SemanticValue {
   trustedInput: false;
   /** What the readback confirmed (e.g. `state-changed:checked`, `focused`, `url-changed`). */
   effect: string;
+  /** Operation `key`: the default action the extension performed (src/shared/semantic-key.ts KeyDefault). */
+  keyDefault?: string;
   elapsedMs?: number;
   /** The page left after the action, for this URL (stripped; UNTRUSTED). */
   navigatedTo?: string;
@@ -208,6 +221,7 @@ export function semanticValueOf(v: ActionValue): SemanticValue {
     evidence: { role: fp?.role ?? '', name: fp?.name ?? '', fingerprintHash: v.resolved.subjectHash, frameId: t.frameId, documentId: t.documentId, url: t.frameUrl },
     trustedInput: false,
     effect: typeof rb.detail.effect === 'string' ? rb.detail.effect : 'unknown',
+    ...((rb.detail.observations as ReadbackObservations | undefined)?.key ? { keyDefault: (rb.detail.observations as ReadbackObservations).key!.default } : {}),
     ...(v.elapsedMs !== undefined ? { elapsedMs: v.elapsedMs } : {}),
     ...(v.navigatedTo !== undefined ? { navigatedTo: v.navigatedTo } : {}),
   };

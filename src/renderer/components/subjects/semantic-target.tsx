@@ -17,6 +17,7 @@ const OPERATION_WORDS: Record<SemanticTargetSubject['operation'], string> = {
   focus: 'Focus',
   scroll: 'Scroll into view',
   type: 'Type into',
+  key: 'Press a key on',
 };
 
 export function SemanticTargetHeading({ subject: s }: { subject: SemanticTargetSubject }) {

@@ -20,6 +20,7 @@ import { pageFocus } from './page-focus';
 import { pageScroll } from './page-scroll';
 import { pageType } from './page-type';
 import { pageFill } from './page-fill';
+import { pageKey } from './page-key';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
 export const AGENT_TOOLS: readonly AgentTool[] = [
@@ -37,5 +38,6 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   pageScroll,
   pageType,
   pageFill,
+  pageKey,
   requestStatus,
 ];
