@@ -14,6 +14,7 @@ import { redactText } from '../../../src/shared/redact';
 import { FINGERPRINT_BOUNDS, type Fingerprint } from '../../../src/shared/semantic-target';
 import { DOCUMENT_TARGET_ROLE } from '../../../src/shared/semantic-key';
 import { findByQuery, fingerprintOf, MAX_TARGET_SCAN } from './semantic-target';
+import { deepActiveElement, shadowRootOf } from './semantic-roles';
 
 // Sequential navigation crosses same-origin frames, whose nodes belong to another realm: `instanceof`
 // a constructor of this frame is false for them. Every test here goes by nodeType and localName.
@@ -23,25 +24,6 @@ const isShadowRoot = (n: Node | null): n is ShadowRoot => !!n && n.nodeType === 
 /** Whether `n` is a document (of any realm). */
 const isDocument = (n: Node): n is Document => n.nodeType === Node.DOCUMENT_NODE;
 
-/** The element's open or closed shadow root (chrome.dom.openOrClosedShadowRoot, FACTS), of any realm, or null. */
-function shadowOf(el: Element): ShadowRoot | null {
-  try {
-    return chrome.dom.openOrClosedShadowRoot(el as HTMLElement) ?? null;
-  } catch {
-    return el.shadowRoot;
-  }
-}
-
-/** The deepest focused element of `doc` through open and closed shadow roots, or null. */
-export function deepActive(doc: Document): Element | null {
-  let a: Element | null = doc.activeElement;
-  for (let i = 0; a && i < 32; i++) {
-    const sr = shadowOf(a);
-    if (!sr || !sr.activeElement) break;
-    a = sr.activeElement;
-  }
-  return a;
-}
 
 /** Whether `node` is `anc` or inside it in the composed tree (through shadow roots, any realm). */
 function composedContains(anc: Element, node: Node): boolean {
@@ -100,7 +82,7 @@ export function holdsFocus(doc: Document): boolean {
     if (!win) return false;
     const fe = frameElementOf(win);
     if (fe === null) return true;
-    if (fe === undefined || deepActive(fe.ownerDocument) !== fe) return false;
+    if (fe === undefined || deepActiveElement(fe.ownerDocument) !== fe) return false;
     d = fe.ownerDocument;
   }
   return false;
@@ -117,7 +99,7 @@ export const isDocumentTarget = (el: Element): boolean => el === el.ownerDocumen
  */
 export function focusedTarget(doc: Document): Element | null {
   if (!holdsFocus(doc)) return null;
-  const a = deepActive(doc);
+  const a = deepActiveElement(doc);
   if (!a || isDocumentTarget(a)) return doc.body ?? doc.documentElement;
   if (frameDocumentOf(a)) return null;
   return a;
@@ -145,7 +127,7 @@ export function findTarget(doc: Document, fp: Fingerprint): Element | null {
 export function deepFocusFromTop(doc: Document): Element | null {
   let d = topReadableDocument(doc);
   for (let i = 0; i < MAX_FRAME_DEPTH; i++) {
-    const a = deepActive(d);
+    const a = deepActiveElement(d);
     if (!a || isDocumentTarget(a)) return null;
     const inner = frameDocumentOf(a);
     if (!inner) return a;
@@ -282,7 +264,7 @@ function collect(children: Element[], out: Candidate[], w: Walk, modal: Element 
       out.push({ el, tab: attr ?? 0, stop: false, scope: el as HTMLSlotElement });
       continue;
     }
-    const sr = shadowOf(el);
+    const sr = shadowRootOf(el);
     const isFrame = el.localName === 'iframe' || el.localName === 'frame';
     const stop = !isFrame && focusableArea(el) && (attr ?? 0) >= 0 && !(sr?.delegatesFocus ?? false) && canTakeFocus(el, w.focused);
     if (sr) {
@@ -341,7 +323,7 @@ function flatOrder(top: Document): Map<Element, number> {
     if (order.size > MAX_TARGET_SCAN) throw new Error('the page has too many elements to navigate');
     order.set(el, order.size);
     const inner = frameDocumentOf(el);
-    const sr = shadowOf(el);
+    const sr = shadowRootOf(el);
     const kids = inner?.documentElement ? [inner.documentElement] : sr ? [...sr.children] : el.localName === 'slot' ? scopeChildren(el as HTMLSlotElement) : [...el.children];
     for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i] as Element);
   }

@@ -215,11 +215,15 @@ export function displayedInline(el: Element): boolean {
   return d === '' || d.startsWith('inline') || d === 'contents';
 }
 
-/** The element's shadow root, open or closed (chrome.dom.openOrClosedShadowRoot, FACTS: closed roots too), or null. */
+/**
+ * The element's shadow root, open or closed (chrome.dom.openOrClosedShadowRoot, FACTS: closed roots
+ * too), or null. Only HTML elements host shadow roots; told by namespace rather than `instanceof`, so
+ * an element of a same-origin frame (another realm, as sequential focus navigation meets) counts too.
+ */
 export function shadowRootOf(el: Element): ShadowRoot | null {
-  if (!(el instanceof HTMLElement)) return null;
+  if (el.namespaceURI !== 'http://www.w3.org/1999/xhtml') return null;
   try {
-    return chrome.dom.openOrClosedShadowRoot(el) ?? null;
+    return chrome.dom.openOrClosedShadowRoot(el as HTMLElement) ?? null;
   } catch {
     return el.shadowRoot;
   }
