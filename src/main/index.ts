@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } from 'electron';
 import type { ConsoleEvent } from '../shared/ipc';
+import { unpackedPath } from './asar-paths';
 import { createConsoleCore } from './core';
 import { resolveDataDir } from './data-dir.mjs';
 import { createInputGate } from './core/trusted-input';
@@ -21,7 +22,8 @@ import { createMainWindow, revealWindow } from './window';
 const PRELOAD = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 // The bundled native host (npm run build:tools); Chrome starts it through the manifests the core writes.
-const HOST_SCRIPT = fileURLToPath(new URL('../tools/native-host.mjs', import.meta.url));
+// In a packaged app it lives in app.asar.unpacked (asarUnpack), where a plain Node can read it.
+const HOST_SCRIPT = unpackedPath(fileURLToPath(new URL('../tools/native-host.mjs', import.meta.url)));
 
 // Must happen before `ready` (Electron: protocol.registerSchemesAsPrivileged).
 protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
