@@ -26,6 +26,8 @@ const api: EchoApi = {
   addPolicyRule: (p) => ipcRenderer.invoke(CHANNELS.addPolicyRule, p),
   removePolicyRule: (p) => ipcRenderer.invoke(CHANNELS.removePolicyRule, p),
   getTargetPicture: (p) => ipcRenderer.invoke(CHANNELS.getTargetPicture, p),
+  listPatches: (p) => ipcRenderer.invoke(CHANNELS.listPatches, p),
+  revertPatches: (p) => ipcRenderer.invoke(CHANNELS.revertPatches, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

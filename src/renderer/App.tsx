@@ -16,6 +16,7 @@ import { ConnectionPanel } from './components/ConnectionPanel';
 import { ConsoleBanner } from './components/ConsoleBanner';
 import { PairingNotice } from './components/PairingNotice';
 import { PolicyEditor } from './components/PolicyEditor';
+import { LivePatchPanel } from './components/LivePatchPanel';
 import { ReceiptList } from './components/ReceiptList';
 import { SettingsPanel } from './components/SettingsPanel';
 import { useNow } from './hooks';
@@ -36,7 +37,7 @@ function useOnline(): boolean {
   return useStore(connection, (s) => consoleReachable(s.transport));
 }
 
-type Section = 'approvals' | 'receipts' | 'connection' | 'policy' | 'settings';
+type Section = 'approvals' | 'receipts' | 'patches' | 'connection' | 'policy' | 'settings';
 
 function Approvals() {
   const { approvals } = useStores();
@@ -153,6 +154,17 @@ function Policy() {
   return <PolicyEditor rules={s.rules} sharedTabs={sharedTabs} busy={s.busy} offline={!online} error={s.error} onAdd={s.add} onRemove={(i) => void s.remove(i)} />;
 }
 
+/** The active Live Patches; loaded when the page opens and whenever the console answers again, then kept by the `live-patches` event. */
+function Patches() {
+  const { patches } = useStores();
+  const s = useStore(patches);
+  const online = useOnline();
+  useEffect(() => {
+    if (online) void patches.getState().load();
+  }, [online, patches]);
+  return <LivePatchPanel patches={s.patches} busyTab={s.busyTab} offline={!online} error={s.error} onRevert={(tabId, ids) => void s.revert(tabId, ids)} />;
+}
+
 /** The extension's link state; a button that opens the Connection page. */
 function LinkBadge(props: { onOpen(): void }) {
   const { connection } = useStores();
@@ -246,6 +258,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
   const nav: [Section, string][] = [
     ['approvals', 'Approvals'],
     ['receipts', 'Receipts'],
+    ['patches', 'Live Patches'],
     ['connection', 'Connection'],
     ['policy', 'Policy'],
     ['settings', 'Settings'],
@@ -281,6 +294,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
           <Pairing />
           {section === 'approvals' ? <Approvals /> : null}
           {section === 'receipts' ? <Receipts /> : null}
+          {section === 'patches' ? <Patches /> : null}
           {section === 'connection' ? <Connection /> : null}
           {section === 'policy' ? <Policy /> : null}
           {section === 'settings' ? <Settings /> : null}

@@ -34,6 +34,7 @@ export const REASON_EVENTS: ReadonlySet<ReceiptEvent> = new Set<ReceiptEvent>([
   'pairing-rejected',
   'link-disconnected',
   'readback-mismatch',
+  'revert-mismatch',
 ]);
 
 /** Longest reason shown in the table (the expanded receipt has all of it). */
@@ -88,8 +89,8 @@ export function reasonOf(r: Pick<Receipt, 'event' | 'detail'>): string | null {
 
 /** Colour of an event's pill. */
 export function eventTone(event: string): 'ok' | 'bad' | 'warn' | 'idle' {
-  if (event === 'succeeded' || event === 'approved' || event === 'readback-confirmed') return 'ok';
-  if (event === 'failed' || event === 'refused' || event === 'denied' || event === 'readback-mismatch') return 'bad';
+  if (event === 'succeeded' || event === 'approved' || event === 'readback-confirmed' || event === 'patched' || event === 'reverted') return 'ok';
+  if (event === 'failed' || event === 'refused' || event === 'denied' || event === 'readback-mismatch' || event === 'revert-mismatch') return 'bad';
   if (event === 'outcome-unknown' || event === 'expired' || event === 'cancelled') return 'warn';
   return 'idle';
 }

@@ -34,6 +34,8 @@ export const API_METHODS = [
   'addPolicyRule',
   'removePolicyRule',
   'getTargetPicture',
+  'listPatches',
+  'revertPatches',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -122,4 +124,14 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
     properties: { index: { type: 'integer', minimum: 0, maximum: POLICY_LIMITS.maxRules - 1 }, rule: POLICY_RULE_SCHEMA },
   },
   getTargetPicture: { type: 'object', additionalProperties: false, required: ['sha256'], properties: { sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } } },
+  listPatches: { type: 'object', additionalProperties: false, properties: { tabId: { type: 'integer', minimum: 0, maximum: 2147483647 } } },
+  revertPatches: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tabId'],
+    properties: {
+      tabId: { type: 'integer', minimum: 0, maximum: 2147483647 },
+      patchIds: { type: 'array', minItems: 1, maxItems: 64, uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+    },
+  },
 };

@@ -12,6 +12,7 @@ import type { Faculty, Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from '
 import type { SharedTab, ToolAnnotations } from './types';
 import type { FormSubject } from './form';
 import type { TargetPicture } from './semantic-picture';
+import type { LivePatchInfo, PatchEdit } from './live-patch';
 
 /** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
 export interface LinkStatus {
@@ -72,7 +73,43 @@ export interface WebMcpToolSubject {
  * (the dialog renders the common part once and one view per `type`). Later
  * faculties add theirs here (a target's evidence, a patch, a script).
  */
-export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject | SemanticFillSubject;
+export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject | SemanticFillSubject | LivePatchSubject;
+
+/**
+ * What a Live Patch (faculty `live-patch`; issue 11 item 1; src/shared/live-patch.ts) changes:
+ *  - `patch`: the target (its ref, fingerprint and hash, as SemanticTargetSubject; the grant binds
+ *    the fingerprint hash as the subject hash) and every edit (also in the request's arguments,
+ *    which the grant binds by their hash), with their words for the person (`lines`), and the
+ *    target's picture. Nothing touches the page before approval: there is no preview in the page.
+ *  - `revert`: the active patches it undoes, newest first (the grant binds their ids,
+ *    src/shared/live-patch.ts revertSubjectHash).
+ * Fingerprints and target names are UNTRUSTED page text, redacted.
+ */
+export interface LivePatchSubject {
+  type: 'live-patch';
+  operation: 'patch' | 'revert';
+  /** patch: the target's ref (the element the grant binds); revert: null. */
+  ref: string | null;
+  fingerprint: Fingerprint | null;
+  fingerprintHash: string | null;
+  /** patch: the edits, in order; revert: []. */
+  edits: PatchEdit[];
+  /** The edits in words (src/shared/live-patch.ts describeEdit), one line each. */
+  lines: string[];
+  /** revert: the patches undone, newest first. */
+  patches: LivePatchInfo[];
+  /** A patch applies no input event; this says so beside the other semantic subjects. */
+  trustedInput: false;
+  /** The target's picture (patch only), as SemanticTargetSubject.picture. */
+  picture?: TargetPicture;
+  toolName?: undefined;
+  title?: undefined;
+  description?: undefined;
+  inputSchema?: undefined;
+  annotations?: undefined;
+  descriptorHash?: undefined;
+  form?: undefined;
+}
 
 /**
  * What a form fill (faculty `semantic`, operation `fill`, `page_fill`; issue 10 item 6, "One approval
@@ -230,7 +267,9 @@ export type ConsoleEvent =
   | { kind: 'agent-tokens'; tokens: AgentTokenInfo[] }
   | { kind: 'settings'; settings: ConsoleSettings }
   /** The person's policy rules changed (added, removed, or a tab's rules dropped when it stopped being shared). */
-  | { kind: 'policy-rules'; rules: PolicyRule[] };
+  | { kind: 'policy-rules'; rules: PolicyRule[] }
+  /** The active Live Patches changed (applied, reverted, or dropped with their document): all of them now. */
+  | { kind: 'live-patches'; patches: LivePatchInfo[] };
 
 /** One method per message; argument objects are validated by the host before use. */
 export interface ConsoleApi {
@@ -271,6 +310,15 @@ export interface ConsoleApi {
    * Errors: invalid-params, picture-not-found (never taken, or dropped since).
    */
   getTargetPicture(p: { sha256: string }): Promise<Result<{ png: string; width: number; height: number }>>;
+  /** The active Live Patches (issue 11 item 1), of one shared tab or of all, oldest first. Page text in them is UNTRUSTED. */
+  listPatches(p: { tabId?: number }): Promise<Result<LivePatchInfo[]>>;
+  /**
+   * The person reverts Live Patches of one tab: `patchIds`, or every active patch of the tab when
+   * absent (Revert all). No dialog (the person's own act), receipted with the person as actor:
+   * `reverted` or `revert-mismatch` per patch. Answers what is still active in that tab.
+   * Errors: invalid-params, patch-unknown, and the dispatch's own (revert-mismatch, link-down, …).
+   */
+  revertPatches(p: { tabId: number; patchIds?: string[] }): Promise<Result<LivePatchInfo[]>>;
 }
 
 /**
@@ -301,5 +349,7 @@ export const CHANNELS = {
   addPolicyRule: 'policy:add-rule',
   removePolicyRule: 'policy:remove-rule',
   getTargetPicture: 'pictures:get',
+  listPatches: 'patches:list',
+  revertPatches: 'patches:revert',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

@@ -20,6 +20,12 @@ export const RECEIPT_EVENTS = [
   'cancelled',
   'readback-confirmed',
   'readback-mismatch',
+  /** Live Patch (issue 11 item 1): a patch is applied and held (detail: patchId, priorHash, afterHash, edits). */
+  'patched',
+  /** Live Patch: a patch is reverted, and the readback found the page equal to its prior-state hash. */
+  'reverted',
+  /** Live Patch: a patch was reverted as far as the page allowed, but the page is not equal to its prior state (it changed what the patch touched). */
+  'revert-mismatch',
   'discovered',
   'paired',
   'pairing-rejected',

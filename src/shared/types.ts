@@ -174,7 +174,13 @@ export type RefusalCode =
   /** The target is not actionable now (hidden, moving, disabled, inert, no pointer events, not rendering). */
   | 'not-actionable'
   /** Another element covers the target's visible centre (the message names it: page text). */
-  | 'target-covered';
+  | 'target-covered'
+  /** Live Patch (src/shared/live-patch.ts): an edit outside the allow-list (the message names it). */
+  | 'patch-forbidden'
+  /** Live Patch: the patch to revert is not active in that document (reverted already, or a new document dropped it). */
+  | 'patch-unknown'
+  /** Live Patch: a later patch on the same element is still active: revert it first, or both together. */
+  | 'patch-stacked';
 
 /**
  * What `page_info` reads in one shared tab (faculty `page-info`): the top

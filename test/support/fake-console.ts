@@ -13,6 +13,7 @@ import { validateApiPayload } from '../../src/main/core/api/payloads';
 import { API_METHODS } from '../../src/shared/api-schemas';
 import { err, ok, type Result } from '../../src/shared/result';
 import type { SharedTab } from '../../src/shared/types';
+import type { LivePatchInfo } from '../../src/shared/live-patch';
 
 export interface FakeCall {
   method: keyof ConsoleApi;
@@ -259,5 +260,20 @@ export class FakeConsole implements ConsoleApi {
     this.record('getTargetPicture', p);
     const pic = this.pictures.get(p.sha256);
     return pic ? ok(pic) : err('picture-not-found', 'no picture with that hash');
+  }
+
+  /** Live Patches the test put in (`patches`); revertPatches drops them. */
+  patches: LivePatchInfo[] = [];
+
+  async listPatches(p: { tabId?: number }): Promise<Result<LivePatchInfo[]>> {
+    this.record('listPatches', p);
+    return ok(this.patches.filter((x) => p.tabId === undefined || x.tabId === p.tabId));
+  }
+
+  async revertPatches(p: { tabId: number; patchIds?: string[] }): Promise<Result<LivePatchInfo[]>> {
+    this.record('revertPatches', p);
+    this.patches = this.patches.filter((x) => x.tabId !== p.tabId || (p.patchIds !== undefined && !p.patchIds.includes(x.patchId)));
+    this.emit({ kind: 'live-patches', patches: this.patches });
+    return ok(this.patches.filter((x) => x.tabId === p.tabId));
   }
 }

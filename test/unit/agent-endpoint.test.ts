@@ -198,7 +198,7 @@ describe('MCP endpoint: tools', () => {
   it('lists exactly the registry\'s tools, marked read or mutation', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info', 'page_snapshot', 'page_extract', 'page_wait', 'page_verify', 'page_click', 'page_hover', 'page_focus', 'page_scroll', 'page_type', 'page_fill', 'page_key', 'request_status']);
+    expect(tools.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info', 'page_snapshot', 'page_extract', 'page_wait', 'page_verify', 'page_click', 'page_hover', 'page_focus', 'page_scroll', 'page_type', 'page_fill', 'page_key', 'page_patch', 'page_revert', 'request_status']);
     expect(tools.find((t) => t.name === 'page_info')!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(tools.find((t) => t.name === 'webmcp_invoke')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tools.find((t) => t.name === 'list_tabs')!.annotations).toMatchObject({ readOnlyHint: true });

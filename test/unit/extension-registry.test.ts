@@ -10,8 +10,8 @@ const reader = (id: string, operations: string[] = ['info']): ReadFaculty => ({
 describe('FacultyRegistry', () => {
   const registry = new FacultyRegistry(defaultFaculties());
 
-  it('registers the WebMCP faculties, page-info, semantic-read, semantic-target and semantic, each with its own content module', () => {
-    expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info', 'semantic-read', 'semantic-target', 'semantic']);
+  it('registers the WebMCP faculties, page-info, semantic-read, semantic-target, semantic and live-patch, each with its own content module', () => {
+    expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info', 'semantic-read', 'semantic-target', 'semantic', 'live-patch']);
     const modules = defaultFaculties().map((f) => [f.id, f.kind, f.contentModule, [...f.operations]]);
     expect(modules).toEqual([
       ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate', 'form']],
@@ -20,6 +20,8 @@ describe('FacultyRegistry', () => {
       ['semantic-read', 'read', 'semantic', ['snapshot', 'extract', 'wait', 'verify']],
       ['semantic-target', 'read', 'semantic', ['resolve', 'picture']],
       ['semantic', 'dispatch', 'semantic', ['click', 'hover', 'focus', 'scroll', 'type', 'key', 'fill']],
+      // Live Patch runs in the semantic module: a patch's ref is the element the snapshot named.
+      ['live-patch', 'dispatch', 'semantic', ['patch', 'revert']],
     ]);
   });
 

@@ -104,7 +104,7 @@ describe('rule: page tools never enter the console\'s own tool registry', () => 
     ]);
     const after = (await client.listTools()).tools;
     expect(after).toEqual(before);
-    expect(after.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info', 'page_snapshot', 'page_extract', 'page_wait', 'page_verify', 'page_click', 'page_hover', 'page_focus', 'page_scroll', 'page_type', 'page_fill', 'page_key', 'request_status']);
+    expect(after.map((t) => t.name)).toEqual(['list_tabs', 'webmcp_discover', 'webmcp_invoke', 'page_info', 'page_snapshot', 'page_extract', 'page_wait', 'page_verify', 'page_click', 'page_hover', 'page_focus', 'page_scroll', 'page_type', 'page_fill', 'page_key', 'page_patch', 'page_revert', 'request_status']);
     expect(JSON.stringify(after)).not.toMatch(/Pre-approved|I am the real/);
 
     for (const name of ['add', 'share_tab', 'eval', 'cdp', '__proto__', 'constructor', 'toString']) {

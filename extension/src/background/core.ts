@@ -21,6 +21,7 @@ import { webmcpDiscover } from './faculties/webmcp-discover';
 import { webmcpInvoke } from './faculties/webmcp-invoke';
 import { semanticTarget } from './faculties/semantic-target';
 import { semantic } from './faculties/semantic';
+import { livePatch } from './faculties/live-patch';
 import { NonceStore, SharingStore, type KeyValueArea, type NonceArea } from './store';
 import { LedgerWitness } from './witness';
 import { Sharing, frameDocument } from './tabs';
@@ -28,7 +29,7 @@ import { documentLeaves, navigationSince } from './navigations';
 
 /** Every faculty of the extension. Adding one: its file in faculties/, its content module in ../content/, one line here. */
 export function defaultFaculties(): Faculty[] {
-  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead(), semanticTarget(), semantic()];
+  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead(), semanticTarget(), semantic(), livePatch()];
 }
 
 export interface WorkerCoreOptions {

@@ -17,13 +17,16 @@
  *
  * Injected on demand into the same-origin documents of a shared tab; runs
  * once per document (a second injection finds the first instance). Changes
- * nothing in the page.
+ * nothing in the page, except the approved semantic mutations and Live
+ * Patches (`echo:patch:*`, lib/live-patch.ts, whose active patches live in
+ * this document's isolated world and end with it).
  */
 import { err, ok, type Result } from '../../../src/shared/result';
 import { parseRef, SNAPSHOT_BYTES } from '../../../src/shared/snapshot';
 import type { SemanticReport, ToSemantic, ToSemanticRead } from '../lib/messages';
 import { FRAME_KEY_GLOBAL, walk } from '../lib/semantic-walk';
 import { handleAction, isActionMessage, type RefAccess } from '../lib/semantic-handlers';
+import { handlePatch, isPatchMessage } from '../lib/live-patch';
 import { check, extract, type DocRefs } from '../lib/semantic-reads';
 import { geometry, type GeometryReport } from '../lib/semantic-geometry';
 
@@ -138,6 +141,11 @@ function geometryOf(m: { ref?: unknown }): Result<GeometryReport> {
 function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unknown>) => void): boolean | undefined {
   if (isActionMessage(msg)) {
     void handleAction(msg, refAccess).then(sendResponse);
+    return true;
+  }
+  // Live Patch (lib/live-patch.ts): here, so a patch's ref is the element the snapshot named.
+  if (isPatchMessage(msg)) {
+    void handlePatch(msg, refAccess).then(sendResponse);
     return true;
   }
   const m = msg as ToSemantic | ToSemanticRead;

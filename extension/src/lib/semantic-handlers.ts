@@ -66,8 +66,8 @@ async function target(m: Extract<ToSemanticAction, { type: 'echo:semantic:target
   return ok({ kind: 'targets', origin, urls, matches, total: found.length });
 }
 
-/** The element the dispatch acts on: the ref's (its fingerprint must be the approved one) or the one with that fingerprint. */
-function refind(ref: string | undefined, fp: Fingerprint, refs: RefAccess): Result<Element> {
+/** The element the dispatch acts on: the ref's (its fingerprint must be the approved one) or the one with that fingerprint. Also Live Patch's (lib/live-patch.ts). */
+export function refind(ref: string | undefined, fp: Fingerprint, refs: RefAccess): Result<Element> {
   if (ref !== undefined) {
     const r = refs.elementOf(ref);
     if (!r.ok) return r;

@@ -284,6 +284,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   // Batched (./receipt-events.ts): one event per receipt was most of the console's work under a flood.
   unsubs.push(batchReceiptEvents((l) => ledger.onAppend(l), (receipts) => emit({ kind: 'receipts', receipts })));
   unsubs.push(broker.approvals.onChange((approvals) => emit({ kind: 'approvals', approvals })));
+  unsubs.push(broker.patches.onChange((patches) => emit({ kind: 'live-patches', patches })));
   // Sharing writes its own receipts (src/main/core/sharing); the UI hears every change.
   unsubs.push(broker.onSharedTabs((tabs) => emit({ kind: 'shared-tabs', tabs })));
   let lastState: LinkStatus['state'] | null = null;

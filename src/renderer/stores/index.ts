@@ -1,5 +1,5 @@
 /**
- * The stores (approvals, receipts, connection, settings, policy) and their wiring
+ * The stores (approvals, receipts, connection, settings, policy, patches) and their wiring
  * to a transport: the snapshot is loaded on start and after every reconnect
  * (and errors that only said "unreachable" are cleared then), and pushed
  * ConsoleEvents update the matching store. The stores call the API through
@@ -13,6 +13,7 @@ import { createApprovalsStore } from './approvals';
 import { createConnectionStore, isTransportError } from './connection';
 import { createPicturesStore } from './pictures';
 import { createPolicyStore } from './policy';
+import { createPatchesStore } from './patches';
 import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
 
@@ -25,6 +26,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     settings: createSettingsStore(api),
     policy: createPolicyStore(api),
     pictures: createPicturesStore(api),
+    patches: createPatchesStore(api),
   };
 }
 
@@ -50,6 +52,8 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.settings.getState().setSettings(e.settings);
     case 'policy-rules':
       return stores.policy.getState().setRules(e.rules);
+    case 'live-patches':
+      return stores.patches.getState().setPatches(e.patches);
   }
 }
 
@@ -75,6 +79,7 @@ export function clearTransportErrors(stores: ConsoleStores): void {
   if (isTransportError(stores.approvals.getState().error)) stores.approvals.setState({ error: null });
   if (isTransportError(stores.settings.getState().error)) stores.settings.setState({ error: null });
   if (isTransportError(stores.policy.getState().error)) stores.policy.setState({ error: null });
+  if (isTransportError(stores.patches.getState().error)) stores.patches.setState({ error: null });
 }
 
 /**

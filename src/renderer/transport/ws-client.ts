@@ -177,6 +177,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     addPolicyRule: (p) => call('addPolicyRule', p),
     removePolicyRule: (p) => call('removePolicyRule', p),
     getTargetPicture: (p) => call('getTargetPicture', p),
+    listPatches: (p) => call('listPatches', p),
+    revertPatches: (p) => call('revertPatches', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

@@ -25,6 +25,7 @@ import { parseRef, REF_PATTERN, tagNumber } from '../../../../src/shared/snapsho
 import { fingerprintProblem, type FingerprintQuery, type ResolvedTarget } from '../../../../src/shared/semantic-target';
 import { stripUrl } from '../../../../src/shared/url';
 import type { TargetMatch, TargetReport, ToSemanticAction, ToSemanticGeometry } from '../../lib/semantic-messages';
+import type { ToLivePatch } from '../../lib/live-patch-messages';
 import { injectInto, isAboutFrameUrl, liveFrames, type FrameInfo } from '../tabs';
 import { MAX_SNAPSHOT_FRAMES, nextDocumentTag, SEMANTIC_MODULE } from './semantic-read';
 import type { ReadFaculty } from './registry';
@@ -36,7 +37,7 @@ const ANSWER_TIMEOUT_MS = 10_000;
 const TAG_KEY = 'semantic:lastTag';
 
 /** Ask one document of the tab; null when it did not answer. */
-export async function askSemantic<T>(tabId: number, frame: { frameId: number; documentId: string }, msg: ToSemanticAction | ToSemanticGeometry, timeoutMs = ANSWER_TIMEOUT_MS): Promise<Result<T> | null> {
+export async function askSemantic<T>(tabId: number, frame: { frameId: number; documentId: string }, msg: ToSemanticAction | ToSemanticGeometry | ToLivePatch, timeoutMs = ANSWER_TIMEOUT_MS): Promise<Result<T> | null> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const r = await Promise.race([

@@ -66,9 +66,10 @@ type CheckOne = { ok: true } | { ok: false; refusal: RefusalCode; message: strin
 
 /**
  * One target found again in that very document: the ref's element (or the one element) with that fingerprint, not blocked, no narrower tool.
+ * Also Live Patch's check (./live-patch.ts).
  * `focused` (page_key): the ref's element must also be the one holding the focus now.
  */
-async function checkOne(target: DispatchTarget, fingerprint: Fingerprint, ref: string | undefined, focused = false): Promise<CheckOne> {
+export async function checkOne(target: DispatchTarget, fingerprint: Fingerprint, ref: string | undefined, focused = false): Promise<CheckOne> {
   const msg: ToSemanticAction = ref !== undefined ? { type: 'echo:semantic:target', ref, ...(focused ? { focused: true as const } : {}) } : { type: 'echo:semantic:target', query: fingerprint };
   const a = await askSemantic<TargetReport>(target.tabId, target, msg);
   if (!a) return { ok: false, refusal: 'navigated', message: 'the document does not answer' };
@@ -116,6 +117,15 @@ async function executeFill(target: DispatchTarget, requestId: string, fields: Fi
   return ok({ result: JSON.stringify(result) } as ExecuteValue);
 }
 
+/** The exact tab and frame URLs read now by the `semantic` content module in the target document (injected when it is not there yet); null: unreachable. */
+export async function semanticPageUrls(target: DispatchTarget): Promise<PageUrlsValue | null> {
+  let a = await askSemantic<PageUrlsValue>(target.tabId, target, { type: 'echo:semantic:urls' });
+  if (a === null && (await injectInto(target.tabId, [target.documentId], SEMANTIC_MODULE)).has(target.documentId)) {
+    a = await askSemantic<PageUrlsValue>(target.tabId, target, { type: 'echo:semantic:urls' });
+  }
+  return a && a.ok && typeof a.value.tab === 'string' && typeof a.value.frame === 'string' ? { tab: a.value.tab, frame: a.value.frame } : null;
+}
+
 /** The semantic faculty. */
 export function semantic(): DispatchFaculty<SemanticPrepared> {
   return {
@@ -156,13 +166,7 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
       if (!c.ok) return c;
       return { ok: true, prepared: { fingerprint: s.fingerprint, ...(s.ref !== undefined ? { ref: s.ref } : {}), fingerprintHash: await fingerprintHash(s.fingerprint) } };
     },
-    async pageUrls(target) {
-      let a = await askSemantic<PageUrlsValue>(target.tabId, target, { type: 'echo:semantic:urls' });
-      if (a === null && (await injectInto(target.tabId, [target.documentId], SEMANTIC_MODULE)).has(target.documentId)) {
-        a = await askSemantic<PageUrlsValue>(target.tabId, target, { type: 'echo:semantic:urls' });
-      }
-      return a && a.ok && typeof a.value.tab === 'string' && typeof a.value.frame === 'string' ? { tab: a.value.tab, frame: a.value.frame } : null;
-    },
+    pageUrls: semanticPageUrls,
     async execute(target, m) {
       const p = m.prepared;
       if ('fill' in p) return executeFill(target, m.requestId, p.fill, (m.args as { values: string[] }).values, m.urls);

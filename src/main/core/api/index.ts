@@ -162,5 +162,8 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
       const pic = broker.pictures.get(x.sha256);
       return pic ? ok({ png: pic.png.toString('base64'), width: pic.width, height: pic.height }) : err('picture-not-found', 'No picture with that hash is kept (pictures live in memory, for the last few approvals only).');
     }),
+    listPatches: handler('listPatches', (x) => ok(broker.patches.list(x.tabId))),
+    // The person's Revert / Revert all (issue 11 item 1): receipted with the person as actor by the pipeline.
+    revertPatches: handler('revertPatches', (x) => broker.revertPatches({ tabId: x.tabId, ...(x.patchIds ? { patchIds: x.patchIds } : {}) })),
   };
 }

@@ -13,6 +13,7 @@ import { MAX_URL_CHARS } from '../../../shared/url';
 import type { FacultyEnv } from './faculty';
 import type { PipelineOptions } from './pipeline';
 import { PictureStore } from '../faculties/semantic-picture';
+import { LivePatches } from '../faculties/live-patch';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -40,6 +41,7 @@ export function facultyEnv(o: PipelineOptions, durableFirst: () => Promise<Resul
     sharing: o.sharing,
     validator: o.validator,
     pictures: o.pictures ?? new PictureStore(),
+    patches: o.patches ?? new LivePatches(),
     read,
     locate: async (tabId, frameId, documentId, signal) => {
       const r = await read('webmcp-discover', 'locate', tabId, { frameId, documentId }, signal);

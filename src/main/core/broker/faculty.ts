@@ -14,6 +14,8 @@ import type { Sharing } from '../sharing';
 import type { Discoveries } from './discoveries';
 import type { TrailFields } from './trail';
 import type { PictureStore } from '../faculties/semantic-picture';
+import type { LivePatches } from '../faculties/live-patch';
+import type { ReceiptEvent } from '../../../shared/receipt';
 import type { ArgumentValidator } from './validator';
 
 /** Who is calling and how the agent-facing tool is marked (from the tool registry, never from the page). */
@@ -38,6 +40,12 @@ export interface AgentContext {
   kind: ToolKind;
   /** The MCP request's cancellation (`extra.signal` in the SDK; MCP spec, "Cancellation"). */
   signal?: AbortSignal;
+  /**
+   * Set only for the person's own act in the console (ConsoleApi.revertPatches): the person is the
+   * actor and their press is the decision, so no dialog is shown (the `approved` receipt says so).
+   * Never set for an agent's call.
+   */
+  byPerson?: true;
   /**
    * Sends an MCP progress notification for this call (`notifications/progress`; only when the
    * client gave a `progressToken`, MCP spec, "Progress"). `progress` and `total` in ms here.
@@ -119,6 +127,8 @@ export interface FacultyEnv {
   read(faculty: string, operation: string, tabId: number, args: Record<string, unknown>, signal?: AbortSignal): Promise<Result<unknown>>;
   /** The pictures of targets shown lately, in memory only (../faculties/semantic-picture.ts). */
   pictures: PictureStore;
+  /** The active Live Patches per tab, in memory only (../faculties/live-patch.ts). */
+  patches: LivePatches;
 }
 
 /**
@@ -151,7 +161,7 @@ export interface ActionFaculty<R extends ActionRequestBase> {
    * console from the extension's observations. `readback-mismatch` ends the request as `failed`
    * (code `readback-mismatch`) with `message`: success is reported only after a confirmed readback.
    */
-  readback?(v: ActionValue): { event: 'readback-confirmed' | 'readback-mismatch'; detail: Record<string, unknown>; message: string };
+  readback?(v: ActionValue, env: FacultyEnv): ReadbackJudgement;
   /**
    * Evidence taken only when the person is about to be asked (after the policy, never for a
    * request a rule allows or refuses): the subject to show instead of `resolved.subject`, and
@@ -159,6 +169,19 @@ export interface ActionFaculty<R extends ActionRequestBase> {
    * item 6). Never fails the request: what could not be taken is said in the subject.
    */
   evidence?(resolved: ResolvedAction, env: FacultyEnv, signal?: AbortSignal): Promise<{ subject: ApprovalSubject; detail: Record<string, unknown> }>;
+}
+
+/**
+ * A faculty's judgement of a readback: the event, its detail, the agent's message on a mismatch;
+ * `also`: the faculty's own receipts written right after it (Live Patch: `patched`, `reverted`,
+ * `revert-mismatch`); `failCode`: the code of the failure on a mismatch (default `readback-mismatch`).
+ */
+export interface ReadbackJudgement {
+  event: 'readback-confirmed' | 'readback-mismatch';
+  detail: Record<string, unknown>;
+  message: string;
+  also?: Array<{ event: ReceiptEvent; detail: Record<string, unknown> }>;
+  failCode?: string;
 }
 
 /** A reviewed action that ran. `result` is UNTRUSTED page text. */

@@ -27,6 +27,8 @@ import type { Turns } from '../turns';
 import { Trail, type BrokerAnswer, type BrokerFailure, type ReceiptSink } from './trail';
 import { ArgumentValidator, type ArgumentIssue } from './validator';
 import { PictureStore } from '../faculties/semantic-picture';
+import { LivePatches, revertFaculty } from '../faculties/live-patch';
+import type { LivePatchInfo } from '../../../shared/live-patch';
 
 export { ApprovalQueue } from './approvals';
 export { ArgumentValidator } from './validator';
@@ -79,6 +81,8 @@ export class Broker {
   readonly discoveries = new Discoveries();
   /** The targets' pictures of the approvals shown lately, in memory only (ConsoleApi.getTargetPicture). */
   readonly pictures = new PictureStore();
+  /** The active Live Patches per tab, in memory only (ConsoleApi.listPatches, revertPatches; ../faculties/live-patch.ts). */
+  readonly patches = new LivePatches();
   private readonly link: ExtensionLink;
   private readonly pipeline: Pipeline;
   private readonly readTimeoutMs: number;
@@ -105,6 +109,7 @@ export class Broker {
     this.pipeline = new Pipeline({
       link: opts.link,
       pictures: this.pictures,
+      patches: this.patches,
       receipts,
       policy: this.policy,
       approvals: this.approvals,
@@ -186,6 +191,8 @@ export class Broker {
   private tabsGone(tabIds: number[]): void {
     const gone = new Set(tabIds);
     for (const tabId of gone) this.discoveries.forget(tabId);
+    // Patches end with their document; a tab no longer shared cannot be reverted through us either.
+    this.patches.dropTabs([...gone]);
     for (const v of this.approvals.list()) {
       if (gone.has(v.tab.tabId)) this.approvals.cancel(v.requestId, 'person', `tab ${v.tab.tabId} is no longer shared`);
     }
@@ -426,6 +433,26 @@ export class Broker {
     return a.ok ? { ...a, value: invokeValueOf(a.value) } : a;
   }
 
+  /**
+   * The person reverts Live Patches of one tab from the console (ConsoleApi.revertPatches): these
+   * `patchIds`, or every active patch of the tab (one document at a time, newest first). Through the
+   * one pipeline with the person as actor and no dialog (their press is the decision; AgentContext.byPerson):
+   * receipts `requested` … `reverted` / `revert-mismatch`. Answers the tab's patches still active.
+   */
+  async revertPatches(p: { tabId: number; patchIds?: string[] }): Promise<Result<LivePatchInfo[]>> {
+    const ctx: AgentContext = { actor: { kind: 'person' }, kind: 'low-impact-mutation', byPerson: true };
+    if (p.patchIds !== undefined) {
+      const a = await this.pipeline.action(revertFaculty, { tabId: p.tabId, patchIds: p.patchIds, arguments: {} }, ctx);
+      return a.ok ? { ok: true, value: this.patches.list(p.tabId) } : a;
+    }
+    // Revert all: one document per request; at most one round per document patched.
+    for (let round = 0; round < 64 && this.patches.list(p.tabId).length > 0; round++) {
+      const a = await this.pipeline.action(revertFaculty, { tabId: p.tabId, all: true, arguments: {} }, ctx);
+      if (!a.ok) return a;
+    }
+    return { ok: true, value: this.patches.list(p.tabId) };
+  }
+
   // ---- link events ----------------------------------------------------------------
 
   private onLinkEvent(e: Parameters<Parameters<ExtensionLink['onEvent']>[0]>[0]): void {
@@ -436,6 +463,8 @@ export class Broker {
         this.refreshTools(e.tabId);
       } else if (e.kind === 'navigated') {
         this.discoveries.frameNavigated(e);
+        // A new document in a frame dropped that frame's Live Patches (they lived in the old document only).
+        this.patches.frameNavigated(e);
         // The grant binds the exact tab and frame URLs the person reviewed: a pending
         // approval whose document is gone, or whose tab (top frame) or own frame changed
         // its URL even within the same document (pushState, replaceState, a fragment),

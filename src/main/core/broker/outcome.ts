@@ -144,12 +144,14 @@ const { f, trail, actor, ctx, r, argsHash } = o;
         ...(x.note === 'handled-without-answer' ? { note: x.note } : {}),
       };
       // Semantic mutations: success only after a confirmed readback (the faculty judges the extension's observations).
-      const rb = f.readback?.(value);
+      const rb = f.readback?.(value, o.env);
       if (rb) {
         trail.tryWrite(rb.event, actor, rb.detail);
+        for (const a of rb.also ?? []) trail.tryWrite(a.event, actor, a.detail);
         if (rb.event === 'readback-mismatch') {
-          trail.tryWrite('failed', actor, { error: { code: 'readback-mismatch', message: rb.message }, elapsedMs: x.elapsedMs ?? null, ...effects });
-          return trail.answer({ ok: false, error: { code: 'readback-mismatch', message: rb.message } });
+          const code = rb.failCode ?? 'readback-mismatch';
+          trail.tryWrite('failed', actor, { error: { code, message: rb.message }, elapsedMs: x.elapsedMs ?? null, ...effects });
+          return trail.answer({ ok: false, error: { code, message: rb.message } });
         }
       }
       trail.tryWrite('succeeded', actor, {

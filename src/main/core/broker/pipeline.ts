@@ -35,6 +35,7 @@ import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, Facul
 import { mapOutcome } from './outcome';
 import { facultyEnv } from './faculty-env';
 import type { PictureStore } from '../faculties/semantic-picture';
+import type { LivePatches } from '../faculties/live-patch';
 import { LedgerUnavailable, Trail, ledgerUnavailableMessage, refusalDetail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
 import type { ArgumentValidator } from './validator';
 import type { Turns } from '../turns';
@@ -45,6 +46,8 @@ export interface PipelineOptions {
   link: ExtensionLink;
   /** Where the targets' pictures are kept while their approvals are shown (default: a new store). */
   pictures?: PictureStore;
+  /** The active Live Patches (default: a new store). */
+  patches?: LivePatches;
   receipts: ReceiptSink;
   policy: ToolRouter;
   approvals: ApprovalQueue;
@@ -227,7 +230,13 @@ export class Pipeline {
       // mutation in this one tab (src/main/core/policy: only a tab rule at the tab's
       // origin can, and never for a mutation). A read-kind tool that reaches here is
       // treated as a mutation: an action is never skipped on a declared 'read'.
-      if (decision.action === 'allow' && ctx.kind === 'low-impact-mutation') {
+      if (ctx.byPerson) {
+        // The person's own act in the console (a Revert press): their press is the decision.
+        if (this.o.link.status().state !== 'connected') {
+          return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was done. Try again once it is connected.');
+        }
+        trail.write('approved', { kind: 'person' }, { byPerson: 'console' });
+      } else if (decision.action === 'allow' && ctx.kind === 'low-impact-mutation') {
         if (this.o.link.status().state !== 'connected') {
           return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was done. Try again once it is connected.');
         }

@@ -152,12 +152,13 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
 /**
  * The target's picture, taken when the person is about to be asked (./semantic-picture.ts): the
  * subject with it, and the `approval-shown` receipt's `picture` (its SHA-256 and size, or why none).
- * A fill's picture is of its first field (the form around it shows in the crop's margin).
+ * A fill's picture is of its first field (the form around it shows in the crop's margin); a Live Patch's
+ * is of its target as it is BEFORE the patch (nothing touches the page before approval).
  */
 export async function pictureEvidence(r: ResolvedAction, env: FacultyEnv, signal?: AbortSignal): Promise<{ subject: ApprovalSubject; detail: Record<string, unknown> }> {
   const s = r.subject;
-  const ref = s.type === 'semantic-target' ? s.ref : s.type === 'semantic-fill' ? (s.fields[0]?.ref ?? null) : null;
-  if (ref === null || (s.type !== 'semantic-target' && s.type !== 'semantic-fill')) return { subject: s, detail: {} };
+  const ref = s.type === 'semantic-target' || s.type === 'live-patch' ? s.ref : s.type === 'semantic-fill' ? (s.fields[0]?.ref ?? null) : null;
+  if (ref === null || (s.type !== 'semantic-target' && s.type !== 'semantic-fill' && s.type !== 'live-patch')) return { subject: s, detail: {} };
   const picture = await takeTargetPicture(env, r.target.tabId, { ref, frameId: r.target.frameId, documentId: r.target.documentId }, signal);
   return { subject: { ...s, picture }, detail: { picture } };
 }

@@ -8,6 +8,7 @@ import type { ApprovalSubject } from '../../../shared/ipc';
 import { WebMcpToolBody, WebMcpToolHeading } from './webmcp-tool';
 import { SemanticTargetBody, SemanticTargetHeading } from './semantic-target';
 import { SemanticFillBody, SemanticFillHeading } from './semantic-fill';
+import { LivePatchBody, LivePatchHeading } from './live-patch';
 
 type ViewsOf<S extends { type: string }> = {
   [T in S['type']]: { heading(s: Extract<S, { type: T }>): ReactNode; body(s: Extract<S, { type: T }>): ReactNode };
@@ -17,6 +18,7 @@ const SUBJECT_VIEWS: ViewsOf<ApprovalSubject> = {
   'webmcp-tool': { heading: (s) => <WebMcpToolHeading subject={s} />, body: (s) => <WebMcpToolBody subject={s} /> },
   'semantic-target': { heading: (s) => <SemanticTargetHeading subject={s} />, body: (s) => <SemanticTargetBody subject={s} /> },
   'semantic-fill': { heading: (s) => <SemanticFillHeading subject={s} />, body: (s) => <SemanticFillBody subject={s} /> },
+  'live-patch': { heading: (s) => <LivePatchHeading subject={s} />, body: (s) => <LivePatchBody subject={s} /> },
 };
 
 function viewOf<S extends ApprovalSubject>(s: S): { heading(s: S): ReactNode; body(s: S): ReactNode } {

@@ -21,6 +21,8 @@ import { pageScroll } from './page-scroll';
 import { pageType } from './page-type';
 import { pageFill } from './page-fill';
 import { pageKey } from './page-key';
+import { pagePatch } from './page-patch';
+import { pageRevert } from './page-revert';
 
 /** The tools every console offers, in the order `tools/list` shows them. */
 export const AGENT_TOOLS: readonly AgentTool[] = [
@@ -39,5 +41,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   pageType,
   pageFill,
   pageKey,
+  pagePatch,
+  pageRevert,
   requestStatus,
 ];
