@@ -121,7 +121,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const loadAtStart = loadAverage();
   const consoleProc = spawnTsx(process.env.BENCH_FLOOD_PROFILE ? 'console-profiled.ts' : 'console.ts', []);
   try {
-    const info = JSON.parse(await nextLine(lines(consoleProc), 'the flood console')) as { mcpUrl: string; secrets: string[]; web: { port: number; origin: string; consoleUrl: string } };
+    const info = JSON.parse(await nextLine(lines(consoleProc), 'the flood console')) as { mcpUrl: string; relayInWorker?: boolean; secrets: string[]; web: { port: number; origin: string; consoleUrl: string } };
     const ui = await UiClient.open(info.web);
     const countOf = async () => ((await ui.call('verifyLedger')) as { ok: boolean; value: { ok: boolean; count: number } }).value;
     // Warm-up, then the idle reference.
@@ -151,6 +151,7 @@ export async function run(): Promise<Record<string, unknown>> {
       flood: { tokens: TOKENS, callsPerSecondPerToken: RATE, seconds: SECONDS, batch: tally.batch },
       uiRoundTrip: { idle: { ...stats(idle), p99: idleP99 }, underFlood: { ...stats(flood), p99: floodP99 } },
       ratioP99: Math.round((floodP99 / idleP99) * 100) / 100,
+      relayInWorker: info.relayInWorker ?? null,
       targetRatio: TARGET,
       agentsGot: {
         sent: sum((t) => t.sent),
