@@ -1,8 +1,7 @@
 // Build of the Electron host (main), the sandboxed preload and the React
 // renderer, plus the loopback web host (plain Node) that serves the same
 // renderer to a browser. Output in out/: main/index.js (Electron main, ESM),
-// main/web.js (`npm run start:web`), main/agent-relay.js (the MCP endpoint's
-// HTTP relay, a worker thread of either), preload/index.cjs (sandboxed preloads must
+// main/web.js (`npm run start:web`), preload/index.cjs (sandboxed preloads must
 // be CommonJS and self-contained), renderer/ (static files).
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
@@ -15,8 +14,6 @@ export default defineConfig({
         input: {
           index: resolve('src/main/index.ts'),
           web: resolve('src/main/web/index.ts'),
-          // The agent endpoint's HTTP relay, started as a worker thread by both hosts (src/main/core/agent/http-relay.ts).
-          'agent-relay': resolve('src/main/core/agent/http-relay.worker.ts'),
         },
       },
     },

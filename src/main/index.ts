@@ -22,8 +22,6 @@ const PRELOAD = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 // The bundled native host (npm run build:tools); Chrome starts it through the manifests the core writes.
 const HOST_SCRIPT = fileURLToPath(new URL('../tools/native-host.mjs', import.meta.url));
-/** The agent endpoint's HTTP relay worker, built beside this file (electron.vite.config.ts; src/main/core/agent/http-relay.ts). */
-const AGENT_RELAY_WORKER = new URL('./agent-relay.js', import.meta.url);
 
 // Must happen before `ready` (Electron: protocol.registerSchemesAsPrivileged).
 protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
@@ -60,7 +58,7 @@ async function main(): Promise<void> {
   // Trust rule 19: a decision or "developer mode on" counts only right after a real press
   // in the console window, seen here in the main process (watchTrustedInput below).
   const inputGate = createInputGate();
-  const core = createConsoleCore({ dataDir, secretStore: secrets, inputGate, ...(ledgerKeyHolder ? { ledgerKeyHolder } : {}), nativeHost: { hostScript: HOST_SCRIPT, appExecutable: process.execPath }, agentRelayWorker: AGENT_RELAY_WORKER });
+  const core = createConsoleCore({ dataDir, secretStore: secrets, inputGate, ...(ledgerKeyHolder ? { ledgerKeyHolder } : {}), nativeHost: { hostScript: HOST_SCRIPT, appExecutable: process.execPath } });
   await core.start();
 
   const notifier = new ApprovalNotifier(() => revealWindow(win));

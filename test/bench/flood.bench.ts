@@ -133,7 +133,7 @@ export async function run(): Promise<Record<string, unknown>> {
       consoleProc.stdin.write('elu\n');
       return JSON.parse(await nextLine(fromConsole, 'the flood console')) as { active: number; idle: number };
     };
-    const info = JSON.parse(await nextLine(fromConsole, 'the flood console')) as { mcpUrl: string; relayInWorker?: boolean; secrets: string[]; web: { port: number; origin: string; consoleUrl: string } };
+    const info = JSON.parse(await nextLine(fromConsole, 'the flood console')) as { mcpUrl: string; secrets: string[]; web: { port: number; origin: string; consoleUrl: string } };
     const ui = await UiClient.open(info.web);
     const countOf = async () => ((await ui.call('verifyLedger')) as { ok: boolean; value: { ok: boolean; count: number } }).value;
     // Warm-up, then the idle reference.
@@ -167,7 +167,6 @@ export async function run(): Promise<Record<string, unknown>> {
       flood: { tokens: TOKENS, callsPerSecondPerToken: RATE, seconds: SECONDS, batch: tally.batch },
       uiRoundTrip: { idle: { ...stats(idle), p99: idleP99 }, underFlood: { ...stats(flood), p99: floodP99 } },
       ratioP99: Math.round((floodP99 / idleP99) * 100) / 100,
-      relayInWorker: info.relayInWorker ?? null,
       // The share of wall time the console's main thread (the UI's event loop) was busy, idle and under the flood.
       mainLoopBusy: { idle: busyShare(elu0, elu1), underFlood: busyShare(eluFlood, elu2) },
       targetRatio: TARGET,

@@ -492,8 +492,7 @@ describe('rule: per-client limits keep one agent from crowding out another', () 
 
 describe('rule: the MCP endpoint answers only local, authenticated, non-browser clients', () => {
   it('listens on 127.0.0.1 only', () => {
-    // The listener lives in the endpoint's relay thread (src/main/core/agent/http-relay.ts), which reports its address.
-    const addr = core.agentEndpoint.address();
+    const addr = (core.agentEndpoint as unknown as { http: import('node:http').Server }).http.address();
     expect(addr).toMatchObject({ address: '127.0.0.1', family: 'IPv4' });
   });
 

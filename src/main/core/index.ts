@@ -51,11 +51,6 @@ export interface ConsoleCoreOptions {
   mcpPort?: number;
   /** The MCP endpoint's connection limits (default CONNECTION_LIMITS, ./net-guard.ts); tests pass small ones. */
   mcpConnectionLimits?: Partial<ConnectionLimits>;
-  /**
-   * The MCP endpoint's HTTP relay worker (./agent/http-relay.ts): the hosts pass their built
-   * entry, out/main/agent-relay.js; null: in the main thread; absent: from source, the TypeScript entry.
-   */
-  agentRelayWorker?: URL | null;
   /** Per-agent-token limits (default AGENT_QUOTA_LIMITS, ./agent/quotas.ts: rates, sessions, pending approvals); tests pass small ones. */
   agentQuotas?: Partial<AgentQuotaLimits>;
   /** The bridge's Unix socket or named pipe (default: the platform default, src/native-host/socket-path.ts). */
@@ -262,7 +257,6 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     serverInfo: { name: 'echo-console', version: opts.consoleVersion ?? '0.1.0' },
     settingsFile: join(opts.dataDir, SETTINGS_FILE),
     ...(opts.mcpConnectionLimits ? { connectionLimits: opts.mcpConnectionLimits } : {}),
-    ...(opts.agentRelayWorker !== undefined ? { relayWorker: opts.agentRelayWorker } : {}),
     ...(opts.agentQuotas ? { quotas: opts.agentQuotas } : {}),
     turns,
   });

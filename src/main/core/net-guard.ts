@@ -67,15 +67,8 @@ interface Conn {
  *   listener bounds an unauthenticated one): an upgraded connection is then
  *   never idle. Leave false on a server without an `upgrade` listener: adding
  *   one here would keep upgrade requests open that Node would otherwise close.
- * @param onCount told each counter's new value when it changes (the agent endpoint's
- *   relay thread mirrors them for the main thread, ./agent/http-relay.ts).
  */
-export function guardConnections(
-  server: Server,
-  limits: Partial<ConnectionLimits> = {},
-  upgrades = false,
-  onCount?: (counter: keyof ConnectionGuard, value: number) => void,
-): ConnectionGuard {
+export function guardConnections(server: Server, limits: Partial<ConnectionLimits> = {}, upgrades = false): ConnectionGuard {
   const l: ConnectionLimits = { ...CONNECTION_LIMITS, ...limits };
   server.headersTimeout = l.headersTimeoutMs;
   server.requestTimeout = l.requestTimeoutMs;
@@ -101,29 +94,22 @@ export function guardConnections(
       }
       if (!victim) {
         refused++;
-        onCount?.('refused', refused);
         sock.destroy();
         return;
       }
       evicted++;
-      onCount?.('evicted', evicted);
       conns.delete(victim);
       victim.destroy();
     }
     const c: Conn = { busy: 0, upgraded: false };
     conns.set(sock, c);
-    onCount?.('open', conns.size);
     sock.setTimeout(l.idleMs);
     sock.on('timeout', () => {
       if (!idle(c)) return;
       timedOut++;
-      onCount?.('timedOut', timedOut);
       sock.destroy();
     });
-    sock.once('close', () => {
-      conns.delete(sock);
-      onCount?.('open', conns.size);
-    });
+    sock.once('close', () => conns.delete(sock));
   });
 
   server.on('request', (req, res) => {

@@ -20,8 +20,6 @@ const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 const EXTENSION_DIR = path.resolve(fileURLToPath(new URL('../../extension/dist/', import.meta.url)));
 /** The bundled native host (npm run build:tools), which Chrome starts through the manifests the core writes. */
 const HOST_SCRIPT = fileURLToPath(new URL('../tools/native-host.mjs', import.meta.url));
-/** The agent endpoint's HTTP relay worker, built beside this file (electron.vite.config.ts; src/main/core/agent/http-relay.ts). */
-const AGENT_RELAY_WORKER = new URL('./agent-relay.js', import.meta.url);
 
 async function main(): Promise<void> {
   const port = portFrom(process.argv.slice(2), process.env);
@@ -34,8 +32,6 @@ async function main(): Promise<void> {
     ...(process.env.ECHO_CONSOLE_SOCKET ? { socketPath: process.env.ECHO_CONSOLE_SOCKET } : {}),
     // This process is Node: the launcher runs the host with the same binary.
     nativeHost: { hostScript: HOST_SCRIPT, nodePath: process.execPath },
-    // The agent endpoint's HTTP relay runs in a worker thread from its own built entry (electron.vite.config.ts).
-    agentRelayWorker: AGENT_RELAY_WORKER,
   });
   // The web host binds first, so the core knows the console's own origin before the
   // extension can report any tab: a tab showing the console is never shared with the agent.

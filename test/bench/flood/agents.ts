@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const sessions = await Promise.all(secrets.map(openSession));
   // The audit's 700 KB batch of malformed calls, from the first token, at the start.
   const batch = JSON.stringify(Array.from({ length: 10_500 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 7 } })));
-  const batchP = process.env.BENCH_FLOOD_NO_BATCH ? Promise.resolve({ bytes: 0, status: 0 }) : post(secrets[0]!, batch).then((r) => ({ bytes: batch.length, status: r.status }));
+  const batchP = post(secrets[0]!, batch).then((r) => ({ bytes: batch.length, status: r.status }));
   process.stdout.write('flooding\n');
   const tallies = await Promise.all(secrets.map((s, i) => flood(s, sessions[i]!)));
   process.stdout.write(`${JSON.stringify({ batch: await batchP, tallies })}\n`);

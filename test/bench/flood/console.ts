@@ -6,7 +6,7 @@
  * extension is not connected, so every allowed call still runs the pipeline
  * and writes its receipts (list_tabs answers link-down).
  *
- * Prints one JSON line on stdout: `{ mcpUrl, relayInWorker, secrets: string[4],
+ * Prints one JSON line on stdout: `{ mcpUrl, secrets: string[4],
  * web: { port, origin, consoleUrl } }`; then, for each line `elu` on stdin, one
  * line `{ active, idle }`: the main thread's event loop time busy and idle so far
  * (ms, performance.eventLoopUtilization()); stops on SIGTERM.
@@ -26,9 +26,7 @@ async function main(): Promise<void> {
   const renderer = join(dir, 'renderer');
   mkdirSync(renderer);
   writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>Echo Console</title>');
-  // BENCH_FLOOD_RELAY=thread runs the MCP endpoint's HTTP relay in the main thread (src/main/core/agent/http-relay.ts), for comparison.
-  const relay = process.env.BENCH_FLOOD_RELAY === 'thread' ? { agentRelayWorker: null } : {};
-  const core = createConsoleCore({ dataDir, mcpPort: 0, socketPath: join(dir, 'link.sock'), agentSocketPath: join(dir, 'agent.sock'), ...relay });
+  const core = createConsoleCore({ dataDir, mcpPort: 0, socketPath: join(dir, 'link.sock'), agentSocketPath: join(dir, 'agent.sock') });
   const host = await startWebHost({ api: core.api, subscribe: (l) => core.onEvent(l), rendererDir: renderer, port: 0 });
   core.setConsoleOrigins(host.origins);
   await core.start();
@@ -38,7 +36,7 @@ async function main(): Promise<void> {
     if (!r.ok) throw new Error(r.error.message);
     secrets.push(r.value.secret);
   }
-  process.stdout.write(`${JSON.stringify({ mcpUrl: core.endpoint.url, relayInWorker: core.agentEndpoint.relayInWorker, secrets, web: { port: host.port, origin: host.origin, consoleUrl: host.newConsoleUrl() } })}\n`);
+  process.stdout.write(`${JSON.stringify({ mcpUrl: core.endpoint.url, secrets, web: { port: host.port, origin: host.origin, consoleUrl: host.newConsoleUrl() } })}\n`);
   createInterface({ input: process.stdin }).on('line', (l) => {
     if (l.trim() !== 'elu') return;
     const { active, idle } = performance.eventLoopUtilization();

@@ -1,9 +1,8 @@
 /**
  * The agent's MCP endpoint: Streamable HTTP (MCP spec 2025-06-18, "Transports",
  * "Streamable HTTP") on 127.0.0.1, path `/mcp`, one MCP session per client,
- * built on the official SDK (`Server` + `WebStandardStreamableHTTPServerTransport`).
- * This file owns the HTTP gates and wires the parts together: the HTTP relay
- * (./http-relay.ts: the listener, in a worker thread, which only moves bytes),
+ * built on the official SDK (`Server` + `StreamableHTTPServerTransport` over
+ * Node's http). This file owns the HTTP gates and wires the parts together:
  * the session table (./sessions.ts), each session's MCP server
  * (./session-server.ts), the private agent socket (./agent-socket.ts) and the
  * per-token quotas (./quotas.ts).
@@ -36,13 +35,14 @@
  * When the registry changes, every session gets `notifications/tools/list_changed`.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentTokenRef, Broker } from '../broker';
-import type { ConnectionGuard, ConnectionLimits } from '../net-guard';
+import { guardConnections, type ConnectionGuard, type ConnectionLimits } from '../net-guard';
 import { AgentSocket } from './agent-socket';
-import { RELAY_COUNTER, startRelay, type FromRelay, type RelayBody, type RelayHandle, type RelayHeaders, type RelayWorkerEntry } from './http-relay';
 import { rateLimitedResult } from './answers';
 import { AgentQuotas, type AgentQuotaLimits, type QuotaKind } from './quotas';
 import { AgentToolRegistry } from './registry';
@@ -84,21 +84,13 @@ export interface AgentEndpointOptions {
   quotaClock?: () => number;
   /** Each tool call starts on its own turn of the event loop, so the console's UI is served between agent calls (../turns.ts). */
   turns?: Turns;
-  /**
-   * The HTTP relay's worker entry (./http-relay.ts): the hosts pass their built
-   * out/main/agent-relay.js; null runs the relay in this thread; absent: from
-   * source (tsx, vitest) the TypeScript entry, in a build this thread.
-   */
-  relayWorker?: RelayWorkerEntry;
 }
 
 /** The Streamable HTTP MCP endpoint. */
 export class AgentEndpoint {
   private readonly opts: AgentEndpointOptions;
-  private relay: RelayHandle | null = null;
-  /** Requests the relay handed over and not yet answered, by the relay's id. */
-  private readonly relayed = new Map<number, RelayedRequest>();
-  /** The connection limits' counters (kept by the relay), once started. */
+  private http: HttpServer | null = null;
+  /** The connection limits' counters, once started. */
   connections: ConnectionGuard | null = null;
   private boundPort = 0;
   private readonly sessions: SessionTable;
@@ -155,7 +147,7 @@ export class AgentEndpoint {
 
   /** `http://127.0.0.1:<port>/mcp` once started, else ''. */
   get url(): string {
-    return this.relay ? `http://127.0.0.1:${this.boundPort}${MCP_PATH}` : '';
+    return this.http ? `http://127.0.0.1:${this.boundPort}${MCP_PATH}` : '';
   }
 
   get port(): number {
@@ -176,83 +168,38 @@ export class AgentEndpoint {
    * @throws Error with code EADDRINUSE (and a message naming the port) when the port is taken.
    */
   async start(): Promise<{ port: number; url: string }> {
-    if (this.relay) return { port: this.boundPort, url: this.url };
-    let relay: RelayHandle;
-    try {
-      relay = await this.startRelay(this.opts.port);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      const err = new Error(
-        code === 'EADDRINUSE'
-          ? `The MCP port ${this.opts.port} on 127.0.0.1 is already in use (another Echo Console running?). ` +
-            `Stop the other program, or set another "mcpPort" in ${this.opts.settingsFile ?? "the data folder's settings.json"} and start again.`
-          : `The MCP endpoint could not listen on 127.0.0.1:${this.opts.port}: ${(e as Error).message}`,
-      ) as NodeJS.ErrnoException;
-      if (code !== undefined) err.code = code;
-      throw err;
-    }
-    this.relay = relay;
-    const c = relay.counters;
-    this.connections = {
-      open: () => Atomics.load(c, RELAY_COUNTER.open),
-      evicted: () => Atomics.load(c, RELAY_COUNTER.evicted),
-      refused: () => Atomics.load(c, RELAY_COUNTER.refused),
-      timedOut: () => Atomics.load(c, RELAY_COUNTER.timedOut),
-    };
-    this.boundPort = relay.port;
+    if (this.http) return { port: this.boundPort, url: this.url };
+    const http = createServer((req, res) => {
+      this.handle(req, res).catch(() => {
+        if (!res.headersSent) this.reject(res, 500, 'internal error');
+        else res.end();
+      });
+    });
+    const guard = guardConnections(http, this.opts.connectionLimits);
+    await new Promise<void>((resolve, reject) => {
+      const onError = (e: NodeJS.ErrnoException) => {
+        http.off('listening', onListening);
+        const err = new Error(
+          e.code === 'EADDRINUSE'
+            ? `The MCP port ${this.opts.port} on 127.0.0.1 is already in use (another Echo Console running?). ` +
+              `Stop the other program, or set another "mcpPort" in ${this.opts.settingsFile ?? "the data folder's settings.json"} and start again.`
+            : `The MCP endpoint could not listen on 127.0.0.1:${this.opts.port}: ${e.message}`,
+        ) as NodeJS.ErrnoException;
+        err.code = e.code;
+        reject(err);
+      };
+      const onListening = () => {
+        http.off('error', onError);
+        resolve();
+      };
+      http.once('error', onError);
+      http.once('listening', onListening);
+      http.listen(this.opts.port, '127.0.0.1');
+    });
+    this.http = http;
+    this.connections = guard;
+    this.boundPort = (http.address() as AddressInfo).port;
     return { port: this.boundPort, url: this.url };
-  }
-
-  /** The listener's address once started (`{ address: '127.0.0.1', family: 'IPv4', port }`), else null. */
-  address(): { address: string; family: string; port: number } | null {
-    return this.relay?.address ?? null;
-  }
-
-  /** Whether the HTTP relay runs in a worker thread (false: in this thread, the fallback). */
-  get relayInWorker(): boolean {
-    return this.relay?.inWorker ?? false;
-  }
-
-  private startRelay(port: number, entry = this.opts.relayWorker): Promise<RelayHandle> {
-    return startRelay(
-      { port, ...(this.opts.connectionLimits ? { connectionLimits: this.opts.connectionLimits } : {}) },
-      (m) => this.fromRelay(m),
-      entry,
-      () => this.relayLost(),
-    );
-  }
-
-  /**
-   * The relay's worker ended on its own (it should not): the requests it held are
-   * gone; the same relay starts again in this thread, on the same port.
-   */
-  private relayLost(): void {
-    for (const r of this.relayed.values()) r.gone();
-    this.relayed.clear();
-    const lost = this.relay;
-    void this.startRelay(this.boundPort, null).then(
-      (relay) => {
-        if (this.relay === lost) this.relay = relay;
-        else void relay.stop();
-      },
-      () => undefined,
-    );
-  }
-
-  private fromRelay(m: FromRelay): void {
-    if (m.t === 'request') {
-      const relay = this.relay;
-      if (!relay) return;
-      const r = new RelayedRequest(relay, m.id, m.method, m.url, m.headers, () => this.relayed.delete(m.id));
-      this.relayed.set(m.id, r);
-      this.handle(r).catch(() => r.fail());
-    } else if (m.t === 'body') {
-      this.relayed.get(m.id)?.bodyArrived(m.body);
-    } else if (m.t === 'gone') {
-      const r = this.relayed.get(m.id);
-      this.relayed.delete(m.id);
-      r?.gone();
-    }
   }
 
   /** Close every session, the agent socket and the listener. */
@@ -264,12 +211,13 @@ export class AgentEndpoint {
     await this.closeSessions();
     this.agentSocket.cutConnections();
     await socketClosed;
-    const relay = this.relay;
-    this.relay = null;
-    if (!relay) return;
-    for (const r of this.relayed.values()) r.gone();
-    this.relayed.clear();
-    await relay.stop();
+    const http = this.http;
+    this.http = null;
+    if (!http) return;
+    await new Promise<void>((resolve) => {
+      http.close(() => resolve());
+      http.closeAllConnections();
+    });
   }
 
   /** Close every MCP session: in-flight calls are cancelled by the SDK. */
@@ -303,8 +251,7 @@ export class AgentEndpoint {
 
   // ---- the HTTP gates ---------------------------------------------------------------
 
-  private async handle(req: RelayedRequest): Promise<void> {
-    const res = req;
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.headers.origin !== undefined) {
       return this.reject(res, 403, 'Requests with an Origin header are refused: web pages may not call the Echo Console MCP endpoint.');
     }
@@ -320,7 +267,8 @@ export class AgentEndpoint {
     if (path !== MCP_PATH) return this.reject(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
     const token = this.authorised(req.headers.authorization);
     if (!token) {
-      return this.reject(res, 401, 'Missing, wrong or revoked bearer token: create a token for this agent in the Echo Console.', undefined, [['WWW-Authenticate', 'Bearer realm="echo-console"']]);
+      res.setHeader('WWW-Authenticate', 'Bearer realm="echo-console"');
+      return this.reject(res, 401, 'Missing, wrong or revoked bearer token: create a token for this agent in the Echo Console.');
     }
     // Per-token rate limits (issue 9 item 3), before the body is read or parsed.
     const admitted = this.meter(token, 'requests');
@@ -331,21 +279,12 @@ export class AgentEndpoint {
     /** The size of a JSON-RPC batch, refused without parsing it; null when the body is not one. */
     let batchBytes: number | null = null;
     if (req.method === 'POST') {
-      const read = await req.readBody(MAX_BODY_BYTES);
-      if (!read.ok) {
-        if (read.reason === 'aborted') return req.fail();
-        return this.reject(res, 413, `Request body larger than ${MAX_BODY_BYTES} bytes.`);
-      }
-      if (!read.batch) {
-        try {
-          body = JSON.parse(read.text);
-        } catch {
-          return this.reject(res, 400, 'Parse error: the body is not JSON.');
-        }
-      }
+      const read = await readBody(req, MAX_BODY_BYTES);
+      if (!read.ok) return this.reject(res, read.status, read.message);
       const bytes = this.meter(token, 'bytes', read.bytes);
       if (!bytes.ok) return this.tooMany(res, bytes);
-      if (read.batch) batchBytes = read.bytes;
+      body = read.value;
+      batchBytes = read.batch ? read.bytes : null;
     }
     const found = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
     // A session answers only the token that opened it, over the transport that opened it:
@@ -376,14 +315,14 @@ export class AgentEndpoint {
         if (!admitted.ok) return this.rateLimitedCall(res, body.id, admitted);
       }
       this.recordMalformedCall(body, s.server, s.token);
-      if (req.method === 'GET') return this.openStream(s, req);
+      if (req.method === 'GET') return this.openStream(s, req, res);
       // The SDK's work for this message starts on its own turn of the event loop (../turns.ts).
       await this.opts.turns?.take();
-      return req.respond(await s.transport!.handleRequest(req.webRequest(), { parsedBody: body }));
+      return s.transport!.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
       await this.opts.turns?.take();
-      return this.newSession(req, body, token);
+      return this.newSession(req, res, body, token);
     }
     return this.reject(res, 400, 'Bad request: no valid session id (initialize first).');
   }
@@ -413,16 +352,22 @@ export class AgentEndpoint {
    * stream's life, so "open" is when its head is written (the SDK has registered
    * the stream by then): a tools/list change that came before is sent at that moment.
    */
-  private async openStream(s: Session, req: RelayedRequest): Promise<void> {
-    const answer = await s.transport!.handleRequest(req.webRequest());
-    // Only this stream's end closes it: a refused second GET (409) must not.
-    if (answer.status !== 200) return req.respond(answer);
-    req.respond(answer, () => (s.streamOpen = false));
-    s.streamOpen = true;
-    if (s.listChangedPending) {
-      s.listChangedPending = false;
-      queueMicrotask(() => void s.server.sendToolListChanged().catch(() => undefined));
-    }
+  private async openStream(s: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      const r = writeHead(...args);
+      if (res.statusCode === 200) {
+        s.streamOpen = true;
+        // Only this stream's end closes it: a refused second GET (409) must not.
+        res.once('close', () => (s.streamOpen = false));
+        if (s.listChangedPending) {
+          s.listChangedPending = false;
+          queueMicrotask(() => void s.server.sendToolListChanged().catch(() => undefined));
+        }
+      }
+      return r;
+    }) as typeof res.writeHead;
+    await s.transport!.handleRequest(req, res);
   }
 
   /** The token a `Bearer` header names, or null (authenticate compares hashes in constant time). */
@@ -438,39 +383,44 @@ export class AgentEndpoint {
    * "Error (rate-limited): …"; MCP spec 2025-06-18, "Tools", "Error Handling") as a plain JSON
    * response (Streamable HTTP allows `application/json` for a POST's answer).
    */
-  private rateLimitedCall(res: RelayedRequest, id: string | number, d: { message: string }): void {
-    res.answer(200, [['Content-Type', 'application/json']], JSON.stringify({ jsonrpc: '2.0', id, result: rateLimitedResult(d.message) }));
+  private rateLimitedCall(res: ServerResponse, id: string | number, d: { message: string }): void {
+    res.statusCode = 200;
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ jsonrpc: '2.0', id, result: rateLimitedResult(d.message) }));
   }
 
   /** 429 with `Retry-After` (whole seconds, RFC 9110 §10.2.3) and the limit's message. */
-  private tooMany(res: RelayedRequest, d: { retryAfterMs: number; message: string }): void {
-    this.reject(res, 429, d.message, undefined, [['Retry-After', String(Math.max(1, Math.ceil(d.retryAfterMs / 1000)))]]);
+  private tooMany(res: ServerResponse, d: { retryAfterMs: number; message: string }): void {
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(d.retryAfterMs / 1000))));
+    this.reject(res, 429, d.message);
   }
 
   /** An HTTP refusal with a JSON-RPC error body (`code`: default -32001 for 401, else -32000). */
-  private reject(res: RelayedRequest, status: number, message: string, code?: number, headers: Array<[string, string]> = []): void {
-    res.answer(status, [...headers, ['Content-Type', 'application/json']], JSON.stringify({ jsonrpc: '2.0', error: { code: code ?? (status === 401 ? -32001 : -32000), message }, id: null }));
+  private reject(res: ServerResponse, status: number, message: string, code?: number): void {
+    res.statusCode = status;
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: code ?? (status === 401 ? -32001 : -32000), message }, id: null }));
   }
 
   // ---- new HTTP sessions ------------------------------------------------------------
 
   /** Open an HTTP session for `token` (its `initialize` POST), once the session table has room (else 503). */
-  private async newSession(req: RelayedRequest, body: unknown, token: AgentTokenRef): Promise<void> {
+  private async newSession(req: IncomingMessage, res: ServerResponse, body: unknown, token: AgentTokenRef): Promise<void> {
     const full = await this.sessions.makeRoom(token);
-    if (full) return this.reject(req, 503, full);
+    if (full) return this.reject(res, 503, full);
     const session: Session = {
       via: 'http',
       token,
       server: undefined as unknown as Server,
       lastUsed: Date.now(),
-      transport: undefined as unknown as WebStandardStreamableHTTPServerTransport,
+      transport: undefined as unknown as StreamableHTTPServerTransport,
       streamOpen: false,
       listChangedPending: false,
       inFlight: 0,
     };
     const server = this.makeServer(session);
     session.server = server;
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => this.sessions.add(id, session),
       onsessionclosed: (id) => void this.sessions.remove(id),
@@ -480,7 +430,7 @@ export class AgentEndpoint {
       if (transport.sessionId) this.sessions.remove(transport.sessionId);
     };
     await server.connect(transport);
-    req.respond(await transport.handleRequest(req.webRequest(), { parsedBody: body }));
+    await transport.handleRequest(req, res, body);
   }
 }
 
@@ -492,107 +442,28 @@ function isWellFormedCall(m: unknown): m is { id: string | number; method: 'tool
 }
 
 /**
- * One HTTP request the relay (./http-relay.ts) handed over: its method, URL and
- * headers at once, its body on request, and one answer, written by the relay.
- * Answering twice, or after the client went away, does nothing.
+ * Read a request body of at most `max` bytes and parse it as JSON, except a
+ * JSON-RPC batch (its first character other than JSON whitespace is `[`), which
+ * is reported as `batch: true` and never parsed: it is refused whole anyway.
  */
-class RelayedRequest {
-  private answered = false;
-  private bodyWaiter: ((b: RelayBody) => void) | null = null;
-  /** Set while a streamed answer is being sent: stops it when the client goes away. */
-  private stopStream: (() => void) | null = null;
-
-  constructor(
-    private readonly relay: RelayHandle,
-    readonly id: number,
-    readonly method: string,
-    readonly url: string,
-    readonly headers: RelayHeaders,
-    private readonly done: () => void,
-  ) {}
-
-  /** Read the body (at most `max` bytes), parsed unless it is a batch (`RelayBody`). */
-  readBody(max: number): Promise<RelayBody> {
-    return new Promise((resolve) => {
-      this.bodyWaiter = resolve;
-      this.relay.send({ t: 'read', id: this.id, max });
-    });
+async function readBody(
+  req: IncomingMessage,
+  max: number,
+): Promise<{ ok: true; value: unknown; bytes: number; batch: boolean } | { ok: false; status: number; message: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) return { ok: false, status: 413, message: `Request body larger than ${max} bytes.` };
+    chunks.push(chunk as Buffer);
   }
-
-  bodyArrived(b: RelayBody): void {
-    const w = this.bodyWaiter;
-    this.bodyWaiter = null;
-    w?.(b);
-  }
-
-  /** The client went away: a body still awaited reads as aborted, a stream stops. */
-  gone(): void {
-    this.answered = true;
-    this.bodyArrived({ ok: false, reason: 'aborted', bytes: 0 });
-    this.stopStream?.();
-  }
-
-  /** A whole answer. */
-  answer(status: number, headers: Array<[string, string]>, body: string): void {
-    if (this.answered) return;
-    this.answered = true;
-    this.done();
-    this.relay.send({ t: 'answer', id: this.id, status, headers, body });
-  }
-
-  /** The request failed inside the endpoint: 500 if nothing was answered yet. */
-  fail(): void {
-    this.answer(500, [['Content-Type', 'application/json']], JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'internal error' }, id: null }));
-  }
-
-  /** The request as the SDK's web-standard transport reads it (its body is passed parsed). */
-  webRequest(): Request {
-    // A method the SDK does not serve goes to it as PUT, which it answers 405 with `Allow`
-    // (`Request` itself throws on CONNECT, TRACE and TRACK).
-    const method = this.method === 'GET' || this.method === 'POST' || this.method === 'DELETE' ? this.method : 'PUT';
-    return new Request(`http://127.0.0.1${this.url.startsWith('/') ? '' : '/'}${this.url}`, { method, headers: this.headers });
-  }
-
-  /**
-   * Send the SDK's answer: a JSON body whole, an SSE stream chunk by chunk until
-   * it ends or the client goes away (then the stream is cancelled, which the SDK
-   * takes as the client's leaving). `onEnd` is told when a streamed answer ends.
-   */
-  respond(r: Response, onEnd?: () => void): void {
-    if (this.answered) {
-      void r.body?.cancel().catch(() => undefined);
-      onEnd?.();
-      return;
-    }
-    const headers = [...r.headers] as Array<[string, string]>;
-    const streamed = r.body !== null && (r.headers.get('content-type') ?? '').startsWith('text/event-stream');
-    if (!streamed) {
-      void r.text().then(
-        (text) => this.answer(r.status, headers, text),
-        () => this.fail(),
-      );
-      return;
-    }
-    this.relay.send({ t: 'answer', id: this.id, status: r.status, headers, stream: true });
-    const reader = r.body!.getReader();
-    this.stopStream = () => void reader.cancel().catch(() => undefined);
-    void (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done || this.answered) break;
-          this.relay.send({ t: 'chunk', id: this.id, data: value });
-        }
-      } catch {
-        /* the stream failed: end the answer */
-      }
-      if (!this.answered) {
-        this.answered = true;
-        this.done();
-        this.relay.send({ t: 'end', id: this.id });
-      }
-      this.stopStream = null;
-      onEnd?.();
-    })();
+  const whole = Buffer.concat(chunks);
+  let i = 0;
+  while (i < whole.length && (whole[i] === 0x20 || whole[i] === 0x09 || whole[i] === 0x0a || whole[i] === 0x0d)) i++;
+  if (whole[i] === 0x5b) return { ok: true, value: undefined, bytes: size, batch: true };
+  try {
+    return { ok: true, value: JSON.parse(whole.toString('utf8')), bytes: size, batch: false };
+  } catch {
+    return { ok: false, status: 400, message: 'Parse error: the body is not JSON.' };
   }
 }

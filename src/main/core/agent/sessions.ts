@@ -8,7 +8,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentTokenRef } from '../broker';
 
 /** One MCP session: its SDK server, how it is reached, and the token that opened it. */
@@ -18,7 +18,7 @@ export interface Session {
   /** The token that opened the session; only it may use the session. */
   token: AgentTokenRef;
   /** HTTP sessions only. */
-  transport?: WebStandardStreamableHTTPServerTransport;
+  transport?: StreamableHTTPServerTransport;
   /** Socket sessions only: the connection, destroyed when the session closes. */
   socket?: Socket;
   server: Server;
