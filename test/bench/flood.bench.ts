@@ -17,7 +17,8 @@
  * `BENCH_FLOOD_PROFILE=1` runs the console under a CPU profiler and a stall log
  * (./flood/console-profiled.ts).
  *
- * Also: what the flood got back (HTTP statuses, tool errors by code), and how
+ * Also: `mainLoopBusy`, the share of time the console's main thread was busy
+ * (idle window, flood window), what the flood got back (HTTP statuses, tool errors by code), and how
  * many receipts it left (`verifyLedger` count before and after, which also
  * says the chain verified). `loadAtStart` / `loadAtEnd`: os.loadavg().
  * Never asserts timings: reading them is a person's job.
@@ -117,29 +118,44 @@ const p99 = (xs: readonly number[]) => {
   return Math.round((s[Math.min(s.length - 1, Math.ceil(0.99 * s.length) - 1)] ?? NaN) * 100) / 100;
 };
 
+const busyShare = (a: { active: number; idle: number }, b: { active: number; idle: number }) => {
+  const active = b.active - a.active;
+  return Math.round((active / (active + b.idle - a.idle)) * 1000) / 1000;
+};
+
 export async function run(): Promise<Record<string, unknown>> {
   const loadAtStart = loadAverage();
   const consoleProc = spawnTsx(process.env.BENCH_FLOOD_PROFILE ? 'console-profiled.ts' : 'console.ts', []);
   try {
-    const info = JSON.parse(await nextLine(lines(consoleProc), 'the flood console')) as { mcpUrl: string; secrets: string[]; web: { port: number; origin: string; consoleUrl: string } };
+    const fromConsole = lines(consoleProc);
+    /** The console's main-thread event loop so far: busy and idle ms. */
+    const elu = async () => {
+      consoleProc.stdin.write('elu\n');
+      return JSON.parse(await nextLine(fromConsole, 'the flood console')) as { active: number; idle: number };
+    };
+    const info = JSON.parse(await nextLine(fromConsole, 'the flood console')) as { mcpUrl: string; secrets: string[]; web: { port: number; origin: string; consoleUrl: string } };
     const ui = await UiClient.open(info.web);
     const countOf = async () => ((await ui.call('verifyLedger')) as { ok: boolean; value: { ok: boolean; count: number } }).value;
     // Warm-up, then the idle reference.
     let stop = performance.now() + 1_000;
     await ui.probe(() => performance.now() > stop);
     stop = performance.now() + IDLE_MS;
+    const elu0 = await elu();
     const idle = await ui.probe(() => performance.now() > stop);
+    const elu1 = await elu();
     const before = await countOf();
 
     const agents = spawnTsx('agents.ts', [info.mcpUrl, String(RATE), String(SECONDS), ...info.secrets.slice(0, TOKENS)]);
     const out = lines(agents);
     if ((await nextLine(out, 'the flood agents')) !== 'flooding') throw new Error('the flood agents did not start');
+    const eluFlood = await elu();
     let floodDone = false;
     const tallyP = nextLine(out, 'the flood agents').then((l) => {
       floodDone = true;
       return JSON.parse(l) as { batch: { bytes: number; status: number }; tallies: Array<{ sent: number; ok: number; statuses: Record<string, number>; toolErrors: Record<string, number>; transportErrors: number }> };
     });
     const flood = await ui.probe(() => floodDone);
+    const elu2 = await elu();
     const tally = await tallyP;
     const after = await countOf();
     ui.close();
@@ -151,6 +167,8 @@ export async function run(): Promise<Record<string, unknown>> {
       flood: { tokens: TOKENS, callsPerSecondPerToken: RATE, seconds: SECONDS, batch: tally.batch },
       uiRoundTrip: { idle: { ...stats(idle), p99: idleP99 }, underFlood: { ...stats(flood), p99: floodP99 } },
       ratioP99: Math.round((floodP99 / idleP99) * 100) / 100,
+      // The share of wall time the console's main thread (the UI's event loop) was busy, idle and under the flood.
+      mainLoopBusy: { idle: busyShare(elu0, elu1), underFlood: busyShare(eluFlood, elu2) },
       targetRatio: TARGET,
       agentsGot: {
         sent: sum((t) => t.sent),

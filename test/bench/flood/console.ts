@@ -6,12 +6,15 @@
  * extension is not connected, so every allowed call still runs the pipeline
  * and writes its receipts (list_tabs answers link-down).
  *
- * Prints one JSON line on stdout: `{ mcpUrl, secrets: string[4], web: { port,
- * origin, consoleUrl } }`; stops on SIGTERM.
+ * Prints one JSON line on stdout: `{ mcpUrl, secrets: string[4],
+ * web: { port, origin, consoleUrl } }`; then, for each line `elu` on stdin, one
+ * line `{ active, idle }`: the main thread's event loop time busy and idle so far
+ * (ms, performance.eventLoopUtilization()); stops on SIGTERM.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { createConsoleCore } from '../../../src/main/core';
 import { startWebHost } from '../../../src/main/web/server';
 
@@ -34,6 +37,11 @@ async function main(): Promise<void> {
     secrets.push(r.value.secret);
   }
   process.stdout.write(`${JSON.stringify({ mcpUrl: core.endpoint.url, secrets, web: { port: host.port, origin: host.origin, consoleUrl: host.newConsoleUrl() } })}\n`);
+  createInterface({ input: process.stdin }).on('line', (l) => {
+    if (l.trim() !== 'elu') return;
+    const { active, idle } = performance.eventLoopUtilization();
+    process.stdout.write(`${JSON.stringify({ active, idle })}\n`);
+  });
   process.on('SIGTERM', () => {
     void Promise.allSettled([host.close(), Promise.resolve(core.stop())]).then(() => {
       rmSync(dir, { recursive: true, force: true });
