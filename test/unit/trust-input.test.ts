@@ -48,6 +48,9 @@ describe('the trusted-input gate (injected clock)', () => {
 
   it('says which calls are gated: decisions, developer mode ON (never off), developer-console lines', () => {
     expect(gatedActionOf('decideApproval', { requestId: 'r', decision: 'deny' })).toBe('decision');
+    // The person's Revert of Live Patches is their decision on a page action (no dialog follows it).
+    expect(gatedActionOf('revertPatches', { tabId: 1 })).toBe('decision');
+    expect(gatedActionOf('listPatches', { tabId: 1 })).toBeNull();
     expect(gatedActionOf('updateSettings', { developerMode: true })).toBe('developer-mode-on');
     expect(gatedActionOf('updateSettings', { developerMode: false })).toBeNull();
     expect(gatedActionOf('updateSettings', { approvalTimeoutMs: 30_000 })).toBeNull();
@@ -120,6 +123,16 @@ describe('Electron IPC: a decision or developer mode on from a script', () => {
     expect(refused).toHaveLength(2);
     // Never "by person": nobody knows who sent it.
     expect(refused[0]).toMatchObject({ faculty: 'console', actor: { kind: 'console' }, detail: { method: 'decideApproval', action: 'decision', requestId, code: 'no-trusted-input' } });
+  });
+
+  it('a Revert of Live Patches from a script with no real input is refused the same way: nothing is reverted, a refused receipt', async () => {
+    const r = await invoke('revertPatches', trusted(), { tabId: 1 });
+    expect(r).toMatchObject({ ok: false, error: { code: 'no-trusted-input' } });
+    expect(refusals()[0]).toMatchObject({ faculty: 'console', actor: { kind: 'console' }, detail: { method: 'revertPatches', action: 'decision', code: 'no-trusted-input' } });
+    expect(core.ledger.query({ limit: 200 }).receipts.filter((x) => x.faculty === 'live-patch')).toEqual([]);
+    // Right after a real press it passes the gate (and, with no patch active, reverts nothing).
+    realClick();
+    expect(await invoke('revertPatches', trusted(), { tabId: 1 })).toMatchObject({ ok: true, value: [] });
   });
 
   it('a mouse move, or a press longer ago than the window, does not let it through', async () => {

@@ -40,7 +40,9 @@ export type GatedAction = 'decision' | 'developer-mode-on' | 'developer-console-
  * @returns the action, or null for a call anyone holding the session may make.
  */
 export function gatedActionOf(method: string, payload: unknown): GatedAction | null {
-  if (method === 'decideApproval') return 'decision';
+  // A Revert in the console's Live Patches panel is the person's decision on a page action: the
+  // pipeline takes the person's press as its approval (broker revertPatches, AgentContext.byPerson).
+  if (method === 'decideApproval' || method === 'revertPatches') return 'decision';
   if (method === 'updateSettings' && payload !== null && typeof payload === 'object' && (payload as { developerMode?: unknown }).developerMode === true) {
     return 'developer-mode-on';
   }

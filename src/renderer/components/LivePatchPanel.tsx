@@ -37,7 +37,7 @@ export function LivePatchPanel(props: {
           <div key={tabId} className="block" data-testid={`live-patches-tab-${tabId}`}>
             <h3>
               Tab {tabId} <code>{revealInvisible(mine[0]?.origin ?? '')}</code>{' '}
-              <button type="button" disabled={busy || props.offline} onClick={() => props.onRevert(tabId)} data-testid={`revert-all-${tabId}`}>
+              <button type="button" disabled={busy || props.offline} onClick={(e) => e.nativeEvent.isTrusted && props.onRevert(tabId)} data-testid={`revert-all-${tabId}`}>
                 Revert all
               </button>
             </h3>
@@ -77,7 +77,7 @@ export function LivePatchPanel(props: {
                       </code>
                     </td>
                     <td>
-                      <button type="button" disabled={busy || props.offline} onClick={() => props.onRevert(tabId, [p.patchId])} data-testid={`revert-${p.patchId}`}>
+                      <button type="button" disabled={busy || props.offline} onClick={(e) => e.nativeEvent.isTrusted && props.onRevert(tabId, [p.patchId])} data-testid={`revert-${p.patchId}`}>
                         Revert
                       </button>
                     </td>
