@@ -131,6 +131,11 @@ export interface FacultyEnv {
   patches: LivePatches;
 }
 
+/** The receipt fields of a request that names only a tab: its `tabId` when it is a safe integer (ActionFaculty.initialFields). */
+export function tabIdFields(req: { tabId?: unknown }): Partial<TrailFields> {
+  return { tabId: Number.isSafeInteger(req.tabId) ? (req.tabId as number) : null };
+}
+
 /**
  * The console-side part of a reviewed faculty: a constant (src/main/core/faculties/<name>.ts),
  * all state comes in through `env`.

@@ -23,7 +23,7 @@ import {
   describeEdit, patchArgumentsProblem, patchEditsProblem, revertSubjectHash, PATCH_BOUNDS, PATCH_ID, type LivePatchInfo, type PatchEdit,
 } from '../../../shared/live-patch';
 import { fingerprintHash, type FingerprintQuery } from '../../../shared/semantic-target';
-import type { ActionFaculty, ActionRequestBase, ActionValue, ReadbackJudgement, ResolvedAction } from '../broker/faculty';
+import { tabIdFields, type ActionFaculty, type ActionRequestBase, type ActionValue, type ReadbackJudgement, type ResolvedAction } from '../broker/faculty';
 import { checkResolved, pictureEvidence, resolveRefusal, snapshotAgain } from './semantic';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -143,7 +143,7 @@ export const livePatchFaculty: ActionFaculty<PatchRequest> = {
   operation: 'patch',
   agentTool: 'page_patch',
   verb: 'change how an element of the page looks (a Live Patch, reversible)',
-  initialFields: (req) => ({ tabId: Number.isSafeInteger(req.tabId) ? req.tabId : null }),
+  initialFields: tabIdFields,
   async resolveSubject(req, env, signal): Promise<Result<ResolvedAction>> {
     // The allow-list first: a forbidden patch never reaches the page, let alone the person.
     const problem = patchEditsProblem((req.arguments as { edits?: unknown }).edits);
@@ -203,7 +203,7 @@ export const revertFaculty: ActionFaculty<RevertRequest> = {
   operation: 'revert',
   agentTool: 'page_revert',
   verb: 'revert Live Patches of the page (put it back as it was)',
-  initialFields: (req) => ({ tabId: Number.isSafeInteger(req.tabId) ? req.tabId : null }),
+  initialFields: tabIdFields,
   async resolveSubject(req, env, signal): Promise<Result<ResolvedAction>> {
     const active = env.patches.list(req.tabId);
     let chosen: LivePatchInfo[];

@@ -17,7 +17,7 @@
 import { err, ok, type Result } from '../../../shared/result';
 import { fillArgumentsProblem, fillSubjectHash, FILL_MAX_FIELDS } from '../../../shared/semantic-fill';
 import { fingerprintHash, isReadbackObservations, judgeReadback, TYPABLE_ROLES, type FingerprintQuery, type ReadbackObservations, type ResolvedTarget } from '../../../shared/semantic-target';
-import type { ActionFaculty, ActionRequestBase, ActionValue, ResolvedAction } from '../broker/faculty';
+import { tabIdFields, type ActionFaculty, type ActionRequestBase, type ActionValue, type ResolvedAction } from '../broker/faculty';
 import { checkResolved, pictureEvidence, resolveRefusal, snapshotAgain } from './semantic';
 
 /** A fill as the agent asks it: the fields (each a ref or a fingerprint) and, in `arguments`, their values in the same order. */
@@ -63,7 +63,7 @@ export function semanticFillFaculty(): ActionFaculty<SemanticFillRequest> {
     operation: 'fill',
     agentTool: 'page_fill',
     verb: 'fill several fields of a form of the page',
-    initialFields: (req) => ({ tabId: Number.isSafeInteger(req.tabId) ? req.tabId : null }),
+    initialFields: tabIdFields,
     async resolveSubject(req, env, signal): Promise<Result<ResolvedAction>> {
       const fields = Array.isArray(req.fields) ? req.fields : [];
       if (fields.length < 1 || fields.length > FILL_MAX_FIELDS) return err('invalid-arguments', `Give 1 to ${FILL_MAX_FIELDS} fields.`);

@@ -34,7 +34,7 @@ import {
 import { MAX_URL_CHARS } from '../../../shared/url';
 import { keyArgumentsProblem } from '../../../shared/semantic-key';
 import type { ApprovalSubject } from '../../../shared/ipc';
-import type { ActionFaculty, ActionRequestBase, ActionValue, FacultyEnv, ResolvedAction } from '../broker/faculty';
+import { tabIdFields, type ActionFaculty, type ActionRequestBase, type ActionValue, type FacultyEnv, type ResolvedAction } from '../broker/faculty';
 import { takeTargetPicture } from './semantic-picture';
 
 /** A semantic mutation as the agent asks it: `ref` or `fingerprint`, never both. */
@@ -99,7 +99,7 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
     operation,
     agentTool: `page_${operation}`,
     verb: VERBS[operation],
-    initialFields: (req) => ({ tabId: Number.isSafeInteger(req.tabId) ? req.tabId : null }),
+    initialFields: tabIdFields,
     async resolveSubject(req, env, signal): Promise<Result<ResolvedAction>> {
       const key = operation === 'key';
       if (key ? req.ref !== undefined || req.fingerprint !== undefined : (req.ref === undefined) === (req.fingerprint === undefined)) {
