@@ -13,7 +13,7 @@
 import { redactText } from '../../../src/shared/redact';
 import { FINGERPRINT_BOUNDS, type Fingerprint } from '../../../src/shared/semantic-target';
 import { DOCUMENT_TARGET_ROLE } from '../../../src/shared/semantic-key';
-import { findByQuery, fingerprintOf, MAX_TARGET_SCAN } from './semantic-target';
+import { composedContains, findByQuery, fingerprintOf, MAX_TARGET_SCAN } from './semantic-target';
 import { deepActiveElement, shadowRootOf } from './semantic-roles';
 
 // Sequential navigation crosses same-origin frames, whose nodes belong to another realm: `instanceof`
@@ -24,16 +24,6 @@ const isShadowRoot = (n: Node | null): n is ShadowRoot => !!n && n.nodeType === 
 /** Whether `n` is a document (of any realm). */
 const isDocument = (n: Node): n is Document => n.nodeType === Node.DOCUMENT_NODE;
 
-
-/** Whether `node` is `anc` or inside it in the composed tree (through shadow roots, any realm). */
-function composedContains(anc: Element, node: Node): boolean {
-  for (let cur: Node | null = node, i = 0; cur && i < 4096; i++) {
-    if (cur === anc) return true;
-    const p: Node | null = cur.parentNode;
-    cur = isShadowRoot(p) ? p.host : p;
-  }
-  return false;
-}
 
 /** Frames climbed or descended at most (a page cannot nest more that we would follow). */
 const MAX_FRAME_DEPTH = 16;

@@ -10,9 +10,9 @@ import { isFingerprint, isSemanticOperation, sameFingerprint, semanticArgumentsP
 import { readPageUrls, sameUrls } from './page-urls';
 import { actionable, describeCover, hitTest, notActionableNow, perform } from './semantic-act';
 import { observe, prewatch, rebase, stop, watch } from './semantic-readback';
-import { typeInto, typePlan } from './semantic-type';
+import { planRefusalDetail, typeInto, typePlan } from './semantic-type';
 import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } from './semantic-target';
-import { closestComposed } from './semantic-roles';
+import { formOf } from './semantic-roles';
 import { FILL_MAX_FIELDS } from '../../../src/shared/semantic-fill';
 import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
 import { isAllowedKey } from '../../../src/shared/semantic-key';
@@ -132,7 +132,7 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
     const text = m.text as string;
     const plan = typePlan(el, text);
     // Not typable, or no such option: the refusal not-actionable, its detail saying which.
-    if (!plan.ok) return err('not-actionable', plan.code === 'not-actionable' ? plan.message : `${plan.code}: ${plan.message}`);
+    if (!plan.ok) return err('not-actionable', planRefusalDetail(plan));
     watch(m.requestId, el, plan.expected);
     try {
       typeInto(el, text, plan);
@@ -151,12 +151,6 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
     return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the action threw');
   }
   return ok({ done: true });
-}
-
-/** The form a field belongs to: its form owner (`form`, which the `form` attribute can set), else the `<form>` around it in the composed tree; null outside any. */
-function formOf(el: Element): Element | null {
-  const owner = (el as HTMLInputElement).form;
-  return owner instanceof HTMLFormElement ? owner : closestComposed(el, 'form');
 }
 
 /** The watch key of field `i` of fill `requestId` (semantic-readback.ts keeps one watch per field). */
@@ -205,7 +199,7 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
     const now = notActionableNow(el, false);
     if (now) return err('not-actionable', `field ${i + 1}: ${now}`);
     const plan = typePlan(el, f.text);
-    if (!plan.ok) return err('not-actionable', `field ${i + 1}: ${plan.code === 'not-actionable' ? plan.message : `${plan.code}: ${plan.message}`}`);
+    if (!plan.ok) return err('not-actionable', `field ${i + 1}: ${planRefusalDetail(plan)}`);
     plans.push(plan);
   }
   for (const [i, el] of els.entries()) watch(fieldKey(m.requestId, i), el, (plans[i] as { expected: string }).expected);

@@ -33,7 +33,8 @@ export function composedContains(anc: Element, node: Node): boolean {
   while (cur) {
     if (cur === anc) return true;
     const parent: Node | null = cur.parentNode;
-    cur = parent instanceof ShadowRoot ? parent.host : parent;
+    // A shadow root of any realm (a same-origin frame's too, as focus navigation meets them): by node type, not instanceof.
+    cur = parent && parent.nodeType === Node.DOCUMENT_FRAGMENT_NODE && 'host' in parent ? (parent as ShadowRoot).host : parent;
   }
   return false;
 }

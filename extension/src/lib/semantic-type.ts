@@ -52,6 +52,11 @@ export function typePlan(el: Element, text: string): TypePlan {
   return { ok: false, code: 'not-typable', message: 'the target is not an input, textarea, select or contenteditable element' };
 }
 
+/** The `not-actionable` refusal's detail for a plan that failed: its message, named by its code unless that is not-actionable itself. */
+export function planRefusalDetail(plan: Extract<TypePlan, { ok: false }>): string {
+  return plan.code === 'not-actionable' ? plan.message : `${plan.code}: ${plan.message}`;
+}
+
 /** The native `value` setter of the element's own interface (never a page's override on the instance). */
 function nativeValueSetter(el: HTMLInputElement | HTMLTextAreaElement): (v: string) => void {
   const proto = el instanceof HTMLInputElement ? HTMLInputElement.prototype : HTMLTextAreaElement.prototype;

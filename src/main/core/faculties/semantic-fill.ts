@@ -16,9 +16,9 @@
  */
 import { err, ok, type Result } from '../../../shared/result';
 import { fillArgumentsProblem, fillSubjectHash, FILL_MAX_FIELDS } from '../../../shared/semantic-fill';
-import { fingerprintHash, isReadbackObservations, judgeReadback, TYPABLE_ROLES, type FingerprintQuery, type ReadbackObservations, type ResolvedTarget } from '../../../shared/semantic-target';
+import { fingerprintHash, isReadbackObservations, judgeReadback, type FingerprintQuery, type ReadbackObservations, type ResolvedTarget } from '../../../shared/semantic-target';
 import { tabIdFields, type ActionFaculty, type ActionRequestBase, type ActionValue, type ResolvedAction } from '../broker/faculty';
-import { checkResolved, pictureEvidence, resolveRefusal, snapshotAgain } from './semantic';
+import { pictureEvidence, resolveActionTarget, snapshotAgain } from './semantic';
 
 /** A fill as the agent asks it: the fields (each a ref or a fingerprint) and, in `arguments`, their values in the same order. */
 export interface SemanticFillRequest extends ActionRequestBase {
@@ -72,18 +72,9 @@ export function semanticFillFaculty(): ActionFaculty<SemanticFillRequest> {
       for (const [i, f] of fields.entries()) {
         const which = fieldWord(i, fields.length);
         if ((f.ref === undefined) === (f.fingerprint === undefined)) return err('invalid-arguments', `${which}: give exactly one of ref (from page_snapshot) or fingerprint.`);
-        const r = await env.read('semantic-target', 'resolve', req.tabId, f.ref !== undefined ? { ref: f.ref } : { fingerprint: f.fingerprint as FingerprintQuery }, signal);
-        if (!r.ok) {
-          const e = resolveRefusal(r.error.code, r.error.message, req.tabId);
-          return err(e.ok ? 'bad-answer' : e.error.code, `${which}: ${e.ok ? '' : e.error.message}`);
-        }
-        const c = checkResolved(r.value);
-        if (!c.ok) return err('bad-answer', `${which}: the extension's answer about it is malformed (${c.message}); nothing was done.`);
-        const t = c.value;
-        if (t.blocked) return err('target-blocked', `${which} is a blocked surface (${t.blocked}): password fields, forms holding one, credential, one-time-code and card fields, private parts and cross-origin frames are never acted on. Nothing was asked or done.`);
-        if (t.narrower) return err('narrower-capability-available', `${which} belongs to a form that the page offers as the WebMCP tool ${JSON.stringify(t.narrower)}: use it (webmcp_discover, then webmcp_invoke) instead of page_fill. Nothing was asked or done.`);
-        if (!TYPABLE_ROLES.has(t.fingerprint.role)) return err('target-unsupported', `${which} is a ${t.fingerprint.role}, which takes no typed value: page_fill sets text fields, number fields, selects and contenteditable elements (click checkboxes, radios and buttons with page_click). Nothing was asked or done.`);
-        if (t.ref === null) return err('bad-answer', `${which}: the extension's answer gave it no ref; nothing was done.`);
+        const one = await resolveActionTarget(env, req.tabId, f.ref !== undefined ? { ref: f.ref } : { fingerprint: f.fingerprint as FingerprintQuery }, { who: which, tool: 'page_fill', typable: true, label: which }, signal);
+        if (!one.ok) return one;
+        const t = one.value;
         const first = found[0];
         if (first && (t.frameId !== first.frameId || t.documentId !== first.documentId)) return err('invalid-arguments', `${which} is in another document than field 1: page_fill sets the fields of one form of one document. Nothing was asked or done.`);
         if (first && t.fingerprint.form !== first.fingerprint.form) return err('invalid-arguments', `${which} is in another form than field 1: page_fill sets the fields of one form (fill each form on its own). Nothing was asked or done.`);

@@ -92,6 +92,56 @@ export function resolveRefusal(code: string, message: string, tabId: number): Re
   }
 }
 
+/** How resolveActionTarget words its refusals: who the target is to the agent, the tool, and whether it must take a typed value. */
+export interface TargetWords {
+  /** "The target", "The focused element", "Field 2", …: the subject of the refusal's sentence. */
+  who: string;
+  /** The agent tool asking (`page_click`, `page_fill`, …). */
+  tool: string;
+  /** The target must have a role that takes a typed value (TYPABLE_ROLES): type and fill. */
+  typable: boolean;
+  /** Prefixed to the resolve's own refusals (`Field 2: …`); none for a single target. */
+  label?: string;
+}
+
+/**
+ * Resolve one target of a semantic action in the shared tab (`semantic-target`/`resolve`) and refuse,
+ * before the person is asked, what may not be acted on: the resolve's refusals (resolveRefusal), a
+ * malformed answer (`bad-answer`), a blocked surface (`target-blocked`), a target owned by a WebMCP
+ * tool listed now (`narrower-capability-available`, naming it), a role that takes no typed value when
+ * one is needed (`target-unsupported`), and an answer with no ref (the grant binds the element).
+ * Shared by semanticFaculty and page_fill (./semantic-fill.ts), per field.
+ */
+export async function resolveActionTarget(
+  env: FacultyEnv,
+  tabId: number,
+  args: Record<string, unknown>,
+  w: TargetWords,
+  signal?: AbortSignal,
+): Promise<Result<ResolvedTarget & { ref: string }>> {
+  const r = await env.read('semantic-target', 'resolve', tabId, args, signal);
+  if (!r.ok) {
+    const e = resolveRefusal(r.error.code, r.error.message, tabId);
+    return w.label === undefined || e.ok ? e : err(e.error.code, `${w.label}: ${e.error.message}`);
+  }
+  const c = checkResolved(r.value);
+  if (!c.ok) return err('bad-answer', `${w.label ?? w.who}: the extension's answer about it is malformed (${c.message}); nothing was done.`);
+  const t = c.value;
+  if (t.blocked) {
+    return err('target-blocked', `${w.who} is a blocked surface (${t.blocked}): password fields, forms holding one, credential, one-time-code and card fields, private parts and cross-origin frames are never acted on. Nothing was asked or done.`);
+  }
+  if (t.narrower) {
+    return err('narrower-capability-available', `${w.who} belongs to a form that the page offers as the WebMCP tool ${JSON.stringify(t.narrower)}: use it (webmcp_discover, then webmcp_invoke) instead of ${w.tool}. Nothing was asked or done.`);
+  }
+  if (w.typable && !TYPABLE_ROLES.has(t.fingerprint.role)) {
+    return err('target-unsupported', `${w.who} is a ${t.fingerprint.role}, which takes no typed value: ${w.tool} sets text fields, number fields, selects and contenteditable elements (use page_click for checkboxes, radios and buttons). Nothing was asked or done.`);
+  }
+  // The grant binds the element the person reviewed: its ref (identity) beside its fingerprint, so the
+  // dispatch acts on that element only, never on another that has the same description by then.
+  if (t.ref === null) return err('bad-answer', `${w.label ?? w.who}: the extension's answer gave it no ref; nothing was done.`);
+  return ok(t as ResolvedTarget & { ref: string });
+}
+
 /** The `semantic` faculty for one operation. */
 export function semanticFaculty(operation: SemanticOperation): ActionFaculty<SemanticRequest> {
   return {
@@ -106,26 +156,9 @@ export function semanticFaculty(operation: SemanticOperation): ActionFaculty<Sem
         return err('invalid-arguments', key ? 'page_key acts on the focused element: give no ref or fingerprint (focus one first with page_focus).' : 'Give exactly one of ref (from page_snapshot) or fingerprint.');
       }
       const args = key ? { focused: true } : req.ref !== undefined ? { ref: req.ref } : { fingerprint: req.fingerprint as FingerprintQuery };
-      const r = await env.read('semantic-target', 'resolve', req.tabId, args, signal);
-      if (!r.ok) return resolveRefusal(r.error.code, r.error.message, req.tabId);
-      const c = checkResolved(r.value);
-      if (!c.ok) return err('bad-answer', `The extension's answer about the target is malformed (${c.message}); nothing was done.`);
-      const t = c.value;
-      if (t.blocked) {
-        return err('target-blocked', `The ${key ? 'focused element' : 'target'} is a blocked surface (${t.blocked}): password fields, forms holding one, credential, one-time-code and card fields, private parts and cross-origin frames are never acted on. Nothing was asked or done.`);
-      }
-      if (t.narrower) {
-        return err(
-          'narrower-capability-available',
-          `The target belongs to a form that the page offers as the WebMCP tool ${JSON.stringify(t.narrower)}: use it (webmcp_discover, then webmcp_invoke) instead of ${`page_${operation}`}. Nothing was asked or done.`,
-        );
-      }
-      if (operation === 'type' && !TYPABLE_ROLES.has(t.fingerprint.role)) {
-        return err('target-unsupported', `The target is a ${t.fingerprint.role}, which takes no typed value: page_type sets text fields, number fields, selects and contenteditable elements (use page_click for checkboxes, radios and buttons). Nothing was asked or done.`);
-      }
-      // The grant binds the element the person reviewed: its ref (identity) beside its fingerprint, so the
-      // dispatch acts on that element only, never on another that has the same description by then.
-      if (t.ref === null) return err('bad-answer', "The extension's answer gave the target no ref; nothing was done.");
+      const found = await resolveActionTarget(env, req.tabId, args, { who: key ? 'The focused element' : 'The target', tool: `page_${operation}`, typable: operation === 'type' }, signal);
+      if (!found.ok) return found;
+      const t = found.value;
       const hash = await fingerprintHash(t.fingerprint);
       return ok({
         target: { tabId: req.tabId, frameId: t.frameId, documentId: t.documentId, origin: t.origin, urlHash: t.urlHash, tabUrl: t.tabUrl, frameUrl: t.frameUrl },
