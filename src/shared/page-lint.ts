@@ -306,6 +306,7 @@ const CARD_NAME = /(^|[^a-z])(card[-_ ]?(number|no|num)|cc[-_ ]?(number|num|no)|
 export function sensitiveFieldKinds(fields: readonly LintFormField[]): Array<'password' | 'card'> {
   const kinds = new Set<'password' | 'card'>();
   for (const f of fields) {
+    if (!f || typeof f !== 'object') continue;
     const type = String(f.type ?? '').toLowerCase();
     const auto = String(f.autocomplete ?? '');
     if (type === 'password' || /(^|\s)(current-password|new-password|one-time-code)(\s|$)/i.test(auto)) kinds.add('password');
@@ -341,13 +342,15 @@ export function lintPage(frames: readonly PageLintFacts[]): LintFinding[] {
   const out: LintFinding[] = [];
   for (const f of frames) {
     const seen = new Set<string>();
-    for (const m of f.legacyApi ?? []) {
+    for (const m of Array.isArray(f.legacyApi) ? f.legacyApi : []) {
+      if (!m || typeof m !== 'object') continue;
       const key = `${m.what} ${m.where}`;
       if (seen.has(key)) continue;
       seen.add(key);
       out.push({ rule: 'legacy-api', frameId: f.frameId, detail: `${m.what} in ${quote(String(m.where))}.` });
     }
-    for (const form of f.forms ?? []) {
+    for (const form of Array.isArray(f.forms) ? f.forms : []) {
+      if (!form || typeof form !== 'object') continue;
       const toolName = String(form.toolName ?? '').slice(0, 128);
       const kinds = sensitiveFieldKinds(Array.isArray(form.fields) ? form.fields : []);
       if (kinds.length > 0) {
