@@ -83,7 +83,7 @@ function field(key: string, path: string, s: unknown, required: boolean, depth: 
     case 'string': {
       const format = typeof s.format === 'string' ? s.format : null;
       const input = format && KNOWN_FORMATS[format] ? KNOWN_FORMATS[format] : (num(s.maxLength) ?? 0) > 200 ? 'textarea' : 'text';
-      // Chromium 156 writes a regular expression into `format` (FACTS); a `pattern` is one too. Shown, not enforced here.
+      // Chromium 156 writes a regular expression into `format` (docs/browser-facts.md); a `pattern` is one too. Shown, not enforced here.
       const hint = format && !KNOWN_FORMATS[format] ? format : typeof s.pattern === 'string' ? s.pattern : null;
       const out: FormField = { ...base, kind: 'text', input, hint };
       if (num(s.minLength) !== undefined) out.minLength = num(s.minLength);

@@ -8,11 +8,19 @@
 //    Playwright click, the page's tool ran, the receipts name the person as actor, and the call
 //    history shows the run.
 // Build first: npx electron-vite build && npm run build:extension && npm run build:tools
-import { expect, test } from '@playwright/test';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
 import { LINT_RULE_IDS } from '../../src/shared/page-lint';
 import { pairedMainJob } from './support/main-job-fixture';
 
 const world = pairedMainJob(test, 'inspector-e2e');
+
+// README screenshots: into docs/screenshots with ECHO_UPDATE_SCREENSHOTS=1, else test-results (as main-job.spec.ts).
+const SHOTS = process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : path.resolve('test-results/inspector-screenshots');
+async function shot(ui: Page, name: string): Promise<void> {
+  await ui.bringToFront();
+  await ui.screenshot({ path: path.join(SHOTS, name), timeout: 20_000 });
+}
 
 test('bad-practices page: every lint rule, a live tool list, and a manual invoke approved in the dialog with person-actor receipts', async () => {
   test.setTimeout(120_000);
@@ -45,6 +53,7 @@ test('bad-practices page: every lint rule, a live tool list, and a manual invoke
   await expect(finding('hidden-instructions', 'recommend_products')).toContainText('hidden-instructions');
   // Each rule says why and links to the draft or Chrome's guidance.
   await expect(lint.locator('[data-rule="schema-open"] a').first()).toHaveAttribute('href', 'https://developer.chrome.com/docs/ai/webmcp/best-practices');
+  await shot(ui, 'inspector-lint.png');
 
   // Live: the page registers a tool; the list shows it without the person doing anything.
   const rows = ui.getByTestId('inspector-tool-row');
@@ -73,6 +82,8 @@ test('bad-practices page: every lint rule, a live tool list, and a manual invoke
 
   await expect(detail.getByTestId('inspector-call-status')).toHaveAttribute('data-state', 'succeeded', { timeout: 30_000 });
   await expect(detail.getByTestId('inspector-call-result')).toContainText('Trail tent');
+  await detail.getByTestId('inspector-invoke-form').scrollIntoViewIfNeeded();
+  await shot(ui, 'inspector-tool.png');
   expect(await job.execCount(page, 'search_products')).toBe(1);
 
   // The receipts: the whole trail with the person as actor, on the agent's faculty.
