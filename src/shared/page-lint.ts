@@ -93,7 +93,7 @@ export const LINT_RULES: readonly LintRule[] = [
     severity: 'error',
     why:
       'The browser turns every field of a tool form into a plain string parameter, passwords and card numbers included: the agent is asked to type a secret ' +
-      'it should never hold. Echo Console blocks such forms; other agents may not. Keep sign-in and payment forms out of WebMCP.',
+      'it should never hold. Echo Console blocks forms with a password field; other agents may not. Keep sign-in and payment forms out of WebMCP.',
     refs: [
       { label: 'WebMCP security and privacy', href: `${SP}#3-privacy-leakage-through-over-parameterization`, section: '3. Privacy Leakage Through Over-Parameterization' },
       { label: 'Chrome: Declarative API', href: CHROME_DECL, section: 'Tool registration' },

@@ -58,7 +58,7 @@ test('bad-practices page: every lint rule, a live tool list, and a manual invoke
   // Live: the page registers a tool; the list shows it without the person doing anything.
   const rows = ui.getByTestId('inspector-tool-row');
   await expect(rows.and(ui.locator('[data-tool="search_products"]'))).toHaveCount(1);
-  expect(await page.evaluate(() => (window as unknown as { __badPractices: { addTool(n: string): Promise<{ result: string }> } }).__badPractices.addTool('added_live'))).toMatchObject({ result: 'registered' });
+  expect(await page.evaluate(() => (globalThis as unknown as { __badPractices: { addTool(n: string): Promise<{ result: string }> } }).__badPractices.addTool('added_live'))).toMatchObject({ result: 'registered' });
   await expect(rows.and(ui.locator('[data-tool="added_live"]'))).toHaveCount(1, { timeout: 15_000 });
 
   // A manual invoke of search_products from the form generated from its inputSchema.
