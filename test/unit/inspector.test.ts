@@ -15,7 +15,7 @@ import { INSPECTOR_TOOL } from '../../src/main/core/inspector';
 import type { ConsoleEvent, InspectorCall, InspectorView } from '../../src/shared/ipc';
 import { ok } from '../../src/shared/result';
 import type { PageLintFacts } from '../../src/shared/page-lint';
-import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
+import { FakeLink, ORIGIN, makeDiscovery, sharedTab, until } from './broker.fixtures';
 
 const SEARCH_SCHEMA = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false };
 
@@ -131,6 +131,20 @@ describe('manual invoke', () => {
     expect(endOf(stale.value.requestId)).toMatchObject({ ok: false, error: { code: 'descriptor-unknown' } });
     expect(core.broker.approvals.list()).toEqual([]);
     expect(link.invokes()).toHaveLength(0);
+  });
+
+  it('after a same-document navigation a run first reads where the page is now (locate), and the dialog shows that URL', async () => {
+    const v = (await core.api.inspectTab({ tabId: 1 })) as { ok: true; value: InspectorView };
+    const search = v.value.discovery.tools.find((t) => t.name === 'search')!;
+    const moved = `${ORIGIN}/shop#/other-item`;
+    const loc = { frameId: 0, documentId: 'doc-1', tabUrl: moved, frameUrl: moved, urlHash: 'c'.repeat(64) };
+    link.reads.set('webmcp-discover', (r) => (r.operation === 'locate' ? ok(loc) : ok({ frames: [], unreached: 0 })));
+    link.emit({ kind: 'navigated', tabId: 1, frameId: 0, documentId: 'doc-1', url: moved });
+    const started = await core.api.invokeTool({ tabId: 1, frameId: 0, name: 'search', descriptorHash: search.descriptorHash, documentId: 'doc-1', arguments: { q: 'x' } });
+    if (!started.ok) throw new Error(started.error.message);
+    await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
+    expect(core.broker.approvals.list()[0]!.tab.url).toBe(moved);
+    expect(link.requests.some((r) => r.op === 'read' && r.operation === 'locate')).toBe(true);
   });
 
   it('needs an inspection of the tab first', async () => {

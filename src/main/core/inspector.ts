@@ -84,7 +84,7 @@ export class Inspector {
     this.unsubscribe.push(
       p.link.onEvent((e) => {
         if (e.kind === 'tools-changed' && this.views.has(e.tabId)) this.refresh(e.tabId);
-        else if (e.kind === 'navigated' && e.frameId === 0 && this.views.has(e.tabId) && this.views.get(e.tabId)?.discovery.documentId !== e.documentId) this.refresh(e.tabId);
+        else if (e.kind === 'navigated' && this.views.has(e.tabId)) this.navigated(e);
       }),
     );
     this.unsubscribe.push(
@@ -101,6 +101,19 @@ export class Inspector {
     this.disposed = true;
     for (const u of this.unsubscribe.splice(0)) u();
     this.views.clear();
+  }
+
+  /**
+   * A frame of an inspected tab navigated. Told to the inspector's discoveries as the broker tells
+   * the agent's (Discoveries.frameNavigated): a same-document move (pushState, a fragment) keeps the
+   * tools but marks the frame moved, so a run first reads where the page is now (webmcp-invoke's
+   * `locate`) instead of binding the old URL; a new document in the frame is inspected again.
+   */
+  private navigated(e: { tabId: number; frameId: number; documentId: string }): void {
+    const d = this.discoveries.get(e.tabId);
+    const before = e.frameId === 0 ? d?.documentId : d?.tools.find((t) => t.frameId === e.frameId)?.documentId;
+    this.discoveries.frameNavigated(e);
+    if (before !== e.documentId) this.refresh(e.tabId);
   }
 
   /** The latest view of a tab, if it was inspected. */
