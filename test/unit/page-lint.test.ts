@@ -222,3 +222,27 @@ describe('findings', () => {
     expect(quote('x'.repeat(100), 10)).toBe(`"${'x'.repeat(10)}…"`);
   });
 });
+
+describe('the worker cleans a frame\u2019s facts (extension/src/background/discovery.ts cleanLintFacts)', () => {
+  it('keeps only the known shapes, cuts strings, bounds lists, and takes the frame id from the worker', async () => {
+    const { cleanLintFacts } = await import('../../extension/src/background/discovery');
+    expect(cleanLintFacts(null, 3)).toBeNull();
+    expect(cleanLintFacts({ forms: 'x', legacyApi: [] }, 3)).toBeNull();
+    const hostile = {
+      frameId: 0, // the page's claim: ignored
+      legacyApi: [{ what: 'eval', where: 'x' }, { what: 'provideContext', where: 'y'.repeat(10_000) }, null],
+      forms: Array.from({ length: 100 }, () => ({ toolName: 'n'.repeat(1000), autosubmit: 'yes', fields: Array.from({ length: 500 }, () => ({ type: { toString: () => 'password' } })), submitTexts: null })),
+      scripts: { scanned: 1.5, skipped: -1 },
+    };
+    const c = cleanLintFacts(hostile, 3)!;
+    expect(c.frameId).toBe(3);
+    expect(c.legacyApi).toEqual([{ what: 'provideContext', where: 'y'.repeat(256) }]);
+    expect(c.forms).toHaveLength(32);
+    expect(c.forms[0]!.toolName).toHaveLength(256);
+    expect(c.forms[0]!.autosubmit).toBe(false);
+    expect(c.forms[0]!.fields).toHaveLength(64);
+    expect(c.forms[0]!.submitTexts).toEqual([]);
+    expect(c.scripts).toEqual({ scanned: 0, skipped: 0 });
+    expect(() => lintPage([c])).not.toThrow();
+  });
+});

@@ -318,6 +318,7 @@ export function cleanLintFacts(v: unknown, frameId: number): PageLintFacts | nul
   const x = v as Partial<PageLintFacts> | null;
   if (!x || typeof x !== 'object' || !Array.isArray(x.forms) || !Array.isArray(x.legacyApi)) return null;
   const s = (t: unknown) => String(t ?? '').slice(0, PAGE_FACT_LIMITS.maxText);
+  const count = (n: unknown) => (Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : 0);
   const WHAT = new Set(['navigator.modelContext', 'navigator.modelContextTesting', 'provideContext']);
   return {
     frameId,
@@ -333,10 +334,7 @@ export function cleanLintFacts(v: unknown, frameId: number): PageLintFacts | nul
       submitTexts: (Array.isArray(f?.submitTexts) ? f.submitTexts : []).slice(0, PAGE_FACT_LIMITS.maxSubmitTexts).map(s),
       fields: (Array.isArray(f?.fields) ? f.fields : []).slice(0, PAGE_FACT_LIMITS.maxFields).map((c) => ({ type: s(c?.type), name: s(c?.name), autocomplete: s(c?.autocomplete), id: s(c?.id) })),
     })),
-    scripts: {
-      scanned: Number.isSafeInteger(x.scripts?.scanned) ? (x.scripts?.scanned as number) : 0,
-      skipped: Number.isSafeInteger(x.scripts?.skipped) ? (x.scripts?.skipped as number) : 0,
-    },
+    scripts: { scanned: count(x.scripts?.scanned), skipped: count(x.scripts?.skipped) },
   };
 }
 
