@@ -28,6 +28,8 @@ const api: EchoApi = {
   getTargetPicture: (p) => ipcRenderer.invoke(CHANNELS.getTargetPicture, p),
   listPatches: (p) => ipcRenderer.invoke(CHANNELS.listPatches, p),
   revertPatches: (p) => ipcRenderer.invoke(CHANNELS.revertPatches, p),
+  inspectTab: (p) => ipcRenderer.invoke(CHANNELS.inspectTab, p),
+  invokeTool: (p) => ipcRenderer.invoke(CHANNELS.invokeTool, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

@@ -19,6 +19,7 @@ import { PolicyEditor } from './components/PolicyEditor';
 import { LivePatchPanel } from './components/LivePatchPanel';
 import { ReceiptList } from './components/ReceiptList';
 import { SettingsPanel } from './components/SettingsPanel';
+import { ToolInspector } from './components/ToolInspector';
 import { useNow } from './hooks';
 import { consoleReachable, linkLabel } from './stores/connection';
 import type { ConsoleStores } from './stores';
@@ -37,7 +38,7 @@ function useOnline(): boolean {
   return useStore(connection, (s) => consoleReachable(s.transport));
 }
 
-type Section = 'approvals' | 'receipts' | 'patches' | 'connection' | 'policy' | 'settings';
+type Section = 'approvals' | 'receipts' | 'inspector' | 'patches' | 'connection' | 'policy' | 'settings';
 
 function Approvals() {
   const { approvals } = useStores();
@@ -165,6 +166,26 @@ function Patches() {
   return <LivePatchPanel patches={s.patches} busyTab={s.busyTab} offline={!online} error={s.error} onRevert={(tabId, ids) => void s.revert(tabId, ids)} />;
 }
 
+/** The tool inspector (docs/inspector.md): views come from inspectTab and the `inspector` event. */
+function Inspector() {
+  const { inspector, connection } = useStores();
+  const s = useStore(inspector);
+  const sharedTabs = useStore(connection, (c) => c.sharedTabs);
+  const online = useOnline();
+  return (
+    <ToolInspector
+      sharedTabs={sharedTabs}
+      state={s}
+      offline={!online}
+      onChooseTab={(tabId) => void s.chooseTab(tabId)}
+      onInspect={(tabId) => void s.inspect(tabId)}
+      onSelect={(key) => void s.select(key)}
+      onInvoke={(tool, args) => void s.invoke(tool, args)}
+      onRefreshHistory={() => void s.loadHistory()}
+    />
+  );
+}
+
 /** The extension's link state; a button that opens the Connection page. */
 function LinkBadge(props: { onOpen(): void }) {
   const { connection } = useStores();
@@ -258,6 +279,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
   const nav: [Section, string][] = [
     ['approvals', 'Approvals'],
     ['receipts', 'Receipts'],
+    ['inspector', 'Tool inspector'],
     ['patches', 'Live Patches'],
     ['connection', 'Connection'],
     ['policy', 'Policy'],
@@ -294,6 +316,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
           <Pairing />
           {section === 'approvals' ? <Approvals /> : null}
           {section === 'receipts' ? <Receipts /> : null}
+          {section === 'inspector' ? <Inspector /> : null}
           {section === 'patches' ? <Patches /> : null}
           {section === 'connection' ? <Connection /> : null}
           {section === 'policy' ? <Policy /> : null}

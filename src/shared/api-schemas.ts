@@ -36,6 +36,8 @@ export const API_METHODS = [
   'getTargetPicture',
   'listPatches',
   'revertPatches',
+  'inspectTab',
+  'invokeTool',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -132,6 +134,21 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
     properties: {
       tabId: { type: 'integer', minimum: 0, maximum: 2147483647 },
       patchIds: { type: 'array', minItems: 1, maxItems: 64, uniqueItems: true, items: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+    },
+  },
+  inspectTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
+  // The arguments are the page tool's: shaped and validated against its reviewed schema by the pipeline, like an agent's.
+  invokeTool: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tabId', 'frameId', 'name', 'descriptorHash', 'documentId', 'arguments'],
+    properties: {
+      tabId: TAB_ID,
+      frameId: { type: 'integer', minimum: 0, maximum: 2 ** 53 - 1 },
+      name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,128}$' },
+      descriptorHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      documentId: { type: 'string', minLength: 1, maxLength: 128 },
+      arguments: { type: 'object' },
     },
   },
 };

@@ -9,7 +9,8 @@ import type { Fingerprint, SemanticOperation } from './semantic-target';
 import type { PolicyRule } from './policy';
 import type { ErrorInfo, Result } from './result';
 import type { Faculty, Receipt, ReceiptPage, ReceiptQuery, VerifyReport } from './receipt';
-import type { SharedTab, ToolAnnotations } from './types';
+import type { DiscoveryResult, SharedTab, ToolAnnotations } from './types';
+import type { LintFinding } from './page-lint';
 import type { FormSubject } from './form';
 import type { TargetPicture } from './semantic-picture';
 import type { LivePatchInfo, PatchEdit } from './live-patch';
@@ -255,6 +256,27 @@ export interface ConsoleSettings {
   developerModeIdleMinutes: number;
 }
 
+/**
+ * The tool inspector's view of one shared tab (issue 12 items 4 and 6; src/main/core/inspector.ts):
+ * the console's own discovery of its WebMCP tools (all page text UNTRUSTED) and its page lint.
+ */
+export interface InspectorView {
+  tabId: number;
+  /** ms since the epoch. */
+  inspectedAt: number;
+  discovery: DiscoveryResult;
+  /** Findings in LINT_RULES order (src/shared/page-lint.ts). */
+  lint: LintFinding[];
+  /** How the page-side facts were gathered: frames answered, frames not reached, scripts scanned and skipped; or why they could not be. */
+  lintPage: { frames: number; unreached: number; scriptsScanned: number; scriptsSkipped: number } | { error: string };
+}
+
+/** How a manual invoke from the inspector ended (`value` and `error` as the agent's webmcp_invoke would get them). */
+export type InspectorCall = { requestId: string; tabId: number; toolName: string; descriptorHash: string } & (
+  | { ok: true; value: { outcome: 'succeeded'; result: string | null; truncated: boolean; redacted: boolean; argumentsHash: string } & Record<string, unknown> }
+  | { ok: false; error: ErrorInfo }
+);
+
 /** Pushed from the host to the renderer. */
 export type ConsoleEvent =
   | { kind: 'approvals'; approvals: ApprovalView[] }
@@ -269,7 +291,11 @@ export type ConsoleEvent =
   /** The person's policy rules changed (added, removed, or a tab's rules dropped when it stopped being shared). */
   | { kind: 'policy-rules'; rules: PolicyRule[] }
   /** The active Live Patches changed (applied, reverted, or dropped with their document): all of them now. */
-  | { kind: 'live-patches'; patches: LivePatchInfo[] };
+  | { kind: 'live-patches'; patches: LivePatchInfo[] }
+  /** A new view of an inspected tab (the page's tools changed, or it was inspected), or null: it is no longer inspected. */
+  | { kind: 'inspector'; tabId: number; view: InspectorView | null }
+  /** A manual invoke from the tool inspector ended. */
+  | { kind: 'inspector-call'; call: InspectorCall };
 
 /** One method per message; argument objects are validated by the host before use. */
 export interface ConsoleApi {
@@ -319,6 +345,19 @@ export interface ConsoleApi {
    * Errors: invalid-params, patch-unknown, and the dispatch's own (revert-mismatch, link-down, …).
    */
   revertPatches(p: { tabId: number; patchIds?: string[] }): Promise<Result<LivePatchInfo[]>>;
+  /**
+   * The tool inspector (docs/inspector.md): discover a shared tab's WebMCP tools and lint the page
+   * now, and keep the view live (`inspector` events) while the tab stays shared. Not receipted.
+   * Errors: invalid-params, tab-not-shared, link-down, timeout, navigated, no-document.
+   */
+  inspectTab(p: { tabId: number }): Promise<Result<InspectorView>>;
+  /**
+   * The person runs one tool of the tab's latest inspection by hand, through the agent's pipeline:
+   * validated, shown in the approval dialog (never skipped), granted, receipted with the person as
+   * actor. Gated as the person's decision (trusted input, rule 19). Answers the request id at once;
+   * the end comes as an `inspector-call` event. Errors: invalid-params, no-trusted-input, not-inspected.
+   */
+  invokeTool(p: { tabId: number; frameId: number; name: string; descriptorHash: string; documentId: string; arguments: Record<string, unknown> }): Promise<Result<{ requestId: string }>>;
 }
 
 /**
@@ -351,5 +390,7 @@ export const CHANNELS = {
   getTargetPicture: 'pictures:get',
   listPatches: 'patches:list',
   revertPatches: 'patches:revert',
+  inspectTab: 'inspector:inspect',
+  invokeTool: 'inspector:invoke',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

@@ -106,6 +106,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ['window.__changing.toggleExtra()', 'window.__changing.add(name)', 'window.__changing.remove(name)', 'window.__changing.addForm() / removeForm()', 'window.__changing.startCycle(ms) / stopCycle()', 'window.__changing.toolchangeCount'],
   },
   {
+    id: 'bad-practices', origin: 'demo', path: '/bad-practices/', title: 'A checkout page with WebMCP bad practices',
+    purpose: 'Trips every page-lint rule of the tool inspector (src/shared/page-lint.ts, docs/inspector.md): provideContext on navigator.modelContext, a password form and a card form as tools, toolautosubmit on the form that pays, a tool without inputSchema, one without additionalProperties: false, an empty and a very long description, a 60-property schema, a $ref, hidden instructions, and get_help in the top document and in a same-origin frame.',
+    tools: sorted(['quick_sign_in', 'save_card', 'pay_order', 'contact_us', 'track_order', 'search_products', 'store_policies', 'bulk_update_cart', 'apply_coupon', 'recommend_products', 'get_help', 'get_help']),
+    triggers: ['window.__badPractices.addTool(name) / removeTool(name)', '[data-testid=pay-submissions] data-count'],
+  },
+  {
     id: 'rug-pull', origin: 'hostile', path: '/hostile/rug-pull.html', title: 'Rug pull',
     purpose: 'get_weather changes its description, schema, title or annotations after discovery (abort + re-register under the same name).',
     tools: sorted(['get_weather', 'list_cities']),
@@ -325,13 +331,13 @@ export async function startDemoServers(options: DemoServerOptions = {}): Promise
       return send(200, TYPES['.js']!, `window.ECHO_DEMO_CONFIG = Object.freeze(${JSON.stringify(config)});\n`);
     }
     if (path === '/favicon.ico') return send(204, 'text/plain', '');
-    if (path === '/store' || path === '/forms' || path === '/changing' || path === '/schedule' || path === '/appointment' || path === '/spa') return send(301, 'text/plain', '', { Location: `${path}/` });
+    if (path === '/store' || path === '/forms' || path === '/changing' || path === '/schedule' || path === '/appointment' || path === '/spa' || path === '/bad-practices') return send(301, 'text/plain', '', { Location: `${path}/` });
     if (path.startsWith('/store/')) {
       const asset = storeAssets.get(path === '/store/' ? '/store/index.html' : path);
       return asset ? send(200, asset.type, asset.body) : send(404, 'text/plain', 'not found');
     }
     let asset: Asset | null = null;
-    if (/^\/(forms|changing|schedule|appointment|common)\//.test(path)) asset = await readStatic(DEMO_DIR, path.endsWith('/') ? `${path}index.html` : path);
+    if (/^\/(forms|changing|schedule|appointment|common|bad-practices)\//.test(path)) asset = await readStatic(DEMO_DIR, path.endsWith('/') ? `${path}index.html` : path);
     // The single-page app: its script, and its page for every route under /spa/ (its own router decides).
     else if (path.startsWith('/spa/')) asset = await readStatic(DEMO_DIR, path === '/spa/spa.js' ? path : '/spa/index.html');
     else if (path.startsWith('/hostile/')) asset = await readStatic(HOSTILE_DIR, path.slice('/hostile'.length));

@@ -7,7 +7,7 @@
  * tests.
  */
 import type { PolicyRule } from '../../src/shared/policy';
-import type { AgentTokenInfo, ApprovalView, WebMcpToolSubject, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
+import type { InspectorView, AgentTokenInfo, ApprovalView, WebMcpToolSubject, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
 import type { Receipt, ReceiptEvent, ReceiptPage, ReceiptQuery, VerifyReport } from '../../src/shared/receipt';
 import { validateApiPayload } from '../../src/main/core/api/payloads';
 import { API_METHODS } from '../../src/shared/api-schemas';
@@ -275,5 +275,19 @@ export class FakeConsole implements ConsoleApi {
     this.patches = this.patches.filter((x) => x.tabId !== p.tabId || (p.patchIds !== undefined && !p.patchIds.includes(x.patchId)));
     this.emit({ kind: 'live-patches', patches: this.patches });
     return ok(this.patches.filter((x) => x.tabId === p.tabId));
+  }
+
+  /** Inspector views the test put in (`inspections`), by tab; inspectTab answers one or `tab-not-shared`. */
+  inspections = new Map<number, InspectorView>();
+
+  async inspectTab(p: { tabId: number }): Promise<Result<InspectorView>> {
+    this.record('inspectTab', p);
+    const v = this.inspections.get(p.tabId);
+    return v ? ok(v) : err('tab-not-shared', `Tab ${p.tabId} is not shared.`);
+  }
+
+  async invokeTool(p: { tabId: number; frameId: number; name: string; descriptorHash: string; documentId: string; arguments: Record<string, unknown> }): Promise<Result<{ requestId: string }>> {
+    this.record('invokeTool', p);
+    return ok({ requestId: `req-inspector-${this.calls.length}` });
   }
 }

@@ -14,7 +14,7 @@ describe('FacultyRegistry', () => {
     expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info', 'semantic-read', 'semantic-target', 'semantic', 'live-patch']);
     const modules = defaultFaculties().map((f) => [f.id, f.kind, f.contentModule, [...f.operations]]);
     expect(modules).toEqual([
-      ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate', 'form']],
+      ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate', 'form', 'lint']],
       ['webmcp-invoke', 'dispatch', 'webmcp', ['invoke']],
       ['page-info', 'read', 'page-info', ['info']],
       ['semantic-read', 'read', 'semantic', ['snapshot', 'extract', 'wait', 'verify']],

@@ -16,6 +16,7 @@ import { boundMessage, confusableIndexes, inspectTool, type RawTool } from '../l
 import type { FrameReport, PageUrlsValue, ToWebMcp } from '../lib/messages';
 import { injectInto, isAboutFrameUrl, liveFrames, type FrameInfo } from './tabs';
 import { seenDescriptors, seenUrls } from './preimages';
+import { PAGE_FACT_LIMITS, type PageLintFacts } from '../../../src/shared/page-lint';
 
 /** At most this many same-origin frames are asked per discovery; the rest are reported (`too-many-frames`). */
 export const MAX_FRAMES_PER_DISCOVERY = 32;
@@ -306,4 +307,67 @@ export async function toolsNamedIn(
   // A same-named tool that broke a limit still exists on the page: never let it make the name look unique.
   for (let i = 0; i < violationsNamed.length; i++) found.push({ canonical: '', descriptorHash: '', blocked: 'limit' });
   return found;
+}
+
+/**
+ * A frame's page-lint facts as the worker passes them on: only the shapes of src/shared/page-lint.ts
+ * PageLintFacts, every string cut and every list bounded (PAGE_FACT_LIMITS), `frameId` the worker's.
+ * Null when the answer is not facts at all.
+ */
+export function cleanLintFacts(v: unknown, frameId: number): PageLintFacts | null {
+  const x = v as Partial<PageLintFacts> | null;
+  if (!x || typeof x !== 'object' || !Array.isArray(x.forms) || !Array.isArray(x.legacyApi)) return null;
+  const s = (t: unknown) => String(t ?? '').slice(0, PAGE_FACT_LIMITS.maxText);
+  const count = (n: unknown) => (Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : 0);
+  const WHAT = new Set(['navigator.modelContext', 'navigator.modelContextTesting', 'provideContext']);
+  return {
+    frameId,
+    legacyApi: x.legacyApi
+      .slice(0, PAGE_FACT_LIMITS.maxMentions)
+      .filter((m) => m && WHAT.has((m as { what?: unknown }).what as string))
+      .map((m) => ({ what: m.what, where: s(m.where) })),
+    forms: x.forms.slice(0, PAGE_FACT_LIMITS.maxForms).map((f) => ({
+      toolName: s(f?.toolName),
+      toolDescription: s(f?.toolDescription),
+      autosubmit: f?.autosubmit === true,
+      action: s(f?.action),
+      submitTexts: (Array.isArray(f?.submitTexts) ? f.submitTexts : []).slice(0, PAGE_FACT_LIMITS.maxSubmitTexts).map(s),
+      fields: (Array.isArray(f?.fields) ? f.fields : []).slice(0, PAGE_FACT_LIMITS.maxFields).map((c) => ({ type: s(c?.type), name: s(c?.name), autocomplete: s(c?.autocomplete), id: s(c?.id) })),
+    })),
+    scripts: { scanned: count(x.scripts?.scanned), skipped: count(x.scripts?.skipped) },
+  };
+}
+
+/**
+ * Page lint's DOM facts of a shared tab (faculty `webmcp-discover`, operation `lint`): asked of the
+ * same frames a discovery asks (same-origin with the top, at most MAX_FRAMES_PER_DISCOVERY), each
+ * answer cleaned (`cleanLintFacts`). A frame that cannot be reached or does not answer in
+ * FRAME_ANSWER_TIMEOUT_MS is left out and counted in `unreached`.
+ * Errors: `navigated` (the top left the shared origin), `no-document`.
+ */
+export async function lintFactsOfTab(tabId: number, sharedOrigin: string, deps: Pick<DiscoveryDeps, 'frames' | 'inject'> = chromeDiscoveryDeps): Promise<Result<{ frames: PageLintFacts[]; unreached: number }>> {
+  const frames = await deps.frames(tabId);
+  const top = frames.find((f) => f.frameId === 0);
+  if (!top) return err('no-document', 'the tab has no live top-level document');
+  if (top.origin !== sharedOrigin) return err('navigated', 'the tab is no longer at the shared origin');
+  const asked = frames.filter((f) => f.origin === sharedOrigin).slice(0, MAX_FRAMES_PER_DISCOVERY);
+  const injected = await deps.inject(tabId, asked.map((f) => f.documentId));
+  let unreached = 0;
+  const out: PageLintFacts[] = [];
+  await Promise.all(
+    asked.map(async (f) => {
+      if (!injected.has(f.documentId)) return void unreached++;
+      try {
+        const msg: ToWebMcp = { type: 'echo:webmcp:lint' };
+        const r = await withTimeout(chrome.tabs.sendMessage(tabId, msg, { frameId: f.frameId, documentId: f.documentId }) as Promise<Result<unknown>>, FRAME_ANSWER_TIMEOUT_MS);
+        const facts = r !== 'timeout' && r && r.ok ? cleanLintFacts(r.value, f.frameId) : null;
+        if (facts) out.push(facts);
+        else unreached++;
+      } catch {
+        unreached++;
+      }
+    }),
+  );
+  out.sort((a, b) => a.frameId - b.frameId);
+  return ok({ frames: out, unreached });
 }

@@ -25,6 +25,7 @@ import { readPageUrls, sameUrls } from '../lib/page-urls';
 import { ChangeThrottle } from '../lib/change-throttle';
 import { readFormNow, restoreControls, saveControls } from '../lib/form-read';
 import { formBinding, formSubject, type FormBinding } from '../../../src/shared/form';
+import { collectPageLintFacts } from '../lib/page-lint-facts';
 
 /** The slice of a tool object `getTools()` returns (WebMCP draft; docs/browser-facts.md, "WebMCP: listing tools"). Read property by property. */
 interface PageTool {
@@ -445,6 +446,8 @@ function onMessage(msg: unknown, _sender: unknown, sendResponse: (r: Result<unkn
       sendResponse(ok({ aborted: c !== undefined }));
       return undefined;
     }
+    case 'echo:webmcp:lint':
+      return respond(collectPageLintFacts().then((f) => ok(f)), sendResponse);
     case 'echo:webmcp:detach':
       detach();
       sendResponse(ok(null));

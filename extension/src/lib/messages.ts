@@ -52,7 +52,9 @@ export type ToWebMcp =
   /** Abort the executeTool signal of `requestId`. */
   | { type: 'echo:webmcp:abort'; requestId: string }
   /** The tab is no longer shared: stop watching for tool changes. */
-  | { type: 'echo:webmcp:detach' };
+  | { type: 'echo:webmcp:detach' }
+  /** Page lint: this document's DOM facts (answers src/shared/page-lint.ts PageLintFacts, lib/page-lint-facts.ts). */
+  | { type: 'echo:webmcp:lint' };
 
 /** A form read synchronously in its document (lib/form-read.ts): its exact action, method, `toolautosubmit`, and submitted values by name (what `echo:webmcp:form` answers). */
 export interface FormNow {

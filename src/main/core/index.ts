@@ -40,6 +40,7 @@ import { batchReceiptEvents } from './receipt-events';
 import { Turns } from './turns';
 import { SETTINGS_FILE, SettingsStore } from './settings';
 import type { TrustedInputGate } from './trusted-input';
+import { Inspector } from './inspector';
 
 export type { ExtensionLink } from './ports';
 
@@ -135,6 +136,8 @@ export interface ConsoleCore {
   readonly link: ExtensionLink;
   readonly settings: SettingsStore;
   readonly agentEndpoint: AgentEndpoint;
+  /** The tool inspector (./inspector.ts). */
+  readonly inspector: Inspector;
   /** Developer mode (never persisted); the Electron host calls `touch()` on each press of the person's. */
   readonly developerMode: DeveloperMode;
   /** What `start()` did with the native host manifests (null without `opts.nativeHost`, or before start). */
@@ -311,8 +314,12 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   }
   unsubs.push(broker.sharing.onShareEnded((tabId, reason) => policyApi.dropTabRules(tabId, reason)));
 
+  // The tool inspector: its own discoveries, live views, the person's manual invoke (./inspector.ts).
+  const inspector = new Inspector({ link, broker, emit });
+
   // ---- the api ------------------------------------------------------------------
   const api = createConsoleApi({
+    inspector,
     policy: policyApi,
     receipt,
     broker,
@@ -341,6 +348,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     settings,
     agentEndpoint,
     developerMode,
+    inspector,
     get endpoint() {
       return endpoint();
     },
@@ -413,6 +421,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     async stop() {
       if (stopped) return;
       stopped = true;
+      inspector.dispose();
       broker.dispose();
       witness.dispose();
       developerMode.dispose();

@@ -42,7 +42,9 @@ export type GatedAction = 'decision' | 'developer-mode-on' | 'developer-console-
 export function gatedActionOf(method: string, payload: unknown): GatedAction | null {
   // A Revert in the console's Live Patches panel is the person's decision on a page action: the
   // pipeline takes the person's press as its approval (broker revertPatches, AgentContext.byPerson).
-  if (method === 'decideApproval' || method === 'revertPatches') return 'decision';
+  // A manual invoke from the tool inspector starts a request in the person's name: only their own
+  // press may (its approval dialog is still shown and decided through this gate too).
+  if (method === 'decideApproval' || method === 'revertPatches' || method === 'invokeTool') return 'decision';
   if (method === 'updateSettings' && payload !== null && typeof payload === 'object' && (payload as { developerMode?: unknown }).developerMode === true) {
     return 'developer-mode-on';
   }

@@ -16,6 +16,7 @@ import { createPolicyStore } from './policy';
 import { createPatchesStore } from './patches';
 import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
+import { createInspectorStore } from './inspector';
 
 export function createConsoleStores(rawApi: EchoApi) {
   const api = withPlainErrors(rawApi);
@@ -27,6 +28,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     policy: createPolicyStore(api),
     pictures: createPicturesStore(api),
     patches: createPatchesStore(api),
+    inspector: createInspectorStore(api),
   };
 }
 
@@ -54,6 +56,10 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.policy.getState().setRules(e.rules);
     case 'live-patches':
       return stores.patches.getState().setPatches(e.patches);
+    case 'inspector':
+      return stores.inspector.getState().setView(e.tabId, e.view);
+    case 'inspector-call':
+      return stores.inspector.getState().callEnded(e.call);
   }
 }
 
@@ -80,6 +86,7 @@ export function clearTransportErrors(stores: ConsoleStores): void {
   if (isTransportError(stores.settings.getState().error)) stores.settings.setState({ error: null });
   if (isTransportError(stores.policy.getState().error)) stores.policy.setState({ error: null });
   if (isTransportError(stores.patches.getState().error)) stores.patches.setState({ error: null });
+  if (isTransportError(stores.inspector.getState().error)) stores.inspector.setState({ error: null });
 }
 
 /**

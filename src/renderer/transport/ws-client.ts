@@ -179,6 +179,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     getTargetPicture: (p) => call('getTargetPicture', p),
     listPatches: (p) => call('listPatches', p),
     revertPatches: (p) => call('revertPatches', p),
+    inspectTab: (p) => call('inspectTab', p),
+    invokeTool: (p) => call('invokeTool', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

@@ -13,13 +13,16 @@
  *    FormSnapshot), read in that very document; the console shows and binds it
  *    (the form subject, issue 8 item 4). Errors: `tab-not-shared`, `navigated`,
  *    `tool-missing`, `tool-ambiguous`, `form-too-large`, `bad-answer`.
+ *  - `lint`, arguments `{}`: page lint's DOM facts of every same-origin frame (`{frames:
+ *    PageLintFacts[], unreached}`, src/shared/page-lint.ts; ../discovery.ts lintFactsOfTab), for
+ *    the console's tool inspector (docs/inspector.md). Errors: `tab-not-shared`, `navigated`, `no-document`.
  */
 import { urlHash } from '../../../../src/shared/canonical';
 import { err, ok, type Result } from '../../../../src/shared/result';
 import type { FrameLocation } from '../../../../src/shared/types';
 import { stripUrl } from '../../../../src/shared/url';
 import { WEBMCP_MODULE, frameDocument } from '../tabs';
-import { askUrls, discoverTab } from '../discovery';
+import { askUrls, discoverTab, lintFactsOfTab } from '../discovery';
 import { seenUrls } from '../preimages';
 import { isEmptyObject, type ReadFaculty } from './registry';
 import { askForm } from '../form-ask';
@@ -75,15 +78,16 @@ async function readForm(tabId: number, origin: string, args: Record<string, unkn
 export const webmcpDiscover: ReadFaculty = {
   id: 'webmcp-discover',
   kind: 'read',
-  operations: ['discover', 'locate', 'form'],
+  operations: ['discover', 'locate', 'form', 'lint'],
   contentModule: WEBMCP_MODULE,
   checkRequest: (operation, args) =>
-    operation === 'locate' ? locateArgsProblem(args) : operation === 'form' ? formArgsProblem(args) : isEmptyObject(args) ? null : 'discover takes no arguments ({})',
+    operation === 'locate' ? locateArgsProblem(args) : operation === 'form' ? formArgsProblem(args) : isEmptyObject(args) ? null : `${operation} takes no arguments ({})`,
   async read(operation, tabId, args, services) {
     const shared = await services.sharedTab(tabId);
     if (!shared) return err('tab-not-shared', 'the tab is not shared');
     if (operation === 'locate') return locateFrame(tabId, shared.origin, args.frameId as number, args.documentId as string);
     if (operation === 'form') return readForm(tabId, shared.origin, args);
+    if (operation === 'lint') return lintFactsOfTab(tabId, shared.origin);
     const r = await discoverTab(tabId, shared.origin);
     if (!r.ok && r.error.code === 'navigated') {
       await services.endSharing(tabId);

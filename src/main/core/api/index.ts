@@ -19,6 +19,7 @@ import type { ExtensionLink } from '../ports';
 import { AgentTokenError, type SettingsStore } from '../settings';
 import { validateApiPayload } from './payloads';
 import { gatedActionOf, RENDERER_ATTESTED_GATE, type TrustedInputGate } from '../trusted-input';
+import type { Inspector } from '../inspector';
 
 const PERSON: Actor = { kind: 'person' };
 
@@ -40,6 +41,8 @@ export interface ConsoleApiParts {
   emit(e: ConsoleEvent): void;
   /** The policy methods' work (src/main/core/api/policy.ts). */
   policy: PolicyApi;
+  /** The tool inspector (../inspector.ts). */
+  inspector: Inspector;
   /**
    * The host's trusted-input gate (../trusted-input.ts, trust rule 19): a decision and
    * developer mode on pass only through it. Default RENDERER_ATTESTED_GATE.
@@ -165,5 +168,9 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     listPatches: handler('listPatches', (x) => ok(broker.patches.list(x.tabId))),
     // The person's Revert / Revert all (issue 11 item 1): receipted with the person as actor by the pipeline.
     revertPatches: handler('revertPatches', (x) => broker.revertPatches({ tabId: x.tabId, ...(x.patchIds ? { patchIds: x.patchIds } : {}) })),
+    // The tool inspector (issue 12 items 4 and 6, docs/inspector.md).
+    inspectTab: handler('inspectTab', (x) => p.inspector.inspect(x.tabId)),
+    // Passed the trusted-input gate above (gatedActionOf: the person's decision); the dialog is still shown.
+    invokeTool: handler('invokeTool', (x) => p.inspector.invoke(x)),
   };
 }

@@ -47,6 +47,11 @@ export interface AgentContext {
    */
   byPerson?: true;
   /**
+   * Told the request's id as soon as the pipeline has one, before any check (the tool inspector's
+   * manual invoke answers it to the renderer at once, src/main/core/inspector.ts). Never throws into the pipeline.
+   */
+  onRequest?(requestId: string): void;
+  /**
    * Sends an MCP progress notification for this call (`notifications/progress`; only when the
    * client gave a `progressToken`, MCP spec, "Progress"). `progress` and `total` in ms here.
    */

@@ -340,7 +340,7 @@ export class Broker {
    * schemas cost nothing): tools past the budget are left unmarked and checked at their call,
    * so a page with thousands of costly schemas cannot hold the console's event loop.
    */
-  private withUsability(d: DiscoveryResult): DiscoveryResult {
+  withUsability(d: DiscoveryResult): DiscoveryResult {
     const started = performance.now();
     const tools = d.tools.map((t) => {
       if (performance.now() - started > USABILITY_BUDGET_MS) return t;

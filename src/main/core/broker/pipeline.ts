@@ -170,6 +170,11 @@ export class Pipeline {
   async action<R extends ActionRequestBase>(f: ActionFaculty<R>, req: R, ctx: AgentContext): Promise<BrokerAnswer<ActionValue>> {
     const shaped = await shapeArguments(req.arguments);
     const trail = this.trail(f.faculty, { ...f.initialFields(req), operation: f.operation, argumentsHash: shaped.hash });
+    try {
+      ctx.onRequest?.(trail.requestId);
+    } catch {
+      /* the caller's notice must not break the request */
+    }
     const state = { dispatched: false };
     // The answer goes to the agent once every receipt of the request is on disk.
     return trail.settled(await this.actionSteps(f, req, ctx, trail, shaped, state), state.dispatched);
@@ -324,7 +329,8 @@ export class Pipeline {
       createdAt: now,
       expiresAt: now + this.o.approvalTimeoutMs(),
       agent: {
-        name: actor.name ?? 'unknown agent',
+        // The person's own manual invoke (the tool inspector, src/main/core/inspector.ts) says so.
+        name: actor.kind === 'person' ? (actor.name ?? 'You (tool inspector)') : (actor.name ?? 'unknown agent'),
         ...(actor.version ? { version: actor.version } : {}),
         ...(actor.tokenId ? { tokenId: actor.tokenId } : {}),
         ...(actor.clientName ? { clientName: actor.clientName } : {}),
