@@ -8,7 +8,7 @@
  * as unknown), and the pairing notice while the extension awaits pairing. The
  * link badge in the header opens the Connection page.
  */
-import { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog } from './components/ApprovalDialog';
 import { ApprovalList } from './components/ApprovalList';
@@ -112,6 +112,9 @@ function TimelinePage() {
     const t = timeline.getState();
     if (!t.loaded && !t.loading) void t.setFilter(t.filter);
   }, [timeline]);
+  // Stable callbacks: the rows are memoized (components/Timeline.tsx).
+  const openRequest = useCallback((id: string) => void timeline.getState().openRequest(id), [timeline]);
+  const loadMore = useCallback(() => void timeline.getState().loadMore(), [timeline]);
   return (
     <Timeline
       filter={s.filter}
@@ -130,9 +133,9 @@ function TimelinePage() {
       offline={!online}
       agents={(tokens ?? []).map((t) => t.name)}
       onFilter={(f) => void s.setFilter(f)}
-      onMore={s.loadMore}
+      onMore={loadMore}
       onToggle={s.toggle}
-      onOpenRequest={(id) => void s.openRequest(id)}
+      onOpenRequest={openRequest}
     />
   );
 }

@@ -15,7 +15,7 @@
  *   generation shown, for tests and the bench to wait on (never timed in tests).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
+import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
 import { fingerprint } from '../../shared/canonical';
 import { FACULTIES, OUTCOME_EVENTS, RECEIPT_EVENTS, type Receipt } from '../../shared/receipt';
 import type { RequestFilter, RequestSummary } from '../../shared/request-summary';
@@ -118,7 +118,12 @@ function TrailView(props: { trail: Trail | undefined; focus: string | null; onOp
   );
 }
 
-function RequestRows(props: {
+/**
+ * One request: its row and, when open, its trail. Memoized (every prop is stable for a row
+ * that did not change), so scrolling renders only the rows that come into view; the
+ * virtualizer's ResizeObserver re-measures a row whose height changes.
+ */
+const RequestRows = memo(function RequestRows(props: {
   s: RequestSummary;
   index: number;
   open: boolean;
@@ -194,7 +199,7 @@ function RequestRows(props: {
       ) : null}
     </tbody>
   );
-}
+});
 
 function RequestTable(p: TimelineProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -240,7 +245,8 @@ function RequestTable(p: TimelineProps) {
         </tr>
       </tbody>
     ) : null;
-  const measure = (el: HTMLTableSectionElement | null) => virtualizer.measureElement(el);
+  // Stable (a field of the virtualizer), so memoized rows are not re-rendered by a scroll.
+  const measure = virtualizer.measureElement;
   return (
     <div className="receipts-scroll timeline-scroll" ref={scrollRef} data-testid="timeline-scroll">
       <table className="receipts timeline" data-testid="timeline-list" data-query={p.query} aria-rowcount={p.total ?? -1}>
