@@ -12,6 +12,8 @@ import {
 import { startRealConsole, type RealConsole } from './support/real-console';
 
 const RECEIPTS = 12_000;
+// docs/screenshots/timeline.png with ECHO_UPDATE_SCREENSHOTS=1, else in test-results (README, docs/timeline.md).
+const SHOTS = process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : path.resolve('test-results/timeline-screenshots');
 let world: RealConsole;
 let made: GeneratedTimeline;
 
@@ -71,6 +73,8 @@ test('a filtered timeline of a generated ledger, a request expanded into its tra
   await expect(trail.getByTestId('trail-step')).toHaveCount(receipts.length);
   expect(await trail.getByTestId('trail-step').evaluateAll((els) => els.map((e) => e.getAttribute('data-receipt-id')))).toEqual(receipts.map((r) => r.id));
   await expect(page.getByText(DENY_REASON).first()).toBeVisible();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.screenshot({ path: path.join(SHOTS, 'timeline.png'), timeout: 20_000 });
   await trail.getByTestId('trail-step-toggle').last().click();
   await expect(trail.getByTestId('receipt-detail-hash')).toHaveText((receipts.at(-1) as { hash: string }).hash);
 

@@ -178,6 +178,31 @@ describe('paging while receipts arrive, and the live tail', () => {
   });
 });
 
+describe('a tampered file', () => {
+  it('after receipts were cut off behind the ledger\'s back (a rollback verify reports), appends still work: a stale row never blocks one', () => {
+    const f = tmp.file('rollback.db');
+    generateTimelineLedger(f, 600);
+    // Cut right before a request began, so the next append's seq is the one its stale row holds.
+    const ro = new Ledger(f, { readonly: true });
+    const begun = ro.queryRequests({ to: TIMELINE_T0 + 2_600 * 300, limit: 1 }).requests[0] as RequestSummary;
+    ro.close();
+    const cut = begun.seq - 1;
+    const db = new Database(f);
+    db.exec(`DROP TRIGGER receipts_no_delete; DELETE FROM receipts WHERE seq > ${cut}; UPDATE sqlite_sequence SET seq = ${cut} WHERE name = 'receipts'`);
+    db.close();
+    const l = new Ledger(f);
+    try {
+      const r = l.append({ requestId: 'after-rollback', event: 'requested', faculty: 'webmcp-invoke', actor: { kind: 'agent', name: 'Cursor' } });
+      expect(r.seq).toBe(begun.seq);
+      expect(l.queryRequests({ requestId: 'after-rollback' }).requests[0]).toMatchObject({ seq: begun.seq, steps: 1 });
+      expect(l.queryRequests({ requestId: begun.requestId }).requests).toEqual([]);
+      expect(l.verify({ parallel: false }).ok).toBe(false); // the missing trigger is reported
+    } finally {
+      l.close();
+    }
+  });
+});
+
 describe('format 2 → 3', () => {
   it('a format-2 ledger (no request index) is migrated at a read-write open: the index equals the one kept by appends, and verify passes', () => {
     const copy = tmp.file('format2.db');

@@ -164,7 +164,7 @@ const RequestRows = memo(function RequestRows(props: {
         </td>
         <td className="nowrap">
           {FACULTY_LABELS[s.faculty] ?? s.faculty}
-          {s.operation ? <span className="muted"> · {s.operation}</span> : null}
+          {s.operation && s.operation !== FACULTY_LABELS[s.faculty] ? <span className="muted"> · {s.operation}</span> : null}
         </td>
         <td className="origin" data-testid="request-target">
           {target}

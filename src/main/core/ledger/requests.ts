@@ -121,8 +121,13 @@ export class RequestIndexWriter {
   private readonly byId: Database.Statement;
   private readonly upsert: Database.Statement;
   private readonly progress: Database.Statement;
+  private readonly dropStale: Database.Statement;
 
   constructor(db: Database.Database) {
+    // In an intact ledger a seq begins at most one request. A row holding the seq a new request
+    // begins at is left from receipts someone removed (a rollback, which verify reports): it goes,
+    // so derived data never stops an append (a failed append would be a denial of service).
+    this.dropStale = db.prepare('DELETE FROM requests WHERE seq = ? AND request_id <> ?');
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM requests WHERE request_id = ?`).raw();
     this.upsert = db.prepare(
       `INSERT INTO requests (${COLUMNS}) VALUES (${COLUMNS.replace(/\w+/g, '?')}) ` +
@@ -159,6 +164,7 @@ export class RequestIndexWriter {
       if (before && !indexedChange(before, now)) {
         this.progress.run(now.lastSeq, now.lastTime, now.operation, now.tabId, now.decidedBy, now.steps, now.events, now.reason, now.requestId);
       } else {
+        if (!before) this.dropStale.run(now.seq, now.requestId);
         this.upsert.run(summaryToRow(now));
       }
     }
