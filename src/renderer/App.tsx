@@ -8,7 +8,7 @@
  * as unknown), and the pairing notice while the extension awaits pairing. The
  * link badge in the header opens the Connection page.
  */
-import { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog } from './components/ApprovalDialog';
 import { ApprovalList } from './components/ApprovalList';
@@ -20,6 +20,9 @@ import { LivePatchPanel } from './components/LivePatchPanel';
 import { ReceiptList } from './components/ReceiptList';
 import { SettingsPanel } from './components/SettingsPanel';
 import { ToolInspector } from './components/ToolInspector';
+import { Timeline } from './components/Timeline';
+import { parseRoute, routeFragment, type Route } from './route';
+import { sessionFromFragment } from './transport/token';
 import { useNow } from './hooks';
 import { consoleReachable, linkLabel } from './stores/connection';
 import type { ConsoleStores } from './stores';
@@ -38,7 +41,7 @@ function useOnline(): boolean {
   return useStore(connection, (s) => consoleReachable(s.transport));
 }
 
-type Section = 'approvals' | 'receipts' | 'inspector' | 'patches' | 'connection' | 'policy' | 'settings';
+type Section = 'approvals' | 'timeline' | 'receipts' | 'inspector' | 'patches' | 'connection' | 'policy' | 'settings';
 
 function Approvals() {
   const { approvals } = useStores();
@@ -97,6 +100,73 @@ function Receipts() {
       onClearSearch={s.clearSearch}
     />
   );
+}
+
+/** The request timeline; loaded when first shown (a deep link loads it itself). */
+function TimelinePage() {
+  const { timeline, connection } = useStores();
+  const s = useStore(timeline);
+  const tokens = useStore(connection, (c) => c.agentTokens);
+  const online = useOnline();
+  useEffect(() => {
+    const t = timeline.getState();
+    if (!t.loaded && !t.loading) void t.setFilter(t.filter);
+  }, [timeline]);
+  // Stable callbacks: the rows are memoized (components/Timeline.tsx).
+  const openRequest = useCallback((id: string) => void timeline.getState().openRequest(id), [timeline]);
+  const loadMore = useCallback(() => void timeline.getState().loadMore(), [timeline]);
+  return (
+    <Timeline
+      filter={s.filter}
+      query={s.query}
+      rows={s.rows}
+      loading={s.loading}
+      loaded={s.loaded}
+      hasMore={s.nextCursor !== null}
+      error={s.error}
+      total={s.total}
+      countedQuery={s.countedQuery}
+      expanded={s.expanded}
+      trails={s.trails}
+      focusReceipt={s.focusReceipt}
+      notice={s.notice}
+      offline={!online}
+      agents={(tokens ?? []).map((t) => t.name)}
+      onFilter={(f) => void s.setFilter(f)}
+      onMore={loadMore}
+      onToggle={s.toggle}
+      onOpenRequest={openRequest}
+    />
+  );
+}
+
+/**
+ * Follow a deep link (src/renderer/route.ts): at start and whenever the fragment changes.
+ * A link pasted into the web host's tab loses the session id from the fragment; it is put
+ * back from the previous URL, so a reload still finds the session.
+ */
+function useDeepLinks(show: (s: Section) => void): void {
+  const { timeline } = useStores();
+  useEffect(() => {
+    const follow = (route: Route) => {
+      show('timeline');
+      const t = timeline.getState();
+      if (route.view === 'receipt') void t.openReceipt(route.receiptId);
+      else if (route.request) void t.openRequest(route.request);
+      else void t.setFilter(route.filter);
+    };
+    const first = parseRoute(window.location.hash);
+    if (first) follow(first);
+    const onHash = (e: HashChangeEvent) => {
+      const route = parseRoute(window.location.hash);
+      if (!route) return;
+      const sid = sessionFromFragment(window.location.hash) ?? sessionFromFragment(new URL(e.oldURL).hash);
+      if (sid && !sessionFromFragment(window.location.hash)) window.history.replaceState(null, '', window.location.pathname + window.location.search + routeFragment(route, sid));
+      follow(route);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, [timeline, show]);
 }
 
 function Connection() {
@@ -271,6 +341,7 @@ function DeveloperModeMark() {
 /** The whole console. */
 export function App(props: { transportKind: 'ipc' | 'ws' }) {
   const [section, setSection] = useState<Section>('approvals');
+  useDeepLinks(setSection);
   const { approvals } = useStores();
   const count = useStore(approvals, (s) => s.pending.length);
   const { connection } = useStores();
@@ -278,6 +349,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
   const lost = useStore(connection, (s) => s.transport === 'reconnecting' || s.transport === 'unauthorized');
   const nav: [Section, string][] = [
     ['approvals', 'Approvals'],
+    ['timeline', 'Timeline'],
     ['receipts', 'Receipts'],
     ['inspector', 'Tool inspector'],
     ['patches', 'Live Patches'],
@@ -315,6 +387,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
         <main className={lost ? 'content stale' : 'content'}>
           <Pairing />
           {section === 'approvals' ? <Approvals /> : null}
+          {section === 'timeline' ? <TimelinePage /> : null}
           {section === 'receipts' ? <Receipts /> : null}
           {section === 'inspector' ? <Inspector /> : null}
           {section === 'patches' ? <Patches /> : null}

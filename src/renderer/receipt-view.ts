@@ -5,7 +5,8 @@
  * text nodes), with invisible characters revealed: names, reasons and messages
  * can carry an agent's or a page's text.
  */
-import type { Actor, Faculty, Receipt, ReceiptEvent } from '../shared/receipt';
+import type { Actor, Faculty, Receipt } from '../shared/receipt';
+import { receiptReason } from '../shared/request-summary';
 import type { ReceiptSearch } from './stores/receipts';
 import { revealInvisible } from './text';
 
@@ -23,19 +24,8 @@ export const FACULTY_LABELS: Record<Faculty, string> = {
   console: 'console',
 };
 
-/** Events whose receipt carries why (a refusal code and message, a person's reason, a failure). */
-export const REASON_EVENTS: ReadonlySet<ReceiptEvent> = new Set<ReceiptEvent>([
-  'refused',
-  'denied',
-  'failed',
-  'outcome-unknown',
-  'cancelled',
-  'expired',
-  'pairing-rejected',
-  'link-disconnected',
-  'readback-mismatch',
-  'revert-mismatch',
-]);
+/** Events whose receipt carries why (the one list: src/shared/request-summary.ts). */
+export { REASON_EVENTS } from '../shared/request-summary';
 
 /** Longest reason shown in the table (the expanded receipt has all of it). */
 export const REASON_MAX_CHARS = 240;
@@ -59,29 +49,13 @@ export function subjectLabel(r: Pick<Receipt, 'toolName' | 'faculty'>): { text: 
   return { text: FACULTY_LABELS[r.faculty] ?? String(r.faculty), isTool: false };
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
-
 /**
- * Why, from the receipt's detail: `code — message` (refusals, failures), the
- * person's or the console's `reason`, or what an expiry means. Null for events
- * that carry no reason, or when the detail says nothing.
+ * Why, from the receipt's detail (receiptReason, src/shared/request-summary.ts: the
+ * same words the request index keeps), with invisible characters revealed and cut at
+ * REASON_MAX_CHARS. Null for events that carry no reason, or when the detail says nothing.
  */
 export function reasonOf(r: Pick<Receipt, 'event' | 'detail'>): string | null {
-  if (!REASON_EVENTS.has(r.event)) return null;
-  const d = r.detail && typeof r.detail === 'object' && !Array.isArray(r.detail) ? (r.detail as Record<string, unknown>) : {};
-  const inner = d.error && typeof d.error === 'object' ? (d.error as Record<string, unknown>) : {};
-  const code = str(d.code) ?? str(inner.code);
-  const message = str(d.message) ?? str(inner.message);
-  const reason = str(d.reason);
-  let text: string | null;
-  if (code && message) text = `${code} — ${message}`;
-  else if (message) text = message;
-  else if (code && reason) text = `${code} — ${reason}`;
-  else if (reason) text = reason;
-  else if (code) text = code;
-  else if (r.event === 'denied') text = 'Denied by the person (no reason given).';
-  else if (r.event === 'expired') text = 'Nobody answered before the request expired.';
-  else text = null;
+  const text = receiptReason(r.event, r.detail);
   if (text === null) return null;
   const shown = revealInvisible(text);
   return shown.length > REASON_MAX_CHARS ? `${shown.slice(0, REASON_MAX_CHARS - 1)}…` : shown;

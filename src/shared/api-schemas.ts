@@ -14,7 +14,7 @@
 import type { ConsoleApi } from './ipc';
 import { APPROVAL_TIMEOUT_RANGE, DEVELOPER_MODE_IDLE_MINUTES } from './limits';
 import { POLICY_LIMITS, POLICY_RULE_SCHEMA } from './policy';
-import { OUTCOME_EVENTS, RECEIPT_EVENTS } from './receipt';
+import { FACULTIES, OUTCOME_EVENTS, RECEIPT_EVENTS } from './receipt';
 
 /** Every ConsoleApi method name, in CHANNELS order. */
 export const API_METHODS = [
@@ -38,6 +38,8 @@ export const API_METHODS = [
   'revertPatches',
   'inspectTab',
   'invokeTool',
+  'queryRequests',
+  'countRequests',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -59,6 +61,21 @@ const TAB_ID = { type: 'integer', minimum: 0, maximum: 2 ** 31 - 1 };
 const MS = { type: 'integer', minimum: 0, maximum: 8.64e15 };
 /** A method without a payload: called with none (`undefined`) or with `{}`. */
 export const NO_PAYLOAD = { type: 'object', additionalProperties: false, maxProperties: 0 } as const;
+
+/** The request timeline's filters (RequestFilter, src/shared/request-summary.ts). */
+const REQUEST_FILTER_PROPERTIES = {
+  from: MS,
+  to: MS,
+  origin: { type: 'string', minLength: 1, maxLength: 2048 },
+  agent: { type: 'string', minLength: 1, maxLength: 200 },
+  faculty: { enum: [...FACULTIES] },
+  toolName: { type: 'string', minLength: 1, maxLength: 128 },
+  outcome: { enum: [...OUTCOME_EVENTS, 'open'] },
+  event: { enum: [...RECEIPT_EVENTS] },
+  text: { type: 'string', minLength: 1, maxLength: 200 },
+  requestId: ID,
+} as const;
+const REQUEST_CURSOR = { type: 'string', minLength: 1, maxLength: 64 };
 
 /**
  * The JSON Schema of each method's single argument. Methods whose schema is
@@ -151,4 +168,10 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
       arguments: { type: 'object' },
     },
   },
+  queryRequests: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { ...REQUEST_FILTER_PROPERTIES, cursor: REQUEST_CURSOR, after: REQUEST_CURSOR, limit: { type: 'integer', minimum: 1, maximum: 500 } },
+  },
+  countRequests: { type: 'object', additionalProperties: false, properties: REQUEST_FILTER_PROPERTIES },
 };

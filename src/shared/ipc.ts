@@ -14,6 +14,7 @@ import type { LintFinding } from './page-lint';
 import type { FormSubject } from './form';
 import type { TargetPicture } from './semantic-picture';
 import type { LivePatchInfo, PatchEdit } from './live-patch';
+import type { RequestFilter, RequestPage, RequestQuery } from './request-summary';
 
 /** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
 export interface LinkStatus {
@@ -358,6 +359,14 @@ export interface ConsoleApi {
    * the end comes as an `inspector-call` event. Errors: invalid-params, no-trusted-input, not-inspected.
    */
   invokeTool(p: { tabId: number; frameId: number; name: string; descriptorHash: string; documentId: string; arguments: Record<string, unknown> }): Promise<Result<{ requestId: string }>>;
+  /**
+   * One page of the request timeline (docs/timeline.md): requests newest first, filtered,
+   * keyset-paged on the ledger's request index (`cursor` for older, `after` for newer: the live tail).
+   * Errors: invalid-params, invalid-query.
+   */
+  queryRequests(p: RequestQuery): Promise<Result<RequestPage>>;
+  /** How many requests match the filters, counted on the request index (asked after the first page). Errors: invalid-params, invalid-query. */
+  countRequests(p: RequestFilter): Promise<Result<{ count: number }>>;
 }
 
 /**
@@ -392,5 +401,7 @@ export const CHANNELS = {
   revertPatches: 'patches:revert',
   inspectTab: 'inspector:inspect',
   invokeTool: 'inspector:invoke',
+  queryRequests: 'requests:query',
+  countRequests: 'requests:count',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

@@ -14,6 +14,7 @@ import { API_METHODS } from '../../src/shared/api-schemas';
 import { err, ok, type Result } from '../../src/shared/result';
 import type { SharedTab } from '../../src/shared/types';
 import type { LivePatchInfo } from '../../src/shared/live-patch';
+import { foldReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary } from '../../src/shared/request-summary';
 
 export interface FakeCall {
   method: keyof ConsoleApi;
@@ -166,6 +167,28 @@ export class FakeConsole implements ConsoleApi {
     const start = p.cursor ? Number(p.cursor) : 0;
     const page = newestFirst.slice(start, start + limit);
     return ok({ receipts: page, nextCursor: start + limit < newestFirst.length ? String(start + limit) : null });
+  }
+
+  /** Its receipts folded into requests (the shared fold), newest first; filters: requestId, origin, outcome only; one page. */
+  private requestRows(p: RequestFilter): RequestSummary[] {
+    const rows = new Map<string, RequestSummary>();
+    for (const r of this.receipts) {
+      if (r.requestId === null) continue;
+      rows.set(r.requestId, foldReceipt(rows.get(r.requestId) ?? null, { ...r, requestId: r.requestId, detail: () => r.detail }));
+    }
+    return [...rows.values()].reverse().filter((x) => (!p.requestId || x.requestId === p.requestId) && (!p.origin || x.origin === p.origin) && (!p.outcome || x.outcome === p.outcome));
+  }
+
+  async queryRequests(p: RequestQuery): Promise<Result<RequestPage>> {
+    this.record('queryRequests', p);
+    if (p.after !== undefined) return ok({ requests: [], nextCursor: null, newestCursor: p.after });
+    const rows = this.requestRows(p).slice(0, p.limit ?? 100);
+    return ok({ requests: rows, nextCursor: null, newestCursor: 'fake' });
+  }
+
+  async countRequests(p: RequestFilter): Promise<Result<{ count: number }>> {
+    this.record('countRequests', p);
+    return ok({ count: this.requestRows(p).length });
   }
 
   async verifyLedger(): Promise<Result<VerifyReport>> {

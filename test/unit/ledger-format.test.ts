@@ -82,14 +82,14 @@ describe('a format-1 ledger', () => {
     const l = new Ledger(file);
     try {
       expect(l.format).toBe(LEDGER_FORMAT);
-      expect(LEDGER_FORMAT).toBe(2);
+      expect(LEDGER_FORMAT).toBe(3);
       expect(l.verify({ parallel: false })).toEqual({ ok: true, count: 100, headHash: old[99]?.hash });
       const all = l.query({ limit: 500 }).receipts.reverse();
       expect(all).toEqual(old.map((r) => ({ ...r, operation: null, subjectHash: null })));
     } finally {
       l.close();
     }
-    expect(userVersion()).toBe(2);
+    expect(userVersion()).toBe(LEDGER_FORMAT);
     const fresh = tmp.file('fresh.db');
     new Ledger(fresh).close();
     let want: { cols: string[]; objects: string[] } = { cols: [], objects: [] };
@@ -122,7 +122,7 @@ describe('a format-1 ledger', () => {
     }
     // A second read-write open finds format 2 and changes nothing.
     new Ledger(file).close();
-    expect(userVersion()).toBe(2);
+    expect(userVersion()).toBe(LEDGER_FORMAT);
   });
 
   it.each([

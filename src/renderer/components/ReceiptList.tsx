@@ -58,8 +58,8 @@ function Field(props: { label: string; children: ReactNode; wide?: boolean }) {
 const orNone = (v: string | number | null | undefined): ReactNode =>
   v === null || v === undefined || v === '' ? <span className="muted">—</span> : <code>{revealInvisible(String(v))}</code>;
 
-/** The whole receipt, as text. */
-function ReceiptDetail(props: { r: Receipt; onFind(id: string): void; offline: boolean }) {
+/** The whole receipt, as text (the receipts table and the request timeline's trails). */
+export function ReceiptDetail(props: { r: Receipt; onFind(id: string): void; offline: boolean }) {
   const { r } = props;
   return (
     <div className="receipt-detail" data-testid="receipt-detail">

@@ -1,5 +1,5 @@
 /**
- * The stores (approvals, receipts, connection, settings, policy, patches) and their wiring
+ * The stores (approvals, receipts, timeline, connection, settings, policy, patches) and their wiring
  * to a transport: the snapshot is loaded on start and after every reconnect
  * (and errors that only said "unreachable" are cleared then), and pushed
  * ConsoleEvents update the matching store. The stores call the API through
@@ -17,6 +17,7 @@ import { createPatchesStore } from './patches';
 import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
 import { createInspectorStore } from './inspector';
+import { createTimelineStore } from './timeline';
 
 export function createConsoleStores(rawApi: EchoApi) {
   const api = withPlainErrors(rawApi);
@@ -29,6 +30,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     pictures: createPicturesStore(api),
     patches: createPatchesStore(api),
     inspector: createInspectorStore(api),
+    timeline: createTimelineStore(api),
   };
 }
 
@@ -45,6 +47,7 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.connection.getState().setSharedTabs(e.tabs);
     case 'receipts':
       for (const r of e.receipts) stores.approvals.getState().explainEnd(r);
+      stores.timeline.getState().addReceipts(e.receipts);
       return stores.receipts.getState().addMany(e.receipts);
     case 'endpoint':
       return stores.connection.getState().setEndpoint(e.endpoint);
@@ -87,6 +90,7 @@ export function clearTransportErrors(stores: ConsoleStores): void {
   if (isTransportError(stores.policy.getState().error)) stores.policy.setState({ error: null });
   if (isTransportError(stores.patches.getState().error)) stores.patches.setState({ error: null });
   if (isTransportError(stores.inspector.getState().error)) stores.inspector.setState({ error: null });
+  if (isTransportError(stores.timeline.getState().error)) stores.timeline.setState({ error: null });
 }
 
 /**
@@ -107,6 +111,9 @@ export function bindConsole(
       clearTransportErrors(stores);
       void loadSnapshot(api, stores);
       void stores.receipts.getState().loadFirst();
+      // Back after a lost connection: the live tail missed what happened meanwhile.
+      const t = stores.timeline.getState();
+      if (t.loaded) void t.setFilter(t.filter);
     }
   });
   // IPC is open from the start; the WebSocket loads on its first 'open' above.

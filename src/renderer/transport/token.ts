@@ -27,9 +27,14 @@ export function takeToken(
   return /^[A-Za-z0-9_-]{16,256}$/.test(fromHash) ? fromHash : null;
 }
 
-/** The session id kept in the fragment (`#session=...`), or null. */
+/**
+ * The session id kept in the fragment (`#session=...`, or a deep link's
+ * `#/timeline?…&session=...`: src/renderer/route.ts), or null.
+ */
 export function sessionFromFragment(hash: string): string | null {
-  const sid = new URLSearchParams(hash.replace(/^#/, '')).get(SESSION_FRAGMENT_KEY);
+  const h = hash.replace(/^#/, '');
+  const params = h.startsWith('/') ? (h.includes('?') ? h.slice(h.indexOf('?') + 1) : '') : h;
+  const sid = new URLSearchParams(params).get(SESSION_FRAGMENT_KEY);
   return sid !== null && SID_RE.test(sid) ? sid : null;
 }
 

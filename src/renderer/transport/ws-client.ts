@@ -181,6 +181,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     revertPatches: (p) => call('revertPatches', p),
     inspectTab: (p) => call('inspectTab', p),
     invokeTool: (p) => call('invokeTool', p),
+    queryRequests: (p) => call('queryRequests', p),
+    countRequests: (p) => call('countRequests', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

@@ -4,7 +4,7 @@
  * to open it in — what the console-UI end-to-end tests share. No extension: the
  * link stays unconnected.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
@@ -31,11 +31,16 @@ export interface RealConsole {
 /**
  * Start the real core, its web host and a Chromium.
  * @param prefix of the temporary folder's name.
+ * @param opts.prepare called with the data folder (created, 0700) before the core opens it: e.g. to write a generated ledger.db.
  * @throws Error when the renderer is not built.
  */
-export async function startRealConsole(prefix: string): Promise<RealConsole> {
+export async function startRealConsole(prefix: string, opts: { prepare?(dataDir: string): void } = {}): Promise<RealConsole> {
   if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  if (opts.prepare) {
+    mkdirSync(path.join(dir, 'data'), { mode: 0o700 });
+    opts.prepare(path.join(dir, 'data'));
+  }
   const core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} } });
   await core.start();
   const startHost = (opts: { port?: number; token?: string; sessionKey?: Buffer } = {}) =>

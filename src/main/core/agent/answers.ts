@@ -9,6 +9,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { refusalDetail, type BrokerAnswer } from '../broker';
 import { untrustedBlock, untrustedJson } from './untrusted';
+import { requestLink } from '../../../shared/request-summary';
 
 /** One MCP text content item. */
 export const text = (t: string) => ({ type: 'text' as const, text: t });
@@ -29,6 +30,8 @@ export function rateLimitedResult(message: string): CallToolResult {
 export function errorResult(a: Extract<BrokerAnswer<unknown>, { ok: false }>, source: string): CallToolResult {
   const detail = refusalDetail(a.error.detail) ?? {};
   const lines = [`Error (${a.error.code}): ${a.error.message}`, `requestId: ${a.requestId}`, `receiptId: ${a.receiptId || '(none)'}`];
+  // Where the person finds this request in the console (Timeline; docs/timeline.md, "Deep links").
+  if (a.requestId) lines.push(`console: ${requestLink(a.requestId)}`);
   // The endpoint's own check of an agent tool's arguments: the console's schema, the console's words.
   if (detail.issues?.length && detail.issuesFromConsoleSchema) lines.push(`failing paths: ${JSON.stringify(detail.issues)}`);
   const content = [text(lines.join('\n'))];

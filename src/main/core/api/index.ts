@@ -172,5 +172,20 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     inspectTab: handler('inspectTab', (x) => p.inspector.inspect(x.tabId)),
     // Passed the trusted-input gate above (gatedActionOf: the person's decision); the dialog is still shown.
     invokeTool: handler('invokeTool', (x) => p.inspector.invoke(x)),
+    // The request timeline (docs/timeline.md): read from the ledger's request index, never by scanning receipts.
+    queryRequests: handler('queryRequests', (x) => {
+      try {
+        return ok(ledger.queryRequests(x));
+      } catch (e) {
+        return err('invalid-query', toErrorInfo(e).message);
+      }
+    }),
+    countRequests: handler('countRequests', (x) => {
+      try {
+        return ok({ count: ledger.countRequests(x) });
+      } catch (e) {
+        return err('invalid-query', toErrorInfo(e).message);
+      }
+    }),
   };
 }

@@ -34,6 +34,8 @@ import {
 import { LedgerInputError, normaliseInput, type NormalisedInput } from './input';
 import { rowToReceipt, runQuery, type QueryColumns } from './query';
 import * as recovery from './recovery-queries';
+import { RequestIndexReader, RequestIndexWriter, type IndexedReceipt } from './requests';
+import type { RequestFilter, RequestPage, RequestQuery } from '../../../shared/request-summary';
 import { ChainVerifier, fileIdentity, scanSql, type VerifyAsyncOptions, type VerifyOptions } from './verify';
 
 export { OUTCOME_EVENTS } from '../../../shared/receipt';
@@ -46,6 +48,7 @@ export {
   LedgerSigningKey, MAX_UNSIGNED_TAIL, GUARD_TRIGGERS, checkpointSignatureProblem, keyIdOf, type LedgerProblem,
 } from './checkpoints';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './query';
+export { DEFAULT_REQUEST_PAGE, MAX_REQUEST_PAGE, MAX_REQUEST_TEXT } from './requests';
 export { OPEN_EVENTS, RECOVERY_LOOKBACK, MAX_RECOVERY_LOOKBACK, RECOVERY_SQL } from './recovery-queries';
 export {
   PARALLEL_VERIFY_MIN_ROWS, PARALLEL_VERIFY_RANGE_ROWS, MAX_VERIFY_THREADS, VERIFY_CHUNK,
@@ -96,10 +99,13 @@ export class Ledger {
   private held: string | null = null;
   private readonly insertCheckpoint: Database.Statement | null;
   private readonly lastSignedStmt: Database.Statement | null;
+  /** The request index (requests.ts): null on a file opened read-only below format 3. */
+  private readonly requestReader: RequestIndexReader | null;
+  private readonly requestWriter: RequestIndexWriter | null;
 
   /**
    * Open (creating if needed, unless `readonly`) the ledger at `file`; a
-   * read-write open migrates a format-1 file to format 2 (schema.ts).
+   * read-write open migrates an older file to LEDGER_FORMAT (schema.ts).
    * @throws LedgerFormatError for a file that is not a ledger, is from a newer format, or failed to migrate;
    *   NativeBindingMissingError inside Electron without the Electron-ABI binary;
    *   better-sqlite3's SqliteError for I/O errors.
@@ -122,6 +128,8 @@ export class Ledger {
       : { rows: ROW_COLUMNS_SQL_FORMAT_1, operation: 'NULL', subjectHash: 'NULL' };
     const cols = this.cols.rows;
     this.insert = this.readonly ? null : db.prepare(`INSERT INTO receipts (${ROW_COLUMNS_SQL}) VALUES (${ROW_COLUMNS_SQL.replace(/\w+/g, '?')})`);
+    this.requestReader = this.format >= 3 ? new RequestIndexReader(db) : null;
+    this.requestWriter = this.format >= 3 && !this.readonly ? new RequestIndexWriter(db) : null;
     this.stmts = {
       head: db.prepare('SELECT seq, hash FROM receipts ORDER BY seq DESC LIMIT 1').raw(),
       bySeq: db.prepare(`SELECT ${cols} FROM receipts WHERE seq = ?`).raw(),
@@ -151,6 +159,7 @@ export class Ledger {
       let seq = head ? head[0] : 0;
       let prevHash = head ? head[1] : GENESIS_PREV_HASH;
       const out: Receipt[] = [];
+      const indexed: IndexedReceipt[] = [];
       for (const n of items) {
         seq += 1;
         const time = this.now();
@@ -162,8 +171,11 @@ export class Ledger {
         row[16] = chainHash(prevHash, canonicalReceiptText(row));
         insert.run(row);
         out.push(rowToReceipt(row));
+        indexed.push({ seq, time, requestId: n.requestId, event: n.event, faculty: n.faculty, origin: n.origin, tabId: n.tabId, toolName: n.toolName, operation: n.operation, actorJson: n.actorJson, detailJson: n.detailJson });
         prevHash = row[16];
       }
+      // The request index, in the same commit as its receipts (docs/timeline.md).
+      this.requestWriter?.apply(indexed);
       // Signed checkpoint in the same commit (docs/ledger.md, "Signed checkpoints"): at every
       // outcome, and before the unsigned tail would exceed its bound. Atomic with the
       // receipts, so even a crash never leaves an outcome unsigned.
@@ -362,6 +374,44 @@ export class Ledger {
   }
 
   /**
+   * One page of the request timeline (docs/timeline.md): requests (every receipt
+   * sharing a request id, folded into one RequestSummary), newest first by their
+   * first receipt's (time, seq), matching every filter of `q` (RequestFilter in
+   * src/shared/request-summary.ts). `cursor` continues with older requests
+   * (`nextCursor`, null on the last page); `after` (a page's `newestCursor`)
+   * asks for the requests newer than it instead: the live tail. `limit`
+   * 1..MAX_REQUEST_PAGE (default DEFAULT_REQUEST_PAGE).
+   * Read from the request index (requests.ts): one backward walk of the index of
+   * the first equality filter given (keyset paging, never OFFSET), never the receipts.
+   * @throws LedgerInputError for a bad filter, limit or cursor; LedgerStateError
+   *   for a file opened read-only below format 3 (it has no request index).
+   */
+  queryRequests(q: RequestQuery = {}): RequestPage {
+    return this.requests().page(q);
+  }
+
+  /**
+   * How many requests match `f` (the filters of queryRequests). Counted on the
+   * request index: an equality filter counts the entries of its own index,
+   * without reading rows; `event` and `text` read every row the walk reaches.
+   * @throws as queryRequests.
+   */
+  countRequests(f: RequestFilter = {}): number {
+    return this.requests().count(f);
+  }
+
+  /** EXPLAIN QUERY PLAN of a request page, for tests that check no page scans the receipts. */
+  requestPlan(q: RequestQuery = {}): string[] {
+    return this.requests().plan(q);
+  }
+
+  private requests(): RequestIndexReader {
+    this.open();
+    if (!this.requestReader) throw new LedgerStateError(`this ledger (format ${this.format}, opened read-only) has no request index: open it read-write once to migrate it`);
+    return this.requestReader;
+  }
+
+  /**
    * Requests still waiting for an outcome, for restart recovery
    * (src/main/core/broker/recovery.ts): among the `limit` newest requests (by
    * their `requested` receipt, which the broker writes first for every request),
@@ -487,6 +537,7 @@ export class Ledger {
     this.listeners.clear();
     this.checkpointListeners.clear();
     this.queryCache.clear();
+    this.requestReader?.clear();
     if (this.db) {
       this.durability?.close();
       this.db.close();

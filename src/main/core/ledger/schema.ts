@@ -11,17 +11,21 @@
  */
 import type Database from 'better-sqlite3';
 import { CHECKPOINTS_SQL } from './checkpoints';
+import { REQUESTS_SQL, buildRequestIndex } from './requests';
 
 /** `PRAGMA application_id` of a ledger file: "ECHO" in ASCII. */
 export const LEDGER_APPLICATION_ID = 0x4543484f;
 /**
  * `PRAGMA user_version`: the schema format this code writes. It reads formats
- * 1 and 2; a read-write open migrates format 1 to 2 (MIGRATE_1_TO_2_SQL).
+ * 1 to 3; a read-write open migrates an older file one step at a time
+ * (MIGRATE_1_TO_2_SQL, then migrate2To3).
  * - 1: the first schema.
  * - 2: adds `operation` and `subject_hash` (receipt `operation`, `subjectHash`)
  *   and three partial indexes. Format-1 rows hash as before (chain.ts).
+ * - 3: adds the request index, the `requests` table (requests.ts; docs/timeline.md).
+ *   No receipt changes, so every hash stays as it was.
  */
-export const LEDGER_FORMAT = 2;
+export const LEDGER_FORMAT = 3;
 
 export const TRIGGERS_SQL = `
 CREATE TRIGGER IF NOT EXISTS receipts_no_update BEFORE UPDATE ON receipts
@@ -144,6 +148,7 @@ export function prepareSchema(db: Database.Database, readonly: boolean): number 
     db.transaction(() => {
       db.exec(SCHEMA_SQL);
       db.exec(INDEXES_2_SQL);
+      db.exec(REQUESTS_SQL);
       db.exec(TRIGGERS_SQL);
       db.exec(CHECKPOINTS_SQL);
       db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);
@@ -165,20 +170,36 @@ export function prepareSchema(db: Database.Database, readonly: boolean): number 
 }
 
 /**
- * Bring a format-1 ledger to format 2. The format is read again inside the
- * write transaction: another connection may have migrated the file meanwhile.
+ * Bring an older ledger to LEDGER_FORMAT, one step per transaction. The format
+ * is read again inside each write transaction: another connection may have
+ * migrated the file meanwhile.
  */
 function migrate(db: Database.Database): void {
+  step(db, 1, () => db.exec(MIGRATE_1_TO_2_SQL));
+  step(db, 2, () => migrate2To3(db));
+}
+
+function step(db: Database.Database, from: number, work: () => void): void {
   try {
     db.transaction(() => {
       const format = db.pragma('user_version', { simple: true }) as number;
-      if (format === 1) {
-        db.exec(MIGRATE_1_TO_2_SQL);
-        db.pragma('user_version = 2');
+      if (format === from) {
+        work();
+        db.pragma(`user_version = ${from + 1}`);
       }
     }).immediate();
   } catch (e) {
-    // Rolled back: the file is still a complete format-1 ledger.
-    throw new LedgerFormatError(`cannot migrate ledger format 1 to 2: ${e instanceof Error ? e.message : String(e)}`);
+    // Rolled back: the file is still a complete ledger of format `from`.
+    throw new LedgerFormatError(`cannot migrate ledger format ${from} to ${from + 1}: ${e instanceof Error ? e.message : String(e)}`);
   }
+}
+
+/**
+ * Format 2 → 3 (the request index, docs/timeline.md): create the `requests` table
+ * and its indexes, and fold every receipt with a request id into it, oldest first
+ * (requests.ts, the same fold as the append). Receipts are read, never written.
+ */
+export function migrate2To3(db: Database.Database): void {
+  db.exec(REQUESTS_SQL);
+  buildRequestIndex(db);
 }

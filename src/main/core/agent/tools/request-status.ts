@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineAgentTool } from '../tool';
 import { errorResult, text } from '../answers';
 import { untrustedBlock, untrustedJson } from '../untrusted';
+import { requestLink } from '../../../../shared/request-summary';
 
 export const requestStatus = defineAgentTool({
   name: 'request_status',
@@ -32,7 +33,7 @@ export const requestStatus = defineAgentTool({
     const a = await broker.requestStatus(args.requestId, agent);
     if (!a.ok) return errorResult(a, 'request_status');
     const s = a.value;
-    const head = { requestId: s.requestId, state: s.state, ...(s.outcome ? { outcome: s.outcome } : {}), ...(s.code ? { code: s.code } : {}), toolName: s.toolName, events: s.events.map((e) => e.event), receiptId: a.receiptId };
+    const head = { requestId: s.requestId, state: s.state, ...(s.outcome ? { outcome: s.outcome } : {}), ...(s.code ? { code: s.code } : {}), toolName: s.toolName, events: s.events.map((e) => e.event), receiptId: a.receiptId, consoleLink: requestLink(s.requestId) };
     return {
       content: [
         text(JSON.stringify(head)),

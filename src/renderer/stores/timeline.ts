@@ -1,0 +1,222 @@
+/**
+ * The request timeline (docs/timeline.md): one row per request, newest first,
+ * paged through `queryRequests` on the ledger's request index; the total count
+ * asked after the first page (`countRequests`); the open rows' step trails
+ * (`queryReceipts` by request id); deep links to a request or a receipt; and the
+ * live tail: receipts the console pushes are folded into the rows shown (the
+ * same fold as the ledger's, src/shared/request-summary.ts), and requests newer
+ * than the top row are fetched with `after`, matching the filter.
+ *
+ * Every load carries the filter's generation (`query`): an answer for an older
+ * filter is dropped.
+ */
+import { createStore } from 'zustand/vanilla';
+import type { ConsoleApi } from '../../shared/ipc';
+import type { Receipt } from '../../shared/receipt';
+import { foldReceipt, type RequestFilter, type RequestSummary } from '../../shared/request-summary';
+import type { ErrorInfo } from '../../shared/result';
+
+/** Requests per page. */
+export const TIMELINE_PAGE_SIZE = 200;
+/** Receipts of one request's trail asked at once (the console's maximum page). */
+export const TRAIL_LIMIT = 500;
+
+export interface Trail {
+  receipts: Receipt[];
+  loading: boolean;
+  error: ErrorInfo | null;
+}
+
+export interface TimelineState {
+  /** The filter applied now. */
+  filter: RequestFilter;
+  /** Bumped by every new filter: answers for an older one are dropped. */
+  query: number;
+  rows: RequestSummary[];
+  nextCursor: string | null;
+  /** Names the newest row the console has given: the live tail asks for what is newer. */
+  newestCursor: string | null;
+  loading: boolean;
+  loaded: boolean;
+  error: ErrorInfo | null;
+  /** Requests matching the filter; null until counted. */
+  total: number | null;
+  /** The query whose count `total` is. */
+  countedQuery: number;
+  /** Request ids whose trail is open. */
+  expanded: string[];
+  trails: Record<string, Trail>;
+  /** The receipt a deep link pointed at (opened in its trail). */
+  focusReceipt: string | null;
+  /** A deep link that found nothing, in words. */
+  notice: string | null;
+  setFilter(f: RequestFilter): Promise<void>;
+  loadMore(): Promise<void>;
+  toggle(requestId: string): void;
+  /** Fold pushed receipts into the rows and fetch new requests (the live tail). */
+  addReceipts(rs: readonly Receipt[]): void;
+  /** Deep link: one request, opened. */
+  openRequest(requestId: string): Promise<void>;
+  /** Deep link: the request holding this receipt, opened at it. */
+  openReceipt(receiptId: string): Promise<void>;
+}
+
+type Api = Pick<ConsoleApi, 'queryRequests' | 'countRequests' | 'queryReceipts'>;
+
+function clean(f: RequestFilter): RequestFilter {
+  const out: RequestFilter = {};
+  for (const [k, v] of Object.entries(f) as [keyof RequestFilter, unknown][]) {
+    if (v === undefined || v === null || v === '') continue;
+    (out as Record<string, unknown>)[k] = typeof v === 'string' ? v.trim() || undefined : v;
+    if ((out as Record<string, unknown>)[k] === undefined) delete (out as Record<string, unknown>)[k];
+  }
+  return out;
+}
+
+/** Create the timeline store over the console API. */
+export function createTimelineStore(api: Api) {
+  /** Receipts of requests not shown yet, pushed while a tail fetch was on its way (folded once it answers). */
+  let early: Receipt[] = [];
+  let tailRunning = false;
+  let tailAgain = false;
+
+  return createStore<TimelineState>()((set, get) => {
+    async function loadTrail(requestId: string): Promise<void> {
+      set({ trails: { ...get().trails, [requestId]: { receipts: get().trails[requestId]?.receipts ?? [], loading: true, error: null } } });
+      const r = await api.queryReceipts({ requestId, limit: TRAIL_LIMIT });
+      const trail: Trail = r.ok ? { receipts: [...r.value.receipts].sort((a, b) => a.seq - b.seq), loading: false, error: null } : { receipts: [], loading: false, error: r.error };
+      set({ trails: { ...get().trails, [requestId]: trail } });
+    }
+
+    /** Fetch the requests newer than the newest shown, matching the filter; again while more come. */
+    async function tail(): Promise<void> {
+      if (tailRunning) {
+        tailAgain = true;
+        return;
+      }
+      tailRunning = true;
+      try {
+        do {
+          tailAgain = false;
+          const { query, newestCursor, filter } = get();
+          if (!newestCursor) return;
+          const r = await api.queryRequests({ ...filter, after: newestCursor, limit: TIMELINE_PAGE_SIZE });
+          if (!r.ok || query !== get().query) return;
+          const known = new Set(get().rows.map((x) => x.requestId));
+          const fresh = r.value.requests.filter((x) => !known.has(x.requestId));
+          // Receipts pushed before this answer, newer than what it holds, are folded in now.
+          const byId = new Map(fresh.map((x) => [x.requestId, x]));
+          for (const rc of early) {
+            const row = rc.requestId === null ? undefined : byId.get(rc.requestId);
+            if (row && rc.seq > row.lastSeq) byId.set(row.requestId, fold(row, rc));
+          }
+          early = early.filter((rc) => rc.requestId !== null && !byId.has(rc.requestId) && !known.has(rc.requestId));
+          const total = get().total;
+          set({
+            rows: [...fresh.map((x) => byId.get(x.requestId) as RequestSummary), ...get().rows],
+            newestCursor: r.value.newestCursor,
+            total: total === null ? null : total + fresh.length,
+          });
+          if (r.value.requests.length === TIMELINE_PAGE_SIZE) tailAgain = true;
+        } while (tailAgain);
+      } finally {
+        tailRunning = false;
+      }
+    }
+
+    return {
+      filter: {},
+      query: 0,
+      rows: [],
+      nextCursor: null,
+      newestCursor: null,
+      loading: false,
+      loaded: false,
+      error: null,
+      total: null,
+      countedQuery: 0,
+      expanded: [],
+      trails: {},
+      focusReceipt: null,
+      notice: null,
+      async setFilter(f) {
+        const filter = clean(f);
+        const query = get().query + 1;
+        early = [];
+        set({ filter, query, loading: true, error: null, total: null, rows: [], nextCursor: null, newestCursor: null, notice: null });
+        const r = await api.queryRequests({ ...filter, limit: TIMELINE_PAGE_SIZE });
+        if (query !== get().query) return;
+        if (!r.ok) return set({ loading: false, error: r.error });
+        set({ loading: false, loaded: true, rows: r.value.requests, nextCursor: r.value.nextCursor, newestCursor: r.value.newestCursor });
+        // The count comes after the first screenful: it may walk a whole index.
+        const c = await api.countRequests(filter);
+        if (query !== get().query) return;
+        if (c.ok) set({ total: c.value.count, countedQuery: query });
+      },
+      async loadMore() {
+        const { nextCursor, loading, query, filter } = get();
+        if (!nextCursor || loading) return;
+        set({ loading: true, error: null });
+        const r = await api.queryRequests({ ...filter, cursor: nextCursor, limit: TIMELINE_PAGE_SIZE });
+        if (query !== get().query) return;
+        if (!r.ok) return set({ loading: false, error: r.error });
+        const known = new Set(get().rows.map((x) => x.requestId));
+        set({ loading: false, rows: [...get().rows, ...r.value.requests.filter((x) => !known.has(x.requestId))], nextCursor: r.value.nextCursor });
+      },
+      toggle(requestId) {
+        const expanded = get().expanded;
+        if (expanded.includes(requestId)) return set({ expanded: expanded.filter((x) => x !== requestId) });
+        set({ expanded: [...expanded, requestId] });
+        void loadTrail(requestId);
+      },
+      addReceipts(rs) {
+        const mine = rs.filter((r) => r.requestId !== null);
+        if (mine.length === 0 || !get().loaded) return;
+        const index = new Map(get().rows.map((x, i) => [x.requestId, i]));
+        let rows: RequestSummary[] | null = null;
+        let unknown = false;
+        let trails: Record<string, Trail> | null = null;
+        for (const r of mine) {
+          const i = index.get(r.requestId as string);
+          if (i === undefined) {
+            unknown = true;
+            early.push(r);
+            continue;
+          }
+          rows ??= [...get().rows];
+          const row = rows[i] as RequestSummary;
+          if (r.seq > row.lastSeq) rows[i] = fold(row, r);
+          const trail = (trails ?? get().trails)[r.requestId as string];
+          if (trail && !trail.loading && !trail.receipts.some((x) => x.id === r.id)) {
+            trails ??= { ...get().trails };
+            trails[r.requestId as string] = { ...trail, receipts: [...trail.receipts, r] };
+          }
+        }
+        if (early.length > 2_000) early = early.slice(-2_000);
+        if (rows || trails) set({ ...(rows ? { rows } : {}), ...(trails ? { trails } : {}) });
+        if (unknown) void tail();
+      },
+      async openRequest(requestId) {
+        await get().setFilter({ requestId });
+        const found = get().rows.some((x) => x.requestId === requestId);
+        if (!found) return set({ notice: `No request has the id ${requestId}.` });
+        if (!get().expanded.includes(requestId)) get().toggle(requestId);
+      },
+      async openReceipt(receiptId) {
+        const r = await api.queryReceipts({ id: receiptId, limit: 1 });
+        const receipt = r.ok ? r.value.receipts[0] : undefined;
+        if (!r.ok) return set({ error: r.error });
+        if (!receipt) return set({ notice: `No receipt has the id ${receiptId}.` });
+        if (receipt.requestId === null) return set({ notice: `Receipt ${receiptId} is a console event, not part of a request: the Receipts page shows it.` });
+        set({ focusReceipt: receiptId });
+        await get().openRequest(receipt.requestId);
+      },
+    };
+  });
+}
+
+function fold(row: RequestSummary, r: Receipt): RequestSummary {
+  return foldReceipt(row, { ...r, requestId: r.requestId as string, detail: () => r.detail });
+}
+
+export type TimelineStore = ReturnType<typeof createTimelineStore>;

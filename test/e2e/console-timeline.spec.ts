@@ -1,0 +1,106 @@
+// The request timeline (issue 12 item 1; docs/timeline.md) in Chromium over the
+// loopback web host and the REAL console core, on a generated ledger: filtered by
+// origin, outcome and text with the counts the ledger's request index gives; a
+// request expanded into its trail with every receipt's hash; a deep link to a
+// receipt opening its request at it (the session kept in the fragment); and the
+// live tail putting a new request on top.
+import { expect, test } from '@playwright/test';
+import path from 'node:path';
+import {
+  DENY_REASON, ONE_PERCENT_ORIGIN, expectedMatches, generateTimelineLedger, type GeneratedTimeline,
+} from '../support/timeline-ledger';
+import { startRealConsole, type RealConsole } from './support/real-console';
+
+const RECEIPTS = 12_000;
+// docs/screenshots/timeline.png with ECHO_UPDATE_SCREENSHOTS=1, else in test-results (README, docs/timeline.md).
+const SHOTS = process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : path.resolve('test-results/timeline-screenshots');
+let world: RealConsole;
+let made: GeneratedTimeline;
+
+test.beforeAll(async () => {
+  world = await startRealConsole('echo-timeline-', { prepare: (dataDir) => void (made = generateTimelineLedger(path.join(dataDir, 'ledger.db'), RECEIPTS)) });
+});
+
+test.afterAll(async () => {
+  await world?.close();
+});
+
+test('a filtered timeline of a generated ledger, a request expanded into its trail, a deep link to a receipt, and the live tail', async () => {
+  const { core, host, browser } = world;
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  await page.goto(host.newConsoleUrl());
+  await page.getByTestId('nav-timeline').click();
+  const count = page.getByTestId('timeline-count');
+  const all = core.ledger.countRequests();
+  expect(all).toBeGreaterThanOrEqual(made.requests);
+  await expect(count).toHaveText(`${all.toLocaleString('en')} requests match, newest first.`);
+  await expect(page.getByTestId('request-row').first()).toBeVisible();
+
+  // Origin filter: every 100th request.
+  await page.getByTestId('filter-origin').fill(ONE_PERCENT_ORIGIN);
+  await page.getByTestId('filter-apply').click();
+  const onePercent = expectedMatches(made.requests, 100, 37);
+  await expect(count).toHaveText(`${onePercent} requests match, newest first.`);
+  const origins = await page.getByTestId('request-origin').allTextContents();
+  expect(origins.length).toBeGreaterThan(5);
+  expect(new Set(origins)).toEqual(new Set([ONE_PERCENT_ORIGIN]));
+
+  // Plus an outcome (a list: applied at once), then a text search over reasons instead of the origin.
+  await page.getByTestId('filter-outcome').selectOption('refused');
+  const refusedThere = core.ledger.countRequests({ origin: ONE_PERCENT_ORIGIN, outcome: 'refused' });
+  expect(refusedThere).toBe(onePercent); // the generator refuses every request ≡ 7 (mod 10)
+  await page.getByTestId('filter-outcome').selectOption('denied');
+  await expect(count).toHaveText('No request matches.');
+  await page.getByTestId('filter-outcome').selectOption('');
+  await page.getByTestId('filter-origin').fill('');
+  await page.getByTestId('filter-text').fill('my bank');
+  await page.getByTestId('filter-apply').click();
+  const denials = core.ledger.countRequests({ text: 'my bank' });
+  expect(denials).toBe(core.ledger.countRequests({ outcome: 'denied' }));
+  await expect(count).toHaveText(`${denials.toLocaleString('en')} requests match, newest first.`);
+
+  // The newest denial expands into its trail: every receipt, oldest first, with its hash.
+  const row = page.getByTestId('request-row').first();
+  const requestId = (await row.getAttribute('data-request-id')) as string;
+  await expect(row.getByTestId('request-decider')).toHaveText('you');
+  await row.getByTestId('request-expand').click();
+  const trail = page.getByTestId('request-trail');
+  const receipts = core.ledger.query({ requestId }).receipts.reverse();
+  await expect(trail.getByTestId('trail-step')).toHaveCount(receipts.length);
+  expect(await trail.getByTestId('trail-step').evaluateAll((els) => els.map((e) => e.getAttribute('data-receipt-id')))).toEqual(receipts.map((r) => r.id));
+  await expect(page.getByText(DENY_REASON).first()).toBeVisible();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.screenshot({ path: path.join(SHOTS, 'timeline.png'), timeout: 20_000 });
+  await trail.getByTestId('trail-step-toggle').last().click();
+  await expect(trail.getByTestId('receipt-detail-hash')).toHaveText((receipts.at(-1) as { hash: string }).hash);
+
+  // A deep link to a receipt (the approval of an older semantic click) pasted into this tab.
+  const rare = core.ledger.queryRequests({ faculty: 'semantic', limit: 500 }).requests[150];
+  if (!rare) throw new Error('the generated ledger has too few semantic requests');
+  const target = core.ledger.query({ requestId: rare.requestId }).receipts.find((r) => r.event === 'approved');
+  if (!target) throw new Error('no requested receipt');
+  await page.evaluate((id) => void ((globalThis as unknown as { location: { hash: string } }).location.hash = `#/receipt/${id}`), target.id);
+  await expect(count).toHaveText('1 request matches, newest first.');
+  await expect(page.getByTestId('request-row')).toHaveAttribute('data-request-id', rare.requestId);
+  await expect(page.getByTestId('receipt-detail-id')).toHaveText(target.id);
+  await expect(page.getByTestId('receipt-detail-hash')).toHaveText(target.hash);
+  // The session stays in the fragment, so a reload of the deep link still finds the console.
+  expect(new URL(page.url()).hash).toMatch(/^#\/receipt\/[^?]+\?session=[A-Za-z0-9_-]{32}$/);
+  await page.reload();
+  await expect(page.getByTestId('receipt-detail-id')).toHaveText(target.id);
+
+  // Live tail: a request that starts now appears on top of the unfiltered timeline.
+  await page.getByTestId('filter-clear').click();
+  await expect(count).toHaveText(`${core.ledger.countRequests().toLocaleString('en')} requests match, newest first.`);
+  core.ledger.append({ requestId: 'live-tail-1', event: 'requested', faculty: 'webmcp-invoke', origin: 'https://live.example', toolName: 'live_tool', operation: 'invoke', actor: { kind: 'agent', name: 'Cursor' } });
+  await expect(page.getByTestId('request-row').first()).toHaveAttribute('data-request-id', 'live-tail-1');
+  await expect(page.getByTestId('request-row').first().getByTestId('request-outcome')).toHaveText('open');
+  core.ledger.append({ requestId: 'live-tail-1', event: 'succeeded', faculty: 'webmcp-invoke', origin: 'https://live.example', toolName: 'live_tool', operation: 'invoke', actor: { kind: 'extension' } });
+  await expect(page.getByTestId('request-row').first().getByTestId('request-outcome')).toHaveText('succeeded');
+  expect(problems).toEqual([]);
+  await page.close();
+});

@@ -1,0 +1,156 @@
+// The timeline's renderer logic without a browser (docs/timeline.md): deep-link
+// fragments (parsed, built, hostile ones dropped, the web host's session kept),
+// and the store over a REAL ledger (its queryRequests/countRequests/queryReceipts
+// as the core answers them): first page then count, paging, a request's trail,
+// deep links, and the live tail — new requests on top, later receipts folded into
+// their rows, receipts that arrive before the tail's answer not lost, answers for
+// an older filter dropped.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Ledger } from '../../src/main/core/ledger/index';
+import { parseRoute, routeFragment } from '../../src/renderer/route';
+import { createTimelineStore, TIMELINE_PAGE_SIZE } from '../../src/renderer/stores/timeline';
+import { sessionFromFragment } from '../../src/renderer/transport/token';
+import type { ConsoleApi } from '../../src/shared/ipc';
+import type { Receipt, ReceiptInput } from '../../src/shared/receipt';
+import { receiptLink, requestLink } from '../../src/shared/request-summary';
+import { ok } from '../../src/shared/result';
+import { ONE_PERCENT_ORIGIN, generateTimelineLedger } from '../support/timeline-ledger';
+import { tempDir } from './support/ledger-fixtures';
+
+const SID = 'A'.repeat(32);
+
+describe('deep links', () => {
+  it('parses the timeline and receipt routes, and drops what is not one', () => {
+    expect(parseRoute(requestLink('req-1'))).toEqual({ view: 'timeline', filter: {}, request: 'req-1' });
+    expect(parseRoute(receiptLink('0b7c-11'))).toEqual({ view: 'receipt', receiptId: '0b7c-11' });
+    expect(parseRoute('#/timeline?origin=https%3A%2F%2Fa.example&outcome=denied&faculty=semantic&event=refused&q=bank&from=5&to=9&tool=t&agent=Cursor')).toEqual({
+      view: 'timeline',
+      request: null,
+      filter: { origin: 'https://a.example', outcome: 'denied', faculty: 'semantic', event: 'refused', text: 'bank', from: 5, to: 9, toolName: 't', agent: 'Cursor' },
+    });
+    // Hostile or unknown values are dropped, never passed on.
+    expect(parseRoute('#/timeline?outcome=__proto__&faculty=x&event=y&from=-1&request=%3Cscript%3E')).toEqual({ view: 'timeline', filter: {}, request: null });
+    expect(parseRoute('#/receipt/%E0%A4%A')).toBeNull();
+    expect(parseRoute('#/receipt/a b')).toBeNull();
+    expect(parseRoute('#session=' + SID)).toBeNull();
+    expect(parseRoute('#token=abc')).toBeNull();
+    expect(parseRoute('')).toBeNull();
+    expect(parseRoute('#/settings')).toBeNull();
+  });
+
+  it('keeps the web host session id in the fragment, where the transport finds it again', () => {
+    const f = routeFragment({ view: 'receipt', receiptId: 'r-1' }, SID);
+    expect(f).toBe(`#/receipt/r-1?session=${SID}`);
+    expect(sessionFromFragment(f)).toBe(SID);
+    expect(parseRoute(f)).toEqual({ view: 'receipt', receiptId: 'r-1' });
+    const t = routeFragment({ view: 'timeline', filter: { origin: 'https://a.example', outcome: 'open' }, request: 'q-1' }, SID);
+    expect(sessionFromFragment(t)).toBe(SID);
+    expect(parseRoute(t)).toEqual({ view: 'timeline', filter: { origin: 'https://a.example', outcome: 'open' }, request: 'q-1' });
+    expect(sessionFromFragment(`#session=${SID}`)).toBe(SID);
+    expect(sessionFromFragment('#/timeline')).toBeNull();
+  });
+});
+
+describe('the timeline store over a real ledger', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let ledger: Ledger;
+  let api: Pick<ConsoleApi, 'queryRequests' | 'countRequests' | 'queryReceipts'>;
+  /** Hold the next queryRequests answer until released (to let receipts arrive meanwhile). */
+  let hold: Promise<void> | null;
+  const agent = { kind: 'agent' as const, name: 'Cursor' };
+  const req = (requestId: string, over: Partial<ReceiptInput> = {}): ReceiptInput => ({ requestId, event: 'requested', faculty: 'webmcp-invoke', origin: 'https://live.example', toolName: 'live', actor: agent, ...over });
+
+  beforeEach(() => {
+    tmp = tempDir('timeline-store-');
+    generateTimelineLedger(tmp.file('l.db'), 3_000);
+    ledger = new Ledger(tmp.file('l.db'));
+    hold = null;
+    api = {
+      queryRequests: async (p) => {
+        const answer = ok(ledger.queryRequests(p));
+        if (hold) await hold;
+        return answer;
+      },
+      countRequests: async (p) => ok({ count: ledger.countRequests(p) }),
+      queryReceipts: async (p) => ok(ledger.query(p)),
+    };
+  });
+  afterEach(() => {
+    ledger.close();
+    tmp.cleanup();
+  });
+
+  it('loads the first page, then the count; pages on; opens a trail oldest first', async () => {
+    const s = createTimelineStore(api);
+    await s.getState().setFilter({ origin: ONE_PERCENT_ORIGIN });
+    const st = s.getState();
+    expect(st.rows.length).toBe(ledger.countRequests({ origin: ONE_PERCENT_ORIGIN }));
+    expect(st.total).toBe(st.rows.length);
+    expect(st.countedQuery).toBe(st.query);
+    await s.getState().setFilter({});
+    expect(s.getState().rows.length).toBe(TIMELINE_PAGE_SIZE);
+    await s.getState().loadMore();
+    expect(s.getState().rows.length).toBe(2 * TIMELINE_PAGE_SIZE);
+    expect(new Set(s.getState().rows.map((r) => r.requestId)).size).toBe(2 * TIMELINE_PAGE_SIZE);
+    const id = s.getState().rows[3]!.requestId;
+    s.getState().toggle(id);
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(s.getState().trails[id]?.receipts.map((r) => r.seq)).toEqual(ledger.query({ requestId: id }).receipts.map((r) => r.seq).reverse());
+  });
+
+  it('drops the answer of an older filter', async () => {
+    const s = createTimelineStore(api);
+    const older = s.getState().setFilter({});
+    const newer = s.getState().setFilter({ origin: 'https://absent.example' });
+    await Promise.all([older, newer]);
+    expect(s.getState().rows).toEqual([]);
+    expect(s.getState().total).toBe(0);
+  });
+
+  it('live tail: a new request goes on top (if it matches), its later receipts update its row, and receipts pushed before the tail answers are folded in', async () => {
+    const s = createTimelineStore(api);
+    await s.getState().setFilter({ toolName: 'live' });
+    expect(s.getState().rows).toEqual([]);
+    const pushed: Receipt[] = [];
+    const push = (...rs: ReceiptInput[]) => {
+      const stored = ledger.appendBatch(rs);
+      pushed.push(...stored);
+      s.getState().addReceipts(stored);
+    };
+    let release!: () => void;
+    hold = new Promise((r) => (release = r));
+    push(req('live-1'), req('other', { toolName: 'not-live' }));
+    // While the tail's answer is on its way, the request goes on: these must not be lost.
+    hold = null;
+    push(req('live-1', { event: 'approval-shown' }), req('live-1', { event: 'approved', actor: { kind: 'person' } }));
+    release();
+    await new Promise((r) => setTimeout(r, 10));
+    let rows = s.getState().rows;
+    expect(rows.map((r) => r.requestId)).toEqual(['live-1']);
+    expect(rows[0]).toMatchObject({ steps: 3, decidedBy: 'person', outcome: null });
+    expect(s.getState().total).toBe(1);
+    push(req('live-1', { event: 'succeeded', actor: { kind: 'extension' } }), req('live-2'));
+    await new Promise((r) => setTimeout(r, 10));
+    rows = s.getState().rows;
+    expect(rows.map((r) => r.requestId)).toEqual(['live-2', 'live-1']);
+    // The row the store folded equals the ledger's own row.
+    expect(rows[1]).toEqual(ledger.queryRequests({ requestId: 'live-1' }).requests[0]);
+    expect(s.getState().total).toBe(2);
+  });
+
+  it('deep links: a request opens with its trail; a receipt opens its request at it; unknown ids say so', async () => {
+    const s = createTimelineStore(api);
+    const some = ledger.queryRequests({ limit: 50 }).requests[40]!;
+    const receipt = ledger.query({ requestId: some.requestId }).receipts[0]!;
+    await s.getState().openReceipt(receipt.id);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(s.getState().rows.map((r) => r.requestId)).toEqual([some.requestId]);
+    expect(s.getState().expanded).toEqual([some.requestId]);
+    expect(s.getState().focusReceipt).toBe(receipt.id);
+    await s.getState().openRequest('no-such-request');
+    expect(s.getState().notice).toMatch(/No request has the id no-such-request/);
+    await s.getState().openReceipt('no-such-receipt');
+    expect(s.getState().notice).toMatch(/No receipt has the id/);
+  });
+});
