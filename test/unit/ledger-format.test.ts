@@ -78,18 +78,18 @@ describe('a format-1 ledger', () => {
     expect(userVersion()).toBe(1);
   });
 
-  it('opened read-write: migrated to format 2 with the table and indexes of a new ledger, every old hash kept', () => {
+  it('opened read-write: migrated to the current format with the table and indexes of a new ledger, every old hash kept', () => {
     const l = new Ledger(file);
     try {
       expect(l.format).toBe(LEDGER_FORMAT);
-      expect(LEDGER_FORMAT).toBe(2);
+      expect(LEDGER_FORMAT).toBe(3);
       expect(l.verify({ parallel: false })).toEqual({ ok: true, count: 100, headHash: old[99]?.hash });
       const all = l.query({ limit: 500 }).receipts.reverse();
       expect(all).toEqual(old.map((r) => ({ ...r, operation: null, subjectHash: null })));
     } finally {
       l.close();
     }
-    expect(userVersion()).toBe(2);
+    expect(userVersion()).toBe(LEDGER_FORMAT);
     const fresh = tmp.file('fresh.db');
     new Ledger(fresh).close();
     let want: { cols: string[]; objects: string[] } = { cols: [], objects: [] };
@@ -120,9 +120,9 @@ describe('a format-1 ledger', () => {
     } finally {
       l.close();
     }
-    // A second read-write open finds format 2 and changes nothing.
+    // A second read-write open finds the current format and changes nothing.
     new Ledger(file).close();
-    expect(userVersion()).toBe(2);
+    expect(userVersion()).toBe(LEDGER_FORMAT);
   });
 
   it.each([

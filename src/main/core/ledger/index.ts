@@ -28,8 +28,8 @@ import { exportJsonLines } from './export';
 import { againstCheckpoint, withCheckpointChecks, type WitnessInput } from './report';
 import { LedgerStateError, type LedgerOptions } from './options';
 import {
-  GENESIS_PREV_HASH, HASH_INPUT_SQL, HASH_INPUT_SQL_FORMAT_1, ROW_COLUMNS_SQL, ROW_COLUMNS_SQL_FORMAT_1, canonicalReceiptText, chainHash,
-  type RawRow,
+  GENESIS_PREV_HASH, ROW_COLUMNS_SQL, SHA256_SQL_FUNCTION, canonicalReceiptText, chainHash, columnSql, hashInputSql, payloadCheckSql,
+  payloadHashOf, rowColumnsSql, sha256Hex, type RawRow,
 } from './chain';
 import { LedgerInputError, normaliseInput, type NormalisedInput } from './input';
 import { rowToReceipt, runQuery, type QueryColumns } from './query';
@@ -117,9 +117,9 @@ export class Ledger {
       throw e;
     }
     this.db = db;
-    this.cols = this.format >= 2
-      ? { rows: ROW_COLUMNS_SQL, operation: 'operation', subjectHash: 'subject_hash' }
-      : { rows: ROW_COLUMNS_SQL_FORMAT_1, operation: 'NULL', subjectHash: 'NULL' };
+    this.cols = { rows: rowColumnsSql(this.format), operation: columnSql('operation', this.format), subjectHash: columnSql('subject_hash', this.format) };
+    // The payload check of format 3 (chain.ts payloadCheckSql) hashes in SQL through this function.
+    db.function(SHA256_SQL_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? sha256Hex(text) : null));
     const cols = this.cols.rows;
     this.insert = this.readonly ? null : db.prepare(`INSERT INTO receipts (${ROW_COLUMNS_SQL}) VALUES (${ROW_COLUMNS_SQL.replace(/\w+/g, '?')})`);
     this.stmts = {
@@ -131,7 +131,7 @@ export class Ledger {
     this.verifier = new ChainVerifier(db, {
       open: () => this.open(),
       bySeq: this.stmts.bySeq,
-      scanSql: scanSql(this.format >= 2 ? HASH_INPUT_SQL : HASH_INPUT_SQL_FORMAT_1),
+      scanSql: scanSql(hashInputSql(this.format), payloadCheckSql(this.format)),
       identity: fileIdentity(file),
       openOpts,
     });
@@ -158,6 +158,7 @@ export class Ledger {
         const row = [
           seq, randomUUID(), time, n.requestId, n.event, n.faculty, n.origin, n.tabId, n.frameId, n.documentId,
           n.toolName, n.descriptorHash, n.argumentsHash, n.actorJson, n.detailJson, prevHash, '', n.operation, n.subjectHash,
+          payloadHashOf(n.detailJson), null,
         ] as RawRow;
         row[16] = chainHash(prevHash, canonicalReceiptText(row));
         insert.run(row);
