@@ -25,6 +25,7 @@ import { openDatabase, type OpenDatabaseOptions } from './sqlite';
 import { prepareSchema } from './schema';
 import { WalDurability, type DurabilityCounts, type SyncFd } from './durability';
 import { exportJsonLines } from './export';
+import { exportFiltered, filterSql, type ExportOptions } from './filtered-export';
 import { againstCheckpoint, withCheckpointChecks, type WitnessInput } from './report';
 import { LedgerStateError, type LedgerOptions } from './options';
 import {
@@ -46,6 +47,7 @@ export {
   LedgerSigningKey, MAX_UNSIGNED_TAIL, GUARD_TRIGGERS, checkpointSignatureProblem, keyIdOf, type LedgerProblem,
 } from './checkpoints';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './query';
+export { EXPORT_WINDOW, CSV_COLUMNS, csvField, type ExportOptions } from './filtered-export';
 export { OPEN_EVENTS, RECOVERY_LOOKBACK, MAX_RECOVERY_LOOKBACK, RECOVERY_SQL } from './recovery-queries';
 export {
   PARALLEL_VERIFY_MIN_ROWS, PARALLEL_VERIFY_RANGE_ROWS, MAX_VERIFY_THREADS, VERIFY_CHUNK,
@@ -55,6 +57,9 @@ export {
 export type { LedgerOptions } from './options';
 export { LedgerStateError } from './options';
 export type { WitnessInput } from './report';
+
+/** Receipts erased per transaction by `erasePayloads` (a few ms each; the event loop runs between them). */
+export const ERASE_BATCH = 2_000;
 
 /**
  * The receipt ledger. One instance per database file and process is the normal
@@ -481,6 +486,75 @@ export class Ledger {
       this.open();
       return this.stmts.chunk.all(after, end, 1000) as RawRow[];
     }, target);
+  }
+
+  /**
+   * The filtered export (filtered-export.ts; docs/ledger.md, "Export"): the receipts
+   * matching `opts.filter` ({} or absent: all), oldest first, as JSON Lines (a header
+   * line with the filter, the head and the newest signed checkpoint, then one Receipt
+   * per line) or CSV, to a file path (written as `.part`, renamed when complete) or a
+   * writable stream. Walks seq windows and yields between them; `onProgress` and
+   * `signal` as in ExportOptions. Covers the receipts present when it started.
+   * @returns rows written and the head covered.
+   * @throws LedgerInputError for a bad filter or format; the signal's reason when cancelled;
+   *   LedgerStateError when closed (or closed meanwhile).
+   */
+  async exportFiltered(target: string | Writable, opts: ExportOptions = {}): Promise<{ rows: number; head: { count: number; headHash: string } }> {
+    const db = this.open();
+    const filter = opts.filter ?? {};
+    const { where, params } = filterSql(filter);
+    const stmt = db.prepare(
+      `SELECT ${this.cols.rows} FROM receipts WHERE seq > @after AND seq <= @end${where.map((w) => ` AND ${w}`).join('')} ORDER BY seq`,
+    ).raw();
+    return exportFiltered({
+      head: this.head(),
+      header: { version: 1, exportedAt: this.now(), checkpoint: this.latestSignedCheckpoint() },
+      window: (after, end) => {
+        this.open();
+        return stmt.all({ ...params, after, end }) as RawRow[];
+      },
+    }, filter, target, opts);
+  }
+
+  /**
+   * Retention (docs/ledger.md, "Retention"): erase the payload (`detail`) of every
+   * receipt of the payload-hash rule (format 3) with `time < before`, in
+   * transactions of at most `batch` receipts (default ERASE_BATCH), yielding to
+   * the event loop between them. Each erased row keeps every other field, its hash
+   * and its payload hash; `detail` becomes null and `erasedAt` the time of the
+   * erasure (`now`, default the ledger's clock). Receipts written before format 3
+   * hash their detail itself: they cannot be erased without breaking the chain, so
+   * they are kept and counted in `oldRuleKept`. The guard trigger allows exactly
+   * this UPDATE and nothing else (schema.ts).
+   * @param opts.before ms since the epoch (exclusive).
+   * @returns `{erased, oldRuleKept}`: payloads erased now, and older-rule receipts before `before` left as they are.
+   * @throws LedgerStateError when closed or read-only (or closed meanwhile); LedgerInputError for a bad `before`;
+   *   the signal's reason when aborted (batches already committed stay erased).
+   */
+  async erasePayloads(opts: { before: number; now?: number; batch?: number; signal?: AbortSignal }): Promise<{ erased: number; oldRuleKept: number }> {
+    this.writable();
+    if (!Number.isSafeInteger(opts.before)) throw new LedgerInputError('erasePayloads: before must be an integer (ms since the epoch)');
+    const batch = Math.max(1, Math.min(opts.batch ?? ERASE_BATCH, 100_000));
+    const db = this.open();
+    if (this.format < 3) return { erased: 0, oldRuleKept: 0 };
+    // The partial index receipts_payload_kept holds exactly the erasable rows, by time.
+    const erase = db.prepare(
+      "UPDATE receipts SET detail = 'null', erased_at = @now WHERE seq IN " +
+        '(SELECT seq FROM receipts WHERE payload_hash IS NOT NULL AND erased_at IS NULL AND time < @before LIMIT @batch)',
+    );
+    let erased = 0;
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      this.open();
+      const now = opts.now ?? this.now();
+      const n = db.transaction(() => erase.run({ now, before: opts.before, batch }).changes).immediate();
+      if (n > 0) this.durability?.committed();
+      erased += n;
+      if (n < batch) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const oldRuleKept = db.prepare('SELECT count(*) FROM receipts WHERE time < ? AND payload_hash IS NULL').pluck().get(opts.before) as number;
+    return { erased, oldRuleKept };
   }
 
   /** Close the database; later calls throw LedgerStateError. Idempotent. */
