@@ -30,6 +30,8 @@ const api: EchoApi = {
   revertPatches: (p) => ipcRenderer.invoke(CHANNELS.revertPatches, p),
   inspectTab: (p) => ipcRenderer.invoke(CHANNELS.inspectTab, p),
   invokeTool: (p) => ipcRenderer.invoke(CHANNELS.invokeTool, p),
+  startExport: (p) => ipcRenderer.invoke(CHANNELS.startExport, p),
+  cancelExport: (p) => ipcRenderer.invoke(CHANNELS.cancelExport, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

@@ -20,6 +20,8 @@ import { LivePatchPanel } from './components/LivePatchPanel';
 import { ReceiptList } from './components/ReceiptList';
 import { SettingsPanel } from './components/SettingsPanel';
 import { ToolInspector } from './components/ToolInspector';
+import { LedgerPanel } from './components/LedgerPanel';
+import type { LedgerFilter } from '../shared/ledger-export';
 import { useNow } from './hooks';
 import { consoleReachable, linkLabel } from './stores/connection';
 import type { ConsoleStores } from './stores';
@@ -87,6 +89,7 @@ function Receipts() {
       verify={s.verify}
       verifying={s.verifying}
       verifyError={s.verifyError}
+      verifyProgress={s.verifyProgress}
       offline={!online}
       expanded={s.expanded}
       search={s.search}
@@ -95,6 +98,34 @@ function Receipts() {
       onToggle={s.toggle}
       onFind={(id) => void s.find(id)}
       onClearSearch={s.clearSearch}
+    />
+  );
+}
+
+/**
+ * Export and retention (./components/LedgerPanel.tsx). The filter is the timeline's
+ * current one once the timeline's filter bar is joined to it; until then every receipt.
+ */
+function LedgerTools(props: { filter?: LedgerFilter }) {
+  const { ledger, settings } = useStores();
+  const s = useStore(ledger);
+  const retentionDays = useStore(settings, (x) => x.settings?.retentionDays);
+  const online = useOnline();
+  const filter = props.filter ?? {};
+  return (
+    <LedgerPanel
+      filter={filter}
+      run={s.run}
+      starting={s.starting}
+      exportError={s.exportError}
+      retentionDays={retentionDays}
+      retentionSaving={s.retentionSaving}
+      retentionSaved={s.retentionSaved}
+      retentionError={s.retentionError}
+      offline={!online}
+      onExport={(format) => void s.startExport(filter, format)}
+      onCancel={() => void s.cancelExport()}
+      onSaveRetention={(days) => void s.saveRetention(days)}
     />
   );
 }
@@ -315,7 +346,12 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
         <main className={lost ? 'content stale' : 'content'}>
           <Pairing />
           {section === 'approvals' ? <Approvals /> : null}
-          {section === 'receipts' ? <Receipts /> : null}
+          {section === 'receipts' ? (
+            <>
+              <Receipts />
+              <LedgerTools />
+            </>
+          ) : null}
           {section === 'inspector' ? <Inspector /> : null}
           {section === 'patches' ? <Patches /> : null}
           {section === 'connection' ? <Connection /> : null}

@@ -14,7 +14,8 @@
 import type { ConsoleApi } from './ipc';
 import { APPROVAL_TIMEOUT_RANGE, DEVELOPER_MODE_IDLE_MINUTES } from './limits';
 import { POLICY_LIMITS, POLICY_RULE_SCHEMA } from './policy';
-import { OUTCOME_EVENTS, RECEIPT_EVENTS } from './receipt';
+import { FACULTIES, OUTCOME_EVENTS, RECEIPT_EVENTS } from './receipt';
+import { EXPORT_FORMATS, RETENTION_DAYS } from './ledger-export';
 
 /** Every ConsoleApi method name, in CHANNELS order. */
 export const API_METHODS = [
@@ -38,6 +39,8 @@ export const API_METHODS = [
   'revertPatches',
   'inspectTab',
   'invokeTool',
+  'startExport',
+  'cancelExport',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -114,6 +117,7 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
       approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
       developerMode: { type: 'boolean' },
       developerModeIdleMinutes: { type: 'integer', minimum: DEVELOPER_MODE_IDLE_MINUTES.min, maximum: DEVELOPER_MODE_IDLE_MINUTES.max },
+      retentionDays: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: RETENTION_DAYS.min, maximum: RETENTION_DAYS.max }] },
     },
   },
   listPolicyRules: NO_PAYLOAD,
@@ -151,4 +155,30 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
       arguments: { type: 'object' },
     },
   },
+  // LedgerFilter (src/shared/ledger-export.ts); the ledger checks it again (filtered-export.ts).
+  startExport: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['filter', 'format'],
+    properties: {
+      format: { enum: [...EXPORT_FORMATS] },
+      filter: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          from: MS,
+          to: MS,
+          origin: { type: 'string', minLength: 1, maxLength: 2048 },
+          agent: { type: 'string', minLength: 1, maxLength: 256 },
+          faculty: { enum: [...FACULTIES] },
+          toolName: { type: 'string', minLength: 1, maxLength: 2048 },
+          outcome: { enum: [...OUTCOME_EVENTS] },
+          event: { enum: [...RECEIPT_EVENTS] },
+          requestId: ID,
+          text: { type: 'string', minLength: 1, maxLength: 200 },
+        },
+      },
+    },
+  },
+  cancelExport: { type: 'object', additionalProperties: false, required: ['exportId'], properties: { exportId: { type: 'string', pattern: '^exp_[0-9a-f]{16}$' } } },
 };

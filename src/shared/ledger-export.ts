@@ -75,10 +75,18 @@ export interface ExportResult {
  * Progress of a long ledger task, pushed to the console as it runs
  * (ConsoleEvent `ledger-progress`): `done` of `total` receipts looked at.
  * `id` names the run (an export's `exportId`; `verify` for Verify ledger).
+ * An export ends with one event in state `done` (with `result`), `failed` (with
+ * `error`) or `cancelled`; Verify's result is the answer to `verifyLedger`.
  */
 export interface LedgerProgress {
   task: 'verify' | 'export';
   id: string;
   done: number;
   total: number;
+  state: 'running' | 'done' | 'failed' | 'cancelled';
+  result?: ExportResult;
+  error?: { code: string; message: string };
 }
+
+/** Retention period bounds in days (settings `retentionDays`; null keeps receipts' payloads forever, the default). */
+export const RETENTION_DAYS = { min: 1, max: 3650 } as const;

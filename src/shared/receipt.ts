@@ -44,6 +44,8 @@ export const RECEIPT_EVENTS = [
   'developer-mode-off',
   /** A policy rule was added or removed by the person, or dropped by the console (detail: change, the rule(s)). */
   'policy-changed',
+  /** Retention erased receipts' payloads (detail: retentionDays, before, erased, oldRuleKept; docs/ledger.md, "Retention"). */
+  'payloads-erased',
 ] as const;
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 

@@ -22,6 +22,7 @@ import { actorLabel, eventTone, reasonOf, searchSummary, subjectLabel } from '..
 import type { ReceiptSearch } from '../stores/receipts';
 import { formatTime, prettyJson, revealInvisible } from '../text';
 import { CopyButton } from './CopyButton';
+import { LedgerProgressBar, VerifyDetails } from './LedgerPanel';
 
 export interface ReceiptListProps {
   items: Receipt[];
@@ -31,6 +32,8 @@ export interface ReceiptListProps {
   verify: VerifyReport | null;
   verifying: boolean;
   verifyError: ErrorInfo | null;
+  /** Receipts checked so far while Verify ledger runs. */
+  verifyProgress?: { done: number; total: number } | null;
   /** The console is unreachable: nothing can be asked of it. */
   offline: boolean;
   expanded: string[];
@@ -324,6 +327,7 @@ export function ReceiptList(p: ReceiptListProps) {
           {p.verifying ? 'Verifying…' : 'Verify ledger'}
         </button>
       </div>
+      {p.verifying && p.verifyProgress ? <LedgerProgressBar done={p.verifyProgress.done} total={p.verifyProgress.total} label="Verify" testId="verify-progress" /> : null}
       {p.verify ? (
         <p className={p.verify.ok ? 'verify verify-ok' : 'verify verify-bad'} role="status" data-testid="verify-report">
           {p.verify.ok
@@ -333,6 +337,7 @@ export function ReceiptList(p: ReceiptListProps) {
               : `Chain broken at #${p.verify.firstBroken?.seq ?? '?'}: ${p.verify.firstBroken?.reason ?? 'unknown reason'} (${p.verify.count} receipts checked).`}
         </p>
       ) : null}
+      {p.verify ? <VerifyDetails report={p.verify} /> : null}
       {p.verifyError ? (
         <p className="error" role="alert" data-testid="verify-error">
           {p.verifyError.message}

@@ -17,6 +17,7 @@ import { createPatchesStore } from './patches';
 import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
 import { createInspectorStore } from './inspector';
+import { createLedgerStore } from './ledger';
 
 export function createConsoleStores(rawApi: EchoApi) {
   const api = withPlainErrors(rawApi);
@@ -29,6 +30,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     pictures: createPicturesStore(api),
     patches: createPatchesStore(api),
     inspector: createInspectorStore(api),
+    ledger: createLedgerStore(api),
   };
 }
 
@@ -60,6 +62,9 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.inspector.getState().setView(e.tabId, e.view);
     case 'inspector-call':
       return stores.inspector.getState().callEnded(e.call);
+    case 'ledger-progress':
+      if (e.progress.task === 'verify') return stores.receipts.getState().setVerifyProgress(e.progress);
+      return stores.ledger.getState().onProgress(e.progress);
   }
 }
 

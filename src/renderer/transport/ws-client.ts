@@ -181,6 +181,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     revertPatches: (p) => call('revertPatches', p),
     inspectTab: (p) => call('inspectTab', p),
     invokeTool: (p) => call('invokeTool', p),
+    startExport: (p) => call('startExport', p),
+    cancelExport: (p) => call('cancelExport', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);
