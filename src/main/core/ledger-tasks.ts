@@ -62,6 +62,17 @@ export class LedgerTasks {
     this.progress({ task: 'verify', id: 'verify', done: 0, total, state: 'running' });
     const run = this.p
       .verify((done) => this.progress({ task: 'verify', id: 'verify', done: Math.min(done, total), total, state: 'running' }))
+      .then(
+        (report) => {
+          // The walk reports after each chunk but the last: the end is said once, with what was checked.
+          this.progress({ task: 'verify', id: 'verify', done: report.ok ? total : Math.min(report.count, total), total, state: 'done' });
+          return report;
+        },
+        (e: unknown) => {
+          this.progress({ task: 'verify', id: 'verify', done: 0, total, state: 'failed', error: toErrorInfo(e) });
+          throw e;
+        },
+      )
       .finally(() => {
         this.verifying = null;
       });

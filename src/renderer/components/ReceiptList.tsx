@@ -120,11 +120,22 @@ function ReceiptDetail(props: { r: Receipt; onFind(id: string): void; offline: b
             {r.hash}
           </code>
         </Field>
+        {r.payloadHash ? (
+          <Field label="Payload hash" wide>
+            <code className="hash">{r.payloadHash}</code>
+          </Field>
+        ) : null}
       </dl>
       <h3>Detail</h3>
-      <pre className="code" data-testid="receipt-detail-json">
-        {prettyJson(r.detail)}
-      </pre>
+      {r.erasedAt !== undefined ? (
+        <p className="muted" data-testid="receipt-detail-erased">
+          Payload erased by retention on {formatTime(r.erasedAt)}; its hash above still proves what it was.
+        </p>
+      ) : (
+        <pre className="code" data-testid="receipt-detail-json">
+          {prettyJson(r.detail)}
+        </pre>
+      )}
     </div>
   );
 }

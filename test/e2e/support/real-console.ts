@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
-import { createConsoleCore, type ConsoleCore } from '../../../src/main/core';
+import { createConsoleCore, type ConsoleCore, type ConsoleCoreOptions } from '../../../src/main/core';
 import { startWebHost, type WebHost } from '../../../src/main/web/server';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 
@@ -31,12 +31,13 @@ export interface RealConsole {
 /**
  * Start the real core, its web host and a Chromium.
  * @param prefix of the temporary folder's name.
+ * @param more further core options (an injected clock, say).
  * @throws Error when the renderer is not built.
  */
-export async function startRealConsole(prefix: string): Promise<RealConsole> {
+export async function startRealConsole(prefix: string, more: Partial<ConsoleCoreOptions> = {}): Promise<RealConsole> {
   if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  const core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} } });
+  const core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} }, ...more });
   await core.start();
   const startHost = (opts: { port?: number; token?: string; sessionKey?: Buffer } = {}) =>
     startWebHost({
