@@ -9,8 +9,8 @@
  * where `||` is string concatenation of the 64 lowercase hex characters of
  * prevHash and `canonical(n)` is the RFC 8785 canonical JSON
  * (src/shared/canonical.ts, `canonicalJson`) of the receipt without its `hash`:
- * the 18 fields in CHAINED_FIELDS, every one present (absent optional values
- * are `null`) with one exception: `operation` and `subjectHash` (ledger format
+ * the fields in CHAINED_FIELDS, every one present (absent optional values
+ * are `null`) but for `payloadHash` or `detail` (one of the two, below) and one exception: `operation` and `subjectHash` (ledger format
  * 2) are left out when BOTH are null. So a format-1 row, which has neither,
  * and a new row without them hash exactly as format 1 did, and a ledger
  * migrated to format 2 keeps verifying; when either is set, both are present.

@@ -16,7 +16,7 @@ import { CHECKPOINTS_SQL } from './checkpoints';
 export const LEDGER_APPLICATION_ID = 0x4543484f;
 /**
  * `PRAGMA user_version`: the schema format this code writes. It reads formats
- * 1 and 2; a read-write open migrates format 1 to 2 (MIGRATE_1_TO_2_SQL).
+ * 1 to 3; a read-write open migrates an older file step by step (MIGRATIONS).
  * - 1: the first schema.
  * - 2: adds `operation` and `subject_hash` (receipt `operation`, `subjectHash`)
  *   and three partial indexes. Format-1 rows hash as before (chain.ts).
