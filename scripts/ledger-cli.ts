@@ -160,7 +160,11 @@ function readCheckpoint(file: string): Checkpoint {
   return cp as Checkpoint;
 }
 
-/** Whether `file` starts with SQLite's header ("SQLite format 3\0"); anything else is read as a JSON Lines export. */
+/**
+ * Whether `file` is to be opened as a ledger: it starts with SQLite's header ("SQLite
+ * format 3\0"), or it is not a JSON Lines export either (its first non-blank character
+ * is not `{`), so the ledger open reports it plainly. Otherwise it is read as an export.
+ */
 function isSqliteFile(file: string): boolean {
   let fd: number;
   try {
@@ -169,9 +173,10 @@ function isSqliteFile(file: string): boolean {
     return true; // let the ledger open report it
   }
   try {
-    const buf = Buffer.alloc(16);
-    const n = readSync(fd, buf, 0, 16, 0);
-    return n === 16 && buf.toString('latin1') === 'SQLite format 3\0';
+    const buf = Buffer.alloc(256);
+    const n = readSync(fd, buf, 0, 256, 0);
+    if (n >= 16 && buf.subarray(0, 16).toString('latin1') === 'SQLite format 3\0') return true;
+    return !buf.subarray(0, n).toString('utf8').trimStart().startsWith('{');
   } finally {
     closeSync(fd);
   }
