@@ -7,6 +7,11 @@
  *                                              web host's key file, or else the default key file of the
  *                                              ledger's folder (defaultLedgerKeyFile) or the desktop app's
  *                                              public key beside it (.pub) when one exists
+ *   npm run ledger -- verify <export.jsonl> [--public-key KEY|@file | --key-file PEM] [--json]
+ *                                              a JSON Lines export (the console's Export, `export`): each row's
+ *                                              hash, the order, gaps reported as gaps, the signed checkpoint
+ *                                              (key as above; an export in <data>/exports/ also finds the data
+ *                                              folder's default key)
  *   npm run ledger -- export <file>            JSON Lines on stdout, oldest first (every Receipt field,
  *                                              operation and subjectHash included, null when absent)
  *   npm run ledger -- tail <file> [-n 20] [--json]   the newest N, oldest of them first
@@ -16,13 +21,14 @@
  * migrated; its receipts show operation and subjectHash as null). Exit codes: 0 fine; 1 the chain is broken (verify);
  * 2 usage error or the file could not be opened as a ledger.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, openSync, readFileSync, readSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import { Ledger, LedgerSigningKey, keyIdOf } from '../src/main/core/ledger/index';
 import { defaultLedgerKeyFile, publicKeyFile } from '../src/main/core/ledger/key-holder';
+import { verifyExport } from '../src/main/core/ledger/export-verify';
 import type { Checkpoint, Receipt, VerifyReport } from '../src/shared/receipt';
 
-const USAGE = `usage: ledger verify <file> [--checkpoint cp.json] [--public-key KEY|@file | --key-file PEM] [--json]
+const USAGE = `usage: ledger verify <file | export.jsonl> [--checkpoint cp.json] [--public-key KEY|@file | --key-file PEM] [--json]
        ledger export <file>
        ledger tail <file> [-n N] [--json]
        ledger checkpoint <file>`;
@@ -97,13 +103,13 @@ function line(r: Receipt): string {
  * file of the ledger's folder when it exists, else none (then a ledger holding signed
  * checkpoints fails with `no-public-key`).
  */
-function publicKeyFor(args: Args): { key: string | null; from: string } {
+function publicKeyFor(args: Args, dataDir = path.dirname(path.resolve(args.file))): { key: string | null; from: string } {
   if (args.publicKey !== undefined) {
     const text = args.publicKey.startsWith('@') ? readText(args.publicKey.slice(1)).trim() : args.publicKey;
     if (!keyIdOf(text)) throw new UsageError('--public-key takes the base64 of a raw 32-byte Ed25519 public key (or @file holding it)');
     return { key: text, from: '--public-key' };
   }
-  const file = args.keyFile ?? defaultLedgerKeyFile(path.dirname(path.resolve(args.file)));
+  const file = args.keyFile ?? defaultLedgerKeyFile(dataDir);
   if (args.keyFile === undefined && !existsSync(file)) {
     // The desktop app keeps its key in the keychain and its public key beside it.
     const pub = publicKeyFile(file);
@@ -154,6 +160,48 @@ function readCheckpoint(file: string): Checkpoint {
   return cp as Checkpoint;
 }
 
+/**
+ * Whether `file` is to be opened as a ledger: it starts with SQLite's header ("SQLite
+ * format 3\0"), or it is not a JSON Lines export either (its first non-blank character
+ * is not `{`), so the ledger open reports it plainly. Otherwise it is read as an export.
+ */
+function isSqliteFile(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return true; // let the ledger open report it
+  }
+  try {
+    const buf = Buffer.alloc(256);
+    const n = readSync(fd, buf, 0, 256, 0);
+    if (n >= 16 && buf.subarray(0, 16).toString('latin1') === 'SQLite format 3\0') return true;
+    return !buf.subarray(0, n).toString('utf8').trimStart().startsWith('{');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `verify <export.jsonl>` (export-verify.ts): exit 0 ok (gaps allowed), 1 broken or the checkpoint fails, 2 usage. */
+async function verifyExportFile(args: Args): Promise<number> {
+  if (args.checkpoint !== undefined) {
+    process.stderr.write('ledger: --checkpoint goes with a ledger file, not an export (the export carries its signed checkpoint)\n');
+    return 2;
+  }
+  let key: string | null;
+  try {
+    key = publicKeyFor(args).key;
+    // The console writes exports to <data folder>/exports/: the data folder's default key then applies.
+    if (key === null && args.publicKey === undefined && args.keyFile === undefined) key = publicKeyFor(args, path.dirname(path.dirname(path.resolve(args.file)))).key;
+  } catch (e) {
+    process.stderr.write(`ledger: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const report = await verifyExport(createReadStream(args.file), key);
+  process.stdout.write(args.json ? `${JSON.stringify(report)}\n` : `${report.summary}${report.gaps.length ? `\n  gaps: ${report.gaps.map((g) => (g.from === g.to ? `#${g.from}` : `#${g.from}..#${g.to}`)).join(', ')}${report.gapCount > report.gaps.length ? ', …' : ''}` : ''}\n`);
+  return report.ok ? 0 : 1;
+}
+
 async function main(argv: string[]): Promise<number> {
   let args: Args;
   try {
@@ -163,6 +211,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${msg ? `ledger: ${msg}\n` : ''}${USAGE}\n`);
     return 2;
   }
+  if (args.command === 'verify' && !isSqliteFile(args.file)) return verifyExportFile(args);
   let ledger: Ledger;
   let publicKey: string | null = null;
   try {

@@ -32,6 +32,8 @@ const api: EchoApi = {
   invokeTool: (p) => ipcRenderer.invoke(CHANNELS.invokeTool, p),
   queryRequests: (p) => ipcRenderer.invoke(CHANNELS.queryRequests, p),
   countRequests: (p) => ipcRenderer.invoke(CHANNELS.countRequests, p),
+  startExport: (p) => ipcRenderer.invoke(CHANNELS.startExport, p),
+  cancelExport: (p) => ipcRenderer.invoke(CHANNELS.cancelExport, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

@@ -8,7 +8,7 @@
  * as unknown), and the pairing notice while the extension awaits pairing. The
  * link badge in the header opens the Connection page.
  */
-import { createContext, useCallback, useContext, useEffect, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog } from './components/ApprovalDialog';
 import { ApprovalList } from './components/ApprovalList';
@@ -23,6 +23,8 @@ import { ToolInspector } from './components/ToolInspector';
 import { Timeline } from './components/Timeline';
 import { parseRoute, routeFragment, type Route } from './route';
 import { sessionFromFragment } from './transport/token';
+import { LedgerPanel } from './components/LedgerPanel';
+import type { LedgerFilter } from '../shared/ledger-export';
 import { useNow } from './hooks';
 import { consoleReachable, linkLabel } from './stores/connection';
 import type { ConsoleStores } from './stores';
@@ -90,6 +92,7 @@ function Receipts() {
       verify={s.verify}
       verifying={s.verifying}
       verifyError={s.verifyError}
+      verifyProgress={s.verifyProgress}
       offline={!online}
       expanded={s.expanded}
       search={s.search}
@@ -136,6 +139,39 @@ function TimelinePage() {
       onMore={loadMore}
       onToggle={s.toggle}
       onOpenRequest={openRequest}
+    />
+  );
+}
+
+/**
+ * Export and retention (./components/LedgerPanel.tsx), under the timeline: the export takes the
+ * timeline's current filters, applied receipt by receipt (docs/ledger.md, "Export"); a request's
+ * `open` state is not a receipt's, so that one filter is left out of the export.
+ */
+function LedgerTools() {
+  const { ledger, settings, timeline } = useStores();
+  const s = useStore(ledger);
+  const current = useStore(timeline, (t) => t.filter);
+  const retentionDays = useStore(settings, (x) => x.settings?.retentionDays);
+  const online = useOnline();
+  const filter = useMemo((): LedgerFilter => {
+    const { outcome, ...rest } = current;
+    return outcome === undefined || outcome === 'open' ? rest : { ...rest, outcome };
+  }, [current]);
+  return (
+    <LedgerPanel
+      filter={filter}
+      run={s.run}
+      starting={s.starting}
+      exportError={s.exportError}
+      retentionDays={retentionDays}
+      retentionSaving={s.retentionSaving}
+      retentionSaved={s.retentionSaved}
+      retentionError={s.retentionError}
+      offline={!online}
+      onExport={(format) => void s.startExport(filter, format)}
+      onCancel={() => void s.cancelExport()}
+      onSaveRetention={(days) => void s.saveRetention(days)}
     />
   );
 }
@@ -387,7 +423,12 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
         <main className={lost ? 'content stale' : 'content'}>
           <Pairing />
           {section === 'approvals' ? <Approvals /> : null}
-          {section === 'timeline' ? <TimelinePage /> : null}
+          {section === 'timeline' ? (
+            <>
+              <TimelinePage />
+              <LedgerTools />
+            </>
+          ) : null}
           {section === 'receipts' ? <Receipts /> : null}
           {section === 'inspector' ? <Inspector /> : null}
           {section === 'patches' ? <Patches /> : null}

@@ -15,6 +15,7 @@ import type { ConsoleApi } from './ipc';
 import { APPROVAL_TIMEOUT_RANGE, DEVELOPER_MODE_IDLE_MINUTES } from './limits';
 import { POLICY_LIMITS, POLICY_RULE_SCHEMA } from './policy';
 import { FACULTIES, OUTCOME_EVENTS, RECEIPT_EVENTS } from './receipt';
+import { EXPORT_FORMATS, RETENTION_DAYS } from './ledger-export';
 
 /** Every ConsoleApi method name, in CHANNELS order. */
 export const API_METHODS = [
@@ -40,6 +41,8 @@ export const API_METHODS = [
   'invokeTool',
   'queryRequests',
   'countRequests',
+  'startExport',
+  'cancelExport',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -131,6 +134,7 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
       approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
       developerMode: { type: 'boolean' },
       developerModeIdleMinutes: { type: 'integer', minimum: DEVELOPER_MODE_IDLE_MINUTES.min, maximum: DEVELOPER_MODE_IDLE_MINUTES.max },
+      retentionDays: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: RETENTION_DAYS.min, maximum: RETENTION_DAYS.max }] },
     },
   },
   listPolicyRules: NO_PAYLOAD,
@@ -174,4 +178,16 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
     properties: { ...REQUEST_FILTER_PROPERTIES, cursor: REQUEST_CURSOR, after: REQUEST_CURSOR, limit: { type: 'integer', minimum: 1, maximum: 500 } },
   },
   countRequests: { type: 'object', additionalProperties: false, properties: REQUEST_FILTER_PROPERTIES },
+  // LedgerFilter (src/shared/ledger-export.ts); the ledger checks it again (filtered-export.ts).
+  startExport: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['filter', 'format'],
+    properties: {
+      format: { enum: [...EXPORT_FORMATS] },
+      // The timeline's filters (one table), applied receipt by receipt; `open` is a request's state, not a receipt's.
+      filter: { type: 'object', additionalProperties: false, properties: { ...REQUEST_FILTER_PROPERTIES, outcome: { enum: [...OUTCOME_EVENTS] } } },
+    },
+  },
+  cancelExport: { type: 'object', additionalProperties: false, required: ['exportId'], properties: { exportId: { type: 'string', pattern: '^exp_[0-9a-f]{16}$' } } },
 };

@@ -15,6 +15,7 @@ import type { FormSubject } from './form';
 import type { TargetPicture } from './semantic-picture';
 import type { LivePatchInfo, PatchEdit } from './live-patch';
 import type { RequestFilter, RequestPage, RequestQuery } from './request-summary';
+import type { ExportFormat, LedgerFilter, LedgerProgress } from './ledger-export';
 
 /** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
 export interface LinkStatus {
@@ -255,6 +256,11 @@ export interface ConsoleSettings {
   developerMode: boolean;
   /** Minutes without the person's input or a raw-JavaScript call before developer mode switches itself off. */
   developerModeIdleMinutes: number;
+  /**
+   * Retention (docs/ledger.md, "Retention"): receipts' payloads older than this many days
+   * (RETENTION_DAYS) are erased, their hashes kept; null (the default) keeps them forever.
+   */
+  retentionDays: number | null;
 }
 
 /**
@@ -296,7 +302,9 @@ export type ConsoleEvent =
   /** A new view of an inspected tab (the page's tools changed, or it was inspected), or null: it is no longer inspected. */
   | { kind: 'inspector'; tabId: number; view: InspectorView | null }
   /** A manual invoke from the tool inspector ended. */
-  | { kind: 'inspector-call'; call: InspectorCall };
+  | { kind: 'inspector-call'; call: InspectorCall }
+  /** Progress of Verify ledger or of an export (src/shared/ledger-export.ts): at most one event per chunk of receipts. */
+  | { kind: 'ledger-progress'; progress: LedgerProgress };
 
 /** One method per message; argument objects are validated by the host before use. */
 export interface ConsoleApi {
@@ -367,6 +375,15 @@ export interface ConsoleApi {
   queryRequests(p: RequestQuery): Promise<Result<RequestPage>>;
   /** How many requests match the filters, counted on the request index (asked after the first page). Errors: invalid-params, invalid-query. */
   countRequests(p: RequestFilter): Promise<Result<{ count: number }>>;
+  /**
+   * Start exporting the receipts matching `filter` (LedgerFilter, {} for all) as JSONL or CSV into
+   * `<data folder>/exports/` (docs/ledger.md, "Export"). Answers at once with the run's id and the
+   * file it will write; progress and the end arrive as `ledger-progress` events.
+   * Errors: invalid-params, invalid-filter, too-many-exports (one runs at a time).
+   */
+  startExport(p: { filter: LedgerFilter; format: ExportFormat }): Promise<Result<{ exportId: string; file: string }>>;
+  /** Cancel a running export: it stops at the next chunk and its partial file is removed. Errors: export-not-found. */
+  cancelExport(p: { exportId: string }): Promise<Result<null>>;
 }
 
 /**
@@ -403,5 +420,7 @@ export const CHANNELS = {
   invokeTool: 'inspector:invoke',
   queryRequests: 'requests:query',
   countRequests: 'requests:count',
+  startExport: 'ledger:start-export',
+  cancelExport: 'ledger:cancel-export',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

@@ -44,6 +44,8 @@ export const RECEIPT_EVENTS = [
   'developer-mode-off',
   /** A policy rule was added or removed by the person, or dropped by the console (detail: change, the rule(s)). */
   'policy-changed',
+  /** Retention erased receipts' payloads (detail: retentionDays, before, erased, oldRuleKept; docs/ledger.md, "Retention"). */
+  'payloads-erased',
 ] as const;
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 
@@ -135,6 +137,14 @@ export interface Receipt extends Required<Omit<ReceiptInput, 'detail'>> {
   detail: unknown;
   prevHash: string;
   hash: string;
+  /**
+   * Ledger format 3 (docs/ledger.md, "Retention"): SHA-256 (64 lowercase hex) of the
+   * canonical JSON of `detail` as written. Present exactly on receipts of the payload-hash
+   * rule, whose `hash` covers this instead of `detail`; absent on older receipts.
+   */
+  payloadHash?: string;
+  /** ms since the epoch when retention erased this receipt's payload (`detail` is then null); absent while it is kept. */
+  erasedAt?: number;
 }
 
 /** Filters for `Ledger.query`; results come newest first, `limit` at most 500. */

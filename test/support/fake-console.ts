@@ -6,6 +6,7 @@
  * core does. The real core (src/main/core) replaces it in the full end-to-end
  * tests.
  */
+import type { ExportFormat, LedgerFilter } from '../../src/shared/ledger-export';
 import type { PolicyRule } from '../../src/shared/policy';
 import type { InspectorView, AgentTokenInfo, ApprovalView, WebMcpToolSubject, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
 import type { Receipt, ReceiptEvent, ReceiptPage, ReceiptQuery, VerifyReport } from '../../src/shared/receipt';
@@ -93,7 +94,7 @@ export class FakeConsole implements ConsoleApi {
   shareable: SharedTab[] = [];
   endpoint: EndpointInfo = { url: 'http://127.0.0.1:43999/mcp', stdioCommand: 'echo-console-mcp --stdio' };
   agentTokens: AgentTokenInfo[] = [{ id: 'tok_0123456789abcdef', name: 'Fake agent', createdAt: 0, sessions: 1 }];
-  settings: ConsoleSettings = { approvalTimeoutMs: 120_000, developerMode: false, developerModeIdleMinutes: 30 };
+  settings: ConsoleSettings = { approvalTimeoutMs: 120_000, developerMode: false, developerModeIdleMinutes: 30, retentionDays: null };
   verifyReport: VerifyReport = { ok: true, count: 0, headHash: HEX('0') };
   private listeners = new Set<(e: ConsoleEvent) => void>();
 
@@ -312,5 +313,20 @@ export class FakeConsole implements ConsoleApi {
   async invokeTool(p: { tabId: number; frameId: number; name: string; descriptorHash: string; documentId: string; arguments: Record<string, unknown> }): Promise<Result<{ requestId: string }>> {
     this.record('invokeTool', p);
     return ok({ requestId: `req-inspector-${this.calls.length}` });
+  }
+
+  /** Exports started (startExport answers at once; the test emits their progress with `emit`). */
+  exportsStarted: Array<{ exportId: string; filter: LedgerFilter; format: ExportFormat }> = [];
+
+  async startExport(p: { filter: LedgerFilter; format: ExportFormat }): Promise<Result<{ exportId: string; file: string }>> {
+    this.record('startExport', p);
+    const exportId = `exp_${String(this.exportsStarted.length).padStart(16, '0')}`;
+    this.exportsStarted.push({ exportId, ...p });
+    return ok({ exportId, file: `/tmp/fake-exports/${exportId}.${p.format}` });
+  }
+
+  async cancelExport(p: { exportId: string }): Promise<Result<null>> {
+    this.record('cancelExport', p);
+    return ok(null);
   }
 }

@@ -74,7 +74,7 @@ describe('ConsoleApi: work', () => {
     expect(s.value.endpoint).not.toHaveProperty('token');
     expect(s.value.agentTokens).toEqual([]);
     expect(s.value.endpoint.stdioCommand).toMatch(/bin\/echo-console-mcp\.mjs --data-dir /);
-    expect(s.value.settings).toEqual({ approvalTimeoutMs: 120_000, developerMode: false, developerModeIdleMinutes: 30 });
+    expect(s.value.settings).toEqual({ approvalTimeoutMs: 120_000, developerMode: false, developerModeIdleMinutes: 30, retentionDays: null });
     expect(s.value.link.state).toBe('connected');
     expect(s.value.approvals).toEqual([]);
   });
@@ -98,7 +98,7 @@ describe('ConsoleApi: work', () => {
     expect(refused).toMatchObject({ ok: false, error: { code: 'trusted-input-unavailable' } });
     expect(core.ledger.query({ event: 'developer-mode-on' }).receipts).toHaveLength(0);
     const r = await core.api.updateSettings({ developerMode: false, approvalTimeoutMs: 15_000 });
-    expect(r).toEqual({ ok: true, value: { developerMode: false, approvalTimeoutMs: 15_000, developerModeIdleMinutes: 30 } });
+    expect(r).toEqual({ ok: true, value: { developerMode: false, approvalTimeoutMs: 15_000, developerModeIdleMinutes: 30, retentionDays: null } });
     expect(events.some((e) => e.kind === 'settings' && e.settings.approvalTimeoutMs === 15_000)).toBe(true);
     const onDisk = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
     expect(onDisk).toMatchObject({ developerMode: false, approvalTimeoutMs: 15_000 });

@@ -251,7 +251,7 @@ describe('web host: WebSocket', () => {
     const stranger = await connect();
     const ws = await authed();
     const seen = nextMessage(ws);
-    fake.emit({ kind: 'settings', settings: { approvalTimeoutMs: 60_000, developerMode: false, developerModeIdleMinutes: 30 } });
+    fake.emit({ kind: 'settings', settings: { approvalTimeoutMs: 60_000, developerMode: false, developerModeIdleMinutes: 30, retentionDays: null } });
     expect(await seen).toMatchObject({ event: { kind: 'settings' } });
     expect(inboxes.get(stranger)!.queue).toEqual([]);
     stranger.close();

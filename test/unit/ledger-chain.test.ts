@@ -8,7 +8,7 @@ import { canonicalJson } from '../../src/shared/canonical';
 import { sha256HexSync } from '../../src/main/core/digest';
 import Database from 'better-sqlite3';
 import {
-  CHAINED_FIELDS, GENESIS_PREV_HASH, HASH_INPUT_SQL, OPTIONAL_CHAINED_FIELDS, ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, sha256Hex,
+  CHAINED_FIELDS, GENESIS_PREV_HASH, HASH_INPUT_SQL, OPTIONAL_CHAINED_FIELDS, ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, payloadHashOf, sha256Hex,
   type RawRow,
 } from '../../src/main/core/ledger/chain';
 import { prepareSchema } from '../../src/main/core/ledger/schema';
@@ -17,7 +17,7 @@ const fieldOfColumn: Record<(typeof ROW_COLUMNS)[number], string> = {
   seq: 'seq', id: 'id', time: 'time', request_id: 'requestId', event: 'event', faculty: 'faculty', origin: 'origin',
   tab_id: 'tabId', frame_id: 'frameId', document_id: 'documentId', tool_name: 'toolName', descriptor_hash: 'descriptorHash',
   arguments_hash: 'argumentsHash', actor: 'actor', detail: 'detail', prev_hash: 'prevHash', hash: 'hash',
-  operation: 'operation', subject_hash: 'subjectHash',
+  operation: 'operation', subject_hash: 'subjectHash', payload_hash: 'payloadHash', erased_at: 'erasedAt',
 };
 
 /** The receipt object (without hash) that a raw row stands for; operation and subjectHash left out when both are null. */
@@ -31,6 +31,10 @@ function objectOf(row: RawRow): Record<string, unknown> {
     delete o.operation;
     delete o.subjectHash;
   }
+  // Format 3: erasedAt is not chained; a payload hash stands in for the detail.
+  delete o.erasedAt;
+  if (o.payloadHash === null || o.payloadHash === undefined) delete o.payloadHash;
+  else delete o.detail;
   return o;
 }
 
@@ -53,7 +57,9 @@ function randomRow(rand: () => number): RawRow {
     maybe('ab'.repeat(32)), maybe('cd'.repeat(32)), actor, detail, pick([GENESIS_PREV_HASH, 'ef'.repeat(32)]), '',
     // Half the rows have neither operation nor subjectHash (the format-1 shape), the rest one or both.
     ...(rand() < 0.5 ? [null, null] : [maybe(pick(['invoke', 'discover', 'click', 'a-1'])), maybe('12'.repeat(32))]),
-  ] as RawRow;
+    // Half the rows of the payload-hash rule (format 4), the rest of the old rule.
+    rand() < 0.5 ? null : payloadHashOf(detail), null,
+  ] as unknown as RawRow;
 }
 
 describe('chain', () => {
@@ -71,14 +77,14 @@ describe('chain', () => {
       if (both) without++;
       else if (row[17] === null || row[18] === null) withOne++;
       // A format-1 row (17 values) reads as both null.
-      if (both) expect(canonicalReceiptText(row.slice(0, 17))).toBe(text);
+      if (both && row[19] === null) expect(canonicalReceiptText(row.slice(0, 17))).toBe(text);
     }
     expect(without).toBeGreaterThan(100);
     expect(withOne).toBeGreaterThan(50);
   });
 
   it('covers exactly the receipt fields without hash, in RFC 8785 key order', () => {
-    const fields = ROW_COLUMNS.filter((c) => c !== 'hash').map((c) => fieldOfColumn[c]);
+    const fields = ROW_COLUMNS.filter((c) => c !== 'hash' && c !== 'erased_at').map((c) => fieldOfColumn[c]);
     expect([...CHAINED_FIELDS].sort()).toEqual([...fields].sort());
     expect([...CHAINED_FIELDS]).toEqual([...CHAINED_FIELDS].sort());
   });
@@ -150,8 +156,26 @@ describe('chain', () => {
     // Pinned with coreutils: printf '%s' "$prevHash$text" | sha256sum
     expect(chainHash(GENESIS_PREV_HASH, text)).toBe('9f0c1c297b2d8db8aa45b78cad20d47dadb6114ecd4fbeed8bf4749d392687ea');
     // One of the two alone still puts both in the text.
-    const onlySubject = [...row.slice(0, 17), null, 'c'.repeat(64)] as RawRow;
+    const onlySubject = [...row.slice(0, 17), null, 'c'.repeat(64)] as unknown as RawRow;
     expect(canonicalReceiptText(onlySubject)).toContain('"operation":null,"origin"');
+  });
+
+  it('format 4: a payload hash stands in for the detail (retention can erase it), and a pinned vector', () => {
+    const row: RawRow = [
+      1, '00000000-0000-4000-8000-000000000000', 1700000000000, 'req-1', 'succeeded', 'webmcp-invoke', 'https://shop.example',
+      7, 0, 'doc-1', 'add_to_cart', 'a'.repeat(64), 'b'.repeat(64), '{"kind":"agent","name":"claude"}', '{"qty":2}', GENESIS_PREV_HASH, '',
+      null, null, payloadHashOf('{"qty":2}'), null,
+    ];
+    // Pinned with coreutils: printf '%s' '{"qty":2}' | sha256sum
+    expect(row[19]).toBe('1fc7d7d333dc4a41f0fcbde36745f2fabc441a6ae0e846ffcd32ceb4438dcc2a');
+    const text = canonicalReceiptText(row);
+    expect(text).not.toContain('"detail"');
+    expect(text).toContain('"origin":"https://shop.example","payloadHash":"' + row[19] + '","prevHash":');
+    expect(text).toBe(canonicalJson(objectOf(row)));
+    // Pinned with coreutils: printf '%s' "$prevHash$text" | sha256sum
+    expect(chainHash(GENESIS_PREV_HASH, text)).toBe('9ea28e1d0e15c33cdc2ecc938b91e28a6ff310fb71d3adc976dbee7979056094');
+    // Erasing the payload (detail null, erasedAt set) leaves the text, so the hash, as it was.
+    expect(canonicalReceiptText([...row.slice(0, 14), 'null', ...row.slice(15, 20), 1_800_000_000_000] as unknown as RawRow)).toBe(text);
   });
 
   it('uses 64 zeros as the genesis prevHash', () => {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger, LedgerSigningKey, MAX_UNSIGNED_TAIL } from '../../src/main/core/ledger/index';
-import { ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, type RawRow } from '../../src/main/core/ledger/chain';
+import { ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, payloadHashOf, type RawRow } from '../../src/main/core/ledger/chain';
 import { TRIGGERS_SQL } from '../../src/main/core/ledger/schema';
 import { FileLedgerKeyHolder, LedgerKeyError, defaultLedgerKeyFile } from '../../src/main/core/ledger/key-holder';
 import { createConsoleCore } from '../../src/main/core';
@@ -78,18 +78,19 @@ function attack(fn: (db: Database.Database) => void, keepDropped = false): void 
 /** The audit's re-chain: the refused outcome becomes "succeeded", every later hash recomputed. */
 function rechainRefusedAsSucceeded(db: Database.Database): void {
   const rows = db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts ORDER BY seq`).raw().all() as RawRow[];
-  const set = db.prepare('UPDATE receipts SET event = ?, detail = ?, prev_hash = ?, hash = ? WHERE seq = ?');
+  const set = db.prepare('UPDATE receipts SET event = ?, detail = ?, payload_hash = ?, prev_hash = ?, hash = ? WHERE seq = ?');
   let prev: string | null = null;
   for (const row of rows) {
     if (row[4] === 'refused') {
       row[4] = 'succeeded';
       row[14] = '{}';
+      if (row[19]) row[19] = payloadHashOf(row[14]); // format 4: the payload hash too
       prev = row[15];
     }
     if (prev === null) continue;
     row[15] = prev;
     row[16] = chainHash(prev, canonicalReceiptText(row));
-    set.run(row[4], row[14], row[15], row[16], row[0]);
+    set.run(row[4], row[14], row[19] ?? null, row[15], row[16], row[0]);
     prev = row[16];
   }
 }

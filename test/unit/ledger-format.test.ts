@@ -78,11 +78,11 @@ describe('a format-1 ledger', () => {
     expect(userVersion()).toBe(1);
   });
 
-  it('opened read-write: migrated to format 2 with the table and indexes of a new ledger, every old hash kept', () => {
+  it('opened read-write: migrated to the current format with the table and indexes of a new ledger, every old hash kept', () => {
     const l = new Ledger(file);
     try {
       expect(l.format).toBe(LEDGER_FORMAT);
-      expect(LEDGER_FORMAT).toBe(3);
+      expect(LEDGER_FORMAT).toBe(4);
       expect(l.verify({ parallel: false })).toEqual({ ok: true, count: 100, headHash: old[99]?.hash });
       const all = l.query({ limit: 500 }).receipts.reverse();
       expect(all).toEqual(old.map((r) => ({ ...r, operation: null, subjectHash: null })));
@@ -120,7 +120,7 @@ describe('a format-1 ledger', () => {
     } finally {
       l.close();
     }
-    // A second read-write open finds format 2 and changes nothing.
+    // A second read-write open finds the current format and changes nothing.
     new Ledger(file).close();
     expect(userVersion()).toBe(LEDGER_FORMAT);
   });

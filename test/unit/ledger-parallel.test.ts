@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger, LedgerStateError, type ParallelVerifyOptions, type VerifyStats } from '../../src/main/core/ledger/index';
-import { ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, type RawRow } from '../../src/main/core/ledger/chain';
+import { ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, payloadHashOf, type RawRow } from '../../src/main/core/ledger/chain';
 import { TRIGGERS_SQL } from '../../src/main/core/ledger/schema';
 import { VERIFY_WORKER_SOURCE, verifyWorkerRuntime } from '../../src/main/core/ledger/parallel';
 import type { ReceiptInput, VerifyReport } from '../../src/shared/receipt';
@@ -93,8 +93,9 @@ function flipColumn(db: Database.Database, seq: number, column: (typeof ROW_COLU
 function rehash(db: Database.Database, seq: number): void {
   const row = rowAt(db, seq);
   row[14] = JSON.stringify({ forged: seq });
+  if (row[19]) row[19] = payloadHashOf(row[14]); // format 4: the payload hash too
   row[16] = chainHash(row[15], canonicalReceiptText(row));
-  db.prepare('UPDATE receipts SET detail = ?, hash = ? WHERE seq = ?').run(row[14], row[16], seq);
+  db.prepare('UPDATE receipts SET detail = ?, payload_hash = ?, hash = ? WHERE seq = ?').run(row[14], row[19] ?? null, row[16], seq);
 }
 
 interface Runs {
@@ -229,7 +230,7 @@ describe('parallel verify names the same first broken link as the single thread'
 
   it.each([[1], [151], [501]])('an operation written into receipt %i, which had neither field', async (p) => {
     attack((db) => {
-      expect(rowAt(db, p).slice(17)).toEqual([null, null]);
+      expect(rowAt(db, p).slice(17, 19)).toEqual([null, null]);
       db.prepare("UPDATE receipts SET operation = 'invoke' WHERE seq = ?").run(p);
     });
     const r = await runAll();
@@ -307,13 +308,16 @@ describe('parallel verify names the same first broken link as the single thread'
     l.close();
     attack((db) => {
       const rows = db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts WHERE seq >= 450 ORDER BY seq`).raw().all() as RawRow[];
-      const set = db.prepare('UPDATE receipts SET detail = ?, prev_hash = ?, hash = ? WHERE seq = ?');
+      const set = db.prepare('UPDATE receipts SET detail = ?, payload_hash = ?, prev_hash = ?, hash = ? WHERE seq = ?');
       let prev = rowAt(db, 449)[16];
       for (const row of rows) {
-        if (row[0] === 450) row[14] = JSON.stringify({ forged: true });
+        if (row[0] === 450) {
+          row[14] = JSON.stringify({ forged: true });
+          if (row[19]) row[19] = payloadHashOf(row[14]);
+        }
         row[15] = prev;
         row[16] = chainHash(prev, canonicalReceiptText(row));
-        set.run(row[14], row[15], row[16], row[0]);
+        set.run(row[14], row[19] ?? null, row[15], row[16], row[0]);
         prev = row[16];
       }
     });

@@ -215,7 +215,7 @@ describe('format 2 → 3', () => {
         l.close();
       }
     })();
-    // Make it the format-2 file it would have been: no requests table, user_version 2.
+    // Make it the format-2 file it would have been: no requests table, user_version 2 (the 3 → 4 step adds only the columns missing).
     const db = new Database(copy);
     db.exec('DROP TABLE requests');
     db.pragma('user_version = 2');

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
 import { TRIGGERS_SQL } from '../../src/main/core/ledger/schema';
-import { ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, type RawRow } from '../../src/main/core/ledger/chain';
+import { ROW_COLUMNS, ROW_COLUMNS_SQL, canonicalReceiptText, chainHash, payloadHashOf, type RawRow } from '../../src/main/core/ledger/chain';
 import type { Checkpoint } from '../../src/shared/receipt';
 import { fullInput, tempDir } from './support/ledger-fixtures';
 
@@ -79,11 +79,15 @@ const expected: Record<(typeof ROW_COLUMNS)[number], RegExp> = {
   descriptor_hash: HASH_MISMATCH,
   arguments_hash: HASH_MISMATCH,
   actor: HASH_MISMATCH,
-  detail: HASH_MISMATCH,
+  // Format 3: the hash covers the payload hash; the detail is checked against that.
+  detail: /the detail does not match its payloadHash/,
   prev_hash: /prevHash does not match the hash of receipt 3/,
   hash: HASH_MISMATCH,
   operation: HASH_MISMATCH,
   subject_hash: HASH_MISMATCH,
+  payload_hash: HASH_MISMATCH,
+  // Marked erased while the payload is still there: not what retention leaves.
+  erased_at: /marked erased, but the detail is still there/,
 };
 
 describe('tampering is detected', () => {
@@ -91,7 +95,7 @@ describe('tampering is detected', () => {
     let before: unknown;
     attack((db) => {
       before = db.prepare(`SELECT ${column} AS v FROM receipts WHERE seq = 4`).pluck().get();
-      const after = column === 'seq' ? 9 : typeof before === 'number' ? flipNumber(before) : flipChar(String(before));
+      const after = column === 'seq' ? 9 : before === null ? 1 : typeof before === 'number' ? flipNumber(before) : flipChar(String(before));
       expect(after).not.toEqual(before);
       db.prepare(`UPDATE receipts SET ${column} = ? WHERE seq = 4`).run(after);
     });
@@ -145,8 +149,9 @@ describe('tampering is detected', () => {
     attack((db) => {
       const row = db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts WHERE seq = 4`).raw().get() as RawRow;
       row[14] = JSON.stringify({ step: 4, note: 'forged' });
+      row[19] = payloadHashOf(row[14]); // format 4: the forger re-hashes the payload too
       const hash = chainHash(row[15], canonicalReceiptText(row));
-      db.prepare('UPDATE receipts SET detail = ?, hash = ? WHERE seq = 4').run(row[14], hash);
+      db.prepare('UPDATE receipts SET detail = ?, payload_hash = ?, hash = ? WHERE seq = 4').run(row[14], row[19], hash);
     });
     const report = withLedger((l) => l.verify());
     expect(report.firstBroken).toMatchObject({ seq: 5, reason: expect.stringMatching(/prevHash does not match the hash of receipt 4/) });
@@ -185,13 +190,16 @@ describe('tampering is detected', () => {
     it('history rewritten with every later hash recomputed', () => {
       attack((db) => {
         const rows = db.prepare(`SELECT ${ROW_COLUMNS_SQL} FROM receipts ORDER BY seq`).raw().all() as RawRow[];
-        const set = db.prepare('UPDATE receipts SET detail = ?, prev_hash = ?, hash = ? WHERE seq = ?');
+        const set = db.prepare('UPDATE receipts SET detail = ?, payload_hash = ?, prev_hash = ?, hash = ? WHERE seq = ?');
         let prev = (rows[2] as RawRow)[16];
         for (const row of rows.slice(3)) {
-          if (row[0] === 4) row[14] = JSON.stringify({ step: 4, note: 'forged' });
+          if (row[0] === 4) {
+            row[14] = JSON.stringify({ step: 4, note: 'forged' });
+            row[19] = payloadHashOf(row[14]);
+          }
           row[15] = prev;
           row[16] = chainHash(prev, canonicalReceiptText(row));
-          set.run(row[14], row[15], row[16], row[0]);
+          set.run(row[14], row[19], row[15], row[16], row[0]);
           prev = row[16];
         }
       });

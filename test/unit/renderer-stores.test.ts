@@ -243,7 +243,7 @@ describe('event routing', () => {
     await vi.waitFor(() => expect(stores.receipts.getState().items).toHaveLength(2));
     fake.emit({ kind: 'link', link: { state: 'awaiting-pairing', paired: false, pairingCode: '481 207' } });
     expect(stores.connection.getState().link?.pairingCode).toBe('481 207');
-    applyEvent(stores, { kind: 'settings', settings: { approvalTimeoutMs: 30_000, developerMode: true, developerModeIdleMinutes: 30 } });
+    applyEvent(stores, { kind: 'settings', settings: { approvalTimeoutMs: 30_000, developerMode: true, developerModeIdleMinutes: 30, retentionDays: null } });
     expect(stores.settings.getState().settings?.developerMode).toBe(true);
     applyEvent(stores, { kind: 'shared-tabs', tabs: [] });
     expect(stores.connection.getState().sharedTabs).toEqual([]);

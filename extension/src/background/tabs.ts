@@ -103,6 +103,14 @@ export async function injectInto(tabId: number, documentIds: string[], module: s
   return done;
 }
 
+/** The refusal for an incognito tab (issue 12 item 3; docs/extension.md, "Incognito"). */
+export const INCOGNITO_REFUSAL = 'this tab is in an incognito window: Echo Console never shares, acts in or records incognito tabs';
+
+/** Whether Chrome reports the tab as incognito (`chrome.tabs.Tab.incognito`). */
+export function isIncognito(tab: Pick<chrome.tabs.Tab, 'incognito'>): boolean {
+  return tab.incognito === true;
+}
+
 /** What the sharing module tells the rest of the worker. */
 export interface SharingEvents {
   emit(e: ExtensionEvent): void;
@@ -150,6 +158,9 @@ export class Sharing {
     } catch {
       return err('no-such-tab', 'there is no such tab');
     }
+    // Defence in depth behind the manifest's "incognito": "not_allowed": should this
+    // extension ever see an incognito tab, it neither shares, acts in nor records it.
+    if (isIncognito(tab)) return err('not-shareable', INCOGNITO_REFUSAL, { reason: 'incognito' });
     const top = await frameDocument(tabId, 0);
     const url = top?.url || tab.url || tab.pendingUrl || '';
     const verdict = shareability(url);
@@ -196,7 +207,7 @@ export class Sharing {
     const shared = new Map((await this.store.list()).map((t) => [t.tabId, t]));
     const out: SharedTab[] = [];
     for (const t of tabs) {
-      if (t.id === undefined || t.id < 0 || !shareability(t.url).ok) continue;
+      if (t.id === undefined || t.id < 0 || isIncognito(t) || !shareability(t.url).ok) continue;
       const s = shared.get(t.id);
       out.push(s ?? { tabId: t.id, windowId: t.windowId, title: t.title ?? '', url: stripUrl(t.url ?? ''), origin: originOf(t.url), documentId: '', sharedAt: 0 });
     }

@@ -18,6 +18,7 @@ const REASONS: Record<string, string> = {
   file: 'Local files are never shared.',
   'not-http': 'Only web pages (http and https) can be shared.',
   'invalid-url': 'This tab has no page that can be shared.',
+  incognito: 'Incognito tabs are never shared or recorded.',
 };
 
 const LINK_LABELS: Record<PopupLinkState['state'], [string, 'ok' | 'warn' | 'bad' | '']> = {

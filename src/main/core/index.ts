@@ -34,6 +34,7 @@ import { recoverAtStart } from './broker/recovery';
 import { Ledger, type LedgerSigningKey } from './ledger';
 import { FileLedgerKeyHolder, defaultLedgerKeyFile, type LedgerKeyHolder } from './ledger/key-holder';
 import { WitnessRelay } from './witness';
+import { LedgerTasks } from './ledger-tasks';
 import { ToolRouter, type PolicyRule } from './policy';
 import type { ExtensionLink } from './ports';
 import { batchReceiptEvents } from './receipt-events';
@@ -113,6 +114,11 @@ export interface ConsoleCoreOptions {
   /** Reported to the extension and to MCP clients. */
   consoleVersion?: string;
   logger?: { info(message: string, detail?: unknown): void; warn(message: string, detail?: unknown): void };
+  /**
+   * The console's clock (ms since the epoch) for the ledger's receipt times and retention
+   * (default Date.now). Tests inject one to drive retention without waiting days.
+   */
+  now?: () => number;
 }
 
 /** The running console core. */
@@ -131,6 +137,8 @@ export interface ConsoleCore {
   agentTokens(): AgentTokenInfo[];
   /** For tests and tools: the parts. */
   readonly ledger: Ledger;
+  /** Verify, export and retention runs (./ledger-tasks.ts). */
+  readonly ledgerTasks: LedgerTasks;
   readonly witness: WitnessRelay;
   readonly broker: Broker;
   readonly link: ExtensionLink;
@@ -177,7 +185,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     keyProblem = toErrorInfo(e).message;
     log.warn(`the ledger's signing key cannot be used, so no checkpoint is signed: ${keyProblem}`);
   }
-  const ledger = new Ledger(ledgerFile, signing ? { signingKey: signing.key, signingKeyCreated: signing.created } : {});
+  const now = opts.now ?? Date.now;
+  const ledger = new Ledger(ledgerFile, { ...(signing ? { signingKey: signing.key, signingKeyCreated: signing.created } : {}), ...(opts.now ? { now: opts.now } : {}) });
   // Fail closed, and say so: a file that fails its checkpoint check is never signed over (docs/ledger.md).
   const held = ledger.signing()?.held;
   if (held) log.warn(`the ledger fails its checkpoint check, so this console signs no new checkpoint (Verify ledger names what failed): ${held}`);
@@ -243,12 +252,23 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   });
   // Every signed checkpoint goes to the paired extension, which keeps the newest as a witness.
   const witness = new WitnessRelay(link, ledger, (m, d) => log.warn(m, d));
-  const verifyLedger = async () => {
-    const report = await ledger.verifyAsync({ witness: await witness.read() });
-    if (keyProblem && report.summary !== undefined) report.summary += `; no signing key: ${keyProblem}`;
-    else if (keyProblem) report.summary = `no signing key, checkpoints not checked: ${keyProblem}`;
-    return report;
-  };
+  // Verify, export and retention (./ledger-tasks.ts): chunked, with progress events.
+  const ledgerTasks = new LedgerTasks({
+    ledger,
+    dataDir: opts.dataDir,
+    emit: (e) => emit(e),
+    receipt: (i) => receipt(i),
+    now,
+    retentionDays: () => settings.get().retentionDays ?? null,
+    log,
+    verify: async (onProgress) => {
+      const report = await ledger.verifyAsync({ witness: await witness.read(), onProgress });
+      if (keyProblem && report.summary !== undefined) report.summary += `; no signing key: ${keyProblem}`;
+      else if (keyProblem) report.summary = `no signing key, checkpoints not checked: ${keyProblem}`;
+      return report;
+    },
+  });
+  const verifyLedger = () => ledgerTasks.verify();
   const agentEndpoint = new AgentEndpoint({
     broker,
     port: opts.mcpPort ?? settings.get().mcpPort,
@@ -280,7 +300,12 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     },
     ...(opts.developerModeTimer ? { setTimer: opts.developerModeTimer } : {}),
   });
-  const consoleSettings = (): ConsoleSettings => ({ approvalTimeoutMs: effectiveTimeout(), developerMode: developerMode.on, developerModeIdleMinutes: idleMinutes() });
+  const consoleSettings = (): ConsoleSettings => ({
+    approvalTimeoutMs: effectiveTimeout(),
+    developerMode: developerMode.on,
+    developerModeIdleMinutes: idleMinutes(),
+    retentionDays: settings.get().retentionDays ?? null,
+  });
 
   // ---- wiring -------------------------------------------------------------------
   const unsubs: Array<() => void> = [];
@@ -334,6 +359,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     emit,
     ...(opts.inputGate ? { inputGate: opts.inputGate } : {}),
     verifyLedger,
+    ledgerTasks,
   });
 
   let started = false;
@@ -342,6 +368,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   return {
     api,
     ledger,
+    ledgerTasks,
     witness,
     broker,
     link,
@@ -417,6 +444,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
         }
       }
       if (link.status().state === 'connected') void refreshSharedTabs();
+      // Retention now and hourly (a no-op while the person keeps payloads forever, the default).
+      ledgerTasks.startRetention();
     },
     async stop() {
       if (stopped) return;
@@ -425,6 +454,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       broker.dispose();
       witness.dispose();
       developerMode.dispose();
+      ledgerTasks.stop();
       for (const u of unsubs.splice(0)) u();
       await agentEndpoint.stop();
       if (link instanceof Bridge) await link.stop();

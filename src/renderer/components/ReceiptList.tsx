@@ -22,6 +22,7 @@ import { actorLabel, eventTone, reasonOf, searchSummary, subjectLabel } from '..
 import type { ReceiptSearch } from '../stores/receipts';
 import { formatTime, prettyJson, revealInvisible } from '../text';
 import { CopyButton } from './CopyButton';
+import { LedgerProgressBar, VerifyDetails } from './LedgerPanel';
 
 export interface ReceiptListProps {
   items: Receipt[];
@@ -31,6 +32,8 @@ export interface ReceiptListProps {
   verify: VerifyReport | null;
   verifying: boolean;
   verifyError: ErrorInfo | null;
+  /** Receipts checked so far while Verify ledger runs. */
+  verifyProgress?: { done: number; total: number } | null;
   /** The console is unreachable: nothing can be asked of it. */
   offline: boolean;
   expanded: string[];
@@ -117,11 +120,22 @@ export function ReceiptDetail(props: { r: Receipt; onFind(id: string): void; off
             {r.hash}
           </code>
         </Field>
+        {r.payloadHash ? (
+          <Field label="Payload hash" wide>
+            <code className="hash">{r.payloadHash}</code>
+          </Field>
+        ) : null}
       </dl>
       <h3>Detail</h3>
-      <pre className="code" data-testid="receipt-detail-json">
-        {prettyJson(r.detail)}
-      </pre>
+      {r.erasedAt !== undefined ? (
+        <p className="muted" data-testid="receipt-detail-erased">
+          Payload erased by retention on {formatTime(r.erasedAt)}; its hash above still proves what it was.
+        </p>
+      ) : (
+        <pre className="code" data-testid="receipt-detail-json">
+          {prettyJson(r.detail)}
+        </pre>
+      )}
     </div>
   );
 }
@@ -324,6 +338,7 @@ export function ReceiptList(p: ReceiptListProps) {
           {p.verifying ? 'Verifying…' : 'Verify ledger'}
         </button>
       </div>
+      {p.verifying && p.verifyProgress ? <LedgerProgressBar done={p.verifyProgress.done} total={p.verifyProgress.total} label="Verify" testId="verify-progress" /> : null}
       {p.verify ? (
         <p className={p.verify.ok ? 'verify verify-ok' : 'verify verify-bad'} role="status" data-testid="verify-report">
           {p.verify.ok
@@ -333,6 +348,7 @@ export function ReceiptList(p: ReceiptListProps) {
               : `Chain broken at #${p.verify.firstBroken?.seq ?? '?'}: ${p.verify.firstBroken?.reason ?? 'unknown reason'} (${p.verify.count} receipts checked).`}
         </p>
       ) : null}
+      {p.verify ? <VerifyDetails report={p.verify} /> : null}
       {p.verifyError ? (
         <p className="error" role="alert" data-testid="verify-error">
           {p.verifyError.message}

@@ -18,6 +18,7 @@ import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
 import { createInspectorStore } from './inspector';
 import { createTimelineStore } from './timeline';
+import { createLedgerStore } from './ledger';
 
 export function createConsoleStores(rawApi: EchoApi) {
   const api = withPlainErrors(rawApi);
@@ -31,6 +32,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     patches: createPatchesStore(api),
     inspector: createInspectorStore(api),
     timeline: createTimelineStore(api),
+    ledger: createLedgerStore(api),
   };
 }
 
@@ -63,6 +65,9 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.inspector.getState().setView(e.tabId, e.view);
     case 'inspector-call':
       return stores.inspector.getState().callEnded(e.call);
+    case 'ledger-progress':
+      if (e.progress.task === 'verify') return stores.receipts.getState().setVerifyProgress(e.progress);
+      return stores.ledger.getState().onProgress(e.progress);
   }
 }
 

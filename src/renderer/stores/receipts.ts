@@ -11,6 +11,7 @@ import { createStore } from 'zustand/vanilla';
 import type { ConsoleApi } from '../../shared/ipc';
 import type { Receipt, VerifyReport } from '../../shared/receipt';
 import type { ErrorInfo } from '../../shared/result';
+import type { LedgerProgress } from '../../shared/ledger-export';
 
 /** Receipts per page. */
 export const RECEIPT_PAGE_SIZE = 50;
@@ -45,6 +46,9 @@ export interface ReceiptsState {
   verify: VerifyReport | null;
   verifying: boolean;
   verifyError: ErrorInfo | null;
+  /** Receipts checked so far of the running Verify ledger (`ledger-progress` events), null when none runs. */
+  verifyProgress: { done: number; total: number } | null;
+  setVerifyProgress(p: LedgerProgress): void;
   /** Ids of the rows showing their full receipt. */
   expanded: string[];
   search: ReceiptSearch | null;
@@ -80,6 +84,7 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
     verify: null,
     verifying: false,
     verifyError: null,
+    verifyProgress: null,
     expanded: [],
     search: null,
     async loadFirst() {
@@ -111,9 +116,13 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       });
     },
     async runVerify() {
-      set({ verifying: true, verifyError: null });
+      set({ verifying: true, verifyError: null, verifyProgress: null });
       const r = await api.verifyLedger();
-      set(r.ok ? { verifying: false, verify: r.value } : { verifying: false, verify: null, verifyError: r.error });
+      set(r.ok ? { verifying: false, verify: r.value, verifyProgress: null } : { verifying: false, verify: null, verifyError: r.error, verifyProgress: null });
+    },
+    setVerifyProgress(p) {
+      // Only while this page's own check runs (another tab's check reports to its own page).
+      if (get().verifying) set({ verifyProgress: { done: p.done, total: p.total } });
     },
     toggle(id) {
       const expanded = get().expanded;

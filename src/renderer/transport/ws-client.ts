@@ -183,6 +183,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     invokeTool: (p) => call('invokeTool', p),
     queryRequests: (p) => call('queryRequests', p),
     countRequests: (p) => call('countRequests', p),
+    startExport: (p) => call('startExport', p),
+    cancelExport: (p) => call('cancelExport', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

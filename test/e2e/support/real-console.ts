@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
-import { createConsoleCore, type ConsoleCore } from '../../../src/main/core';
+import { createConsoleCore, type ConsoleCore, type ConsoleCoreOptions } from '../../../src/main/core';
 import { startWebHost, type WebHost } from '../../../src/main/web/server';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../chromium';
 
@@ -32,16 +32,18 @@ export interface RealConsole {
  * Start the real core, its web host and a Chromium.
  * @param prefix of the temporary folder's name.
  * @param opts.prepare called with the data folder (created, 0700) before the core opens it: e.g. to write a generated ledger.db.
+ * @param opts further core options (an injected clock, say).
  * @throws Error when the renderer is not built.
  */
-export async function startRealConsole(prefix: string, opts: { prepare?(dataDir: string): void } = {}): Promise<RealConsole> {
+export async function startRealConsole(prefix: string, opts: { prepare?(dataDir: string): void } & Partial<ConsoleCoreOptions> = {}): Promise<RealConsole> {
   if (!existsSync(path.join(RENDERER_DIR, 'index.html'))) throw new Error(`The renderer is not built (${RENDERER_DIR}): run \`npx electron-vite build\` first.`);
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  if (opts.prepare) {
+  const { prepare, ...more } = opts;
+  if (prepare) {
     mkdirSync(path.join(dir, 'data'), { mode: 0o700 });
-    opts.prepare(path.join(dir, 'data'));
+    prepare(path.join(dir, 'data'));
   }
-  const core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} } });
+  const core = createConsoleCore({ dataDir: path.join(dir, 'data'), socketPath: path.join(dir, 'link.sock'), mcpPort: 0, logger: { info: () => {}, warn: () => {} }, ...more });
   await core.start();
   const startHost = (opts: { port?: number; token?: string; sessionKey?: Buffer } = {}) =>
     startWebHost({

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { canonicalJson } from '../../../src/shared/canonical';
 import { sha256HexSync } from '../../../src/main/core/digest';
 import type { Receipt, ReceiptInput } from '../../../src/shared/receipt';
+import { MIGRATE_1_TO_2_SQL } from '../../../src/main/core/ledger/schema';
 
 /** A fresh temporary folder; `cleanup()` removes it. */
 export function tempDir(prefix = 'ledger-'): { dir: string; file: (name: string) => string; cleanup: () => void } {
@@ -132,6 +133,49 @@ export function writeFormat1Ledger(file: string, inputs: ReceiptInput[], t0 = 1_
       insert.run(
         r.seq, r.id, r.time, r.requestId, r.event, r.faculty, r.origin, r.tabId, r.frameId, r.documentId, r.toolName,
         r.descriptorHash, r.argumentsHash, canonicalJson(r.actor), canonicalJson(r.detail), r.prevHash, hash,
+      );
+      out.push({ ...r, hash });
+      prevHash = hash;
+    });
+  })();
+  db.close();
+  return out;
+}
+
+/**
+ * A format-2 ledger as the code before format 3 (retention) wrote it: the
+ * format-1 schema migrated to 2 (MIGRATE_1_TO_2_SQL), then one row per input by
+ * the format-2 rule (`detail` inside the hash; operation and subjectHash in it
+ * unless both are null). Returns the receipts as that code returned them.
+ */
+export function writeFormat2Ledger(file: string, inputs: ReceiptInput[], t0 = 1_700_000_000_000): Receipt[] {
+  writeFormat1Ledger(file, [], t0);
+  const db = new Database(file);
+  db.exec(MIGRATE_1_TO_2_SQL);
+  db.pragma('user_version = 2');
+  const insert = db.prepare(
+    'INSERT INTO receipts (seq, id, time, request_id, event, faculty, origin, tab_id, frame_id, document_id, tool_name, ' +
+      'descriptor_hash, arguments_hash, actor, detail, prev_hash, hash, operation, subject_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const out: Receipt[] = [];
+  let prevHash = '0'.repeat(64);
+  db.transaction(() => {
+    inputs.forEach((input, i) => {
+      const r: Omit<Receipt, 'hash'> = {
+        seq: i + 1, id: randomUUID(), time: t0 + i, requestId: input.requestId, event: input.event, faculty: input.faculty,
+        origin: input.origin ?? null, tabId: input.tabId ?? null, frameId: input.frameId ?? null, documentId: input.documentId ?? null,
+        toolName: input.toolName ?? null, descriptorHash: input.descriptorHash ?? null, argumentsHash: input.argumentsHash ?? null,
+        operation: input.operation ?? null, subjectHash: input.subjectHash ?? null, actor: input.actor, detail: input.detail ?? null, prevHash,
+      };
+      const chained: Record<string, unknown> = { ...r };
+      if (r.operation === null && r.subjectHash === null) {
+        delete chained.operation;
+        delete chained.subjectHash;
+      }
+      const hash = sha256HexSync(prevHash + canonicalJson(chained));
+      insert.run(
+        r.seq, r.id, r.time, r.requestId, r.event, r.faculty, r.origin, r.tabId, r.frameId, r.documentId, r.toolName,
+        r.descriptorHash, r.argumentsHash, canonicalJson(r.actor), canonicalJson(r.detail), r.prevHash, hash, r.operation, r.subjectHash,
       );
       out.push({ ...r, hash });
       prevHash = hash;

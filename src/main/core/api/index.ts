@@ -18,6 +18,7 @@ import type { Ledger } from '../ledger';
 import type { ExtensionLink } from '../ports';
 import { AgentTokenError, type SettingsStore } from '../settings';
 import { validateApiPayload } from './payloads';
+import type { LedgerTasks } from '../ledger-tasks';
 import { gatedActionOf, RENDERER_ATTESTED_GATE, type TrustedInputGate } from '../trusted-input';
 import type { Inspector } from '../inspector';
 
@@ -50,6 +51,8 @@ export interface ConsoleApiParts {
   inputGate?: TrustedInputGate;
   /** The full ledger check: chain, signed checkpoints and the extension's witness (default: `ledger.verifyAsync()`). */
   verifyLedger?: () => Promise<VerifyReport>;
+  /** Export and retention runs (../ledger-tasks.ts). */
+  ledgerTasks: Pick<LedgerTasks, 'startExport' | 'cancelExport' | 'applyRetention'>;
 }
 
 /** Build the ConsoleApi over the core's parts. Never throws; every method answers a Result. */
@@ -150,6 +153,8 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     updateSettings: handler('updateSettings', (x) => {
       const { developerMode, ...persisted } = x;
       if (Object.keys(persisted).length > 0) settings.update(persisted);
+      // A new retention period applies at once (in the background: it may erase many payloads).
+      if ('retentionDays' in persisted) void p.ledgerTasks.applyRetention();
       // Developer mode is never persisted; switching it on passed the trusted-input gate above
       // (gatedActionOf); its receipt and event come from DeveloperMode's onSwitch.
       if (developerMode === true) p.developerMode.switchOn();
@@ -187,5 +192,7 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
         return err('invalid-query', toErrorInfo(e).message);
       }
     }),
+    startExport: handler('startExport', (x) => p.ledgerTasks.startExport(x)),
+    cancelExport: handler('cancelExport', (x) => p.ledgerTasks.cancelExport(x.exportId)),
   };
 }

@@ -9,11 +9,21 @@
  * where `||` is string concatenation of the 64 lowercase hex characters of
  * prevHash and `canonical(n)` is the RFC 8785 canonical JSON
  * (src/shared/canonical.ts, `canonicalJson`) of the receipt without its `hash`:
- * the 18 fields in CHAINED_FIELDS, every one present (absent optional values
- * are `null`) with one exception: `operation` and `subjectHash` (ledger format
+ * the fields in CHAINED_FIELDS, every one present (absent optional values
+ * are `null`) but for `payloadHash` or `detail` (one of the two, below) and one exception: `operation` and `subjectHash` (ledger format
  * 2) are left out when BOTH are null. So a format-1 row, which has neither,
  * and a new row without them hash exactly as format 1 did, and a ledger
- * migrated to format 2 keeps verifying; when either is set, both are present. `canonicalReceiptText` builds that text directly from a
+ * migrated to format 2 keeps verifying; when either is set, both are present.
+ *
+ * Format 4 (retention, issue 12 item 3) adds the payload hash rule: a row with a
+ * `payload_hash` (every row written from format 4 on) carries
+ * `"payloadHash": SHA-256(UTF-8(detail's canonical JSON))` in its canonical text
+ * INSTEAD of `"detail"`, so erasing the detail later (retention) leaves the
+ * receipt's hash, and the chain, verifiable. A row without one (written before
+ * format 4) keeps the old rule, `detail` inside the text: it cannot be erased.
+ * The rule is marked per row by the presence of `payload_hash`; the payload
+ * itself is checked against it while it is there (`erased_at` NULL).
+ * `canonicalReceiptText` builds that text directly from a
  * stored row rather than through `canonicalJson`, for speed; HASH_INPUT_SQL has
  * SQLite build `prevHash || canonical` itself, which is what lets verify walk
  * a million rows in seconds. test/unit/ledger-chain.test.ts pins all three to
@@ -41,6 +51,7 @@ export const CHAINED_FIELDS = [
   'id',
   'operation',
   'origin',
+  'payloadHash',
   'prevHash',
   'requestId',
   'seq',
@@ -52,6 +63,12 @@ export const CHAINED_FIELDS = [
 
 /** Chained fields left out of the canonical text when both are null (format-1 receipts hash as before). */
 export const OPTIONAL_CHAINED_FIELDS = ['operation', 'subjectHash'] as const;
+
+/**
+ * The two payload rules (format 4): a row has exactly one of `detail` (old rule,
+ * no payload hash) and `payloadHash` (new rule) in its canonical text.
+ */
+export const PAYLOAD_RULE_FIELDS = ['detail', 'payloadHash'] as const;
 
 /**
  * Column order of a stored row, as selected by `ROW_COLUMNS_SQL` (raw mode).
@@ -79,13 +96,25 @@ export const ROW_COLUMNS = [
   'hash',
   'operation',
   'subject_hash',
+  'payload_hash',
+  'erased_at',
 ] as const;
 export const ROW_COLUMNS_SQL = ROW_COLUMNS.join(', ');
-/**
- * ROW_COLUMNS_SQL for a format-1 file opened read-only (not migrated): it has
- * no `operation` or `subject_hash` column, so both read as NULL.
- */
-export const ROW_COLUMNS_SQL_FORMAT_1 = ROW_COLUMNS.map((c) => (c === 'operation' || c === 'subject_hash' ? 'NULL' : c)).join(', ');
+
+/** The columns each format added, absent (read as NULL) in a read-only file of an older format. */
+const COLUMNS_SINCE: Readonly<Record<string, number>> = { operation: 2, subject_hash: 2, payload_hash: 4, erased_at: 4 };
+
+/** SQL for column `c` in a file of `format`: its name, or NULL when that format has no such column. */
+export function columnSql(c: (typeof ROW_COLUMNS)[number], format: number): string {
+  return (COLUMNS_SINCE[c] ?? 1) > format ? 'NULL' : c;
+}
+
+/** ROW_COLUMNS_SQL for a file of `format` opened read-only (not migrated): missing columns read as NULL. */
+export function rowColumnsSql(format: number): string {
+  return ROW_COLUMNS.map((c) => columnSql(c, format)).join(', ');
+}
+/** ROW_COLUMNS_SQL for a format-1 file opened read-only. */
+export const ROW_COLUMNS_SQL_FORMAT_1 = rowColumnsSql(1);
 
 /** A stored row in ROW_COLUMNS order (what `.raw()` statements return). */
 export type RawRow = [
@@ -108,7 +137,16 @@ export type RawRow = [
   hash: string,
   operation: string | null,
   subjectHash: string | null,
+  /** Format 4: SHA-256 hex of `detailJson` as written; null for a row of the old rule. */
+  payloadHash?: string | null,
+  /** Format 4: ms since the epoch when retention erased the payload (detail then 'null'); null while kept. */
+  erasedAt?: number | null,
 ];
+
+/** SHA-256 hex of a detail's canonical JSON text: a receipt's `payloadHash` (format 4). */
+export function payloadHashOf(detailJson: string): string {
+  return sha256Hex(detailJson);
+}
 
 // JSON text of a scalar column. JSON.stringify is exactly what the `canonicalize`
 // package emits for strings and numbers (RFC 8785 §3.2.2.2 and §3.2.2.3 follow
@@ -122,7 +160,8 @@ function j(v: unknown): string {
  * RFC 8785 canonical JSON of a stored receipt without its hash, built from a
  * raw row (ROW_COLUMNS order). Equal, byte for byte, to
  * `canonicalJson({...receipt fields in CHAINED_FIELDS})` (without `operation`
- * and `subjectHash` when both are null) when `actorJson` and `detailJson` are
+ * and `subjectHash` when both are null; with `payloadHash` instead of `detail`
+ * when the row has a payload hash) when `actorJson` and `detailJson` are
  * themselves canonical JSON (the ledger stores them so). A row of 17 values
  * (format 1, no operation/subject columns) reads them as null.
  */
@@ -130,12 +169,13 @@ export function canonicalReceiptText(r: RawRow | unknown[]): string {
   // `?? null`: undefined (a 17-column row) counts as null, as SQL's NULL does.
   const operation = r[17] ?? null;
   const subjectHash = r[18] ?? null;
+  const payloadHash = r[19] ?? null;
   const both = operation === null && subjectHash === null;
   return (
     '{"actor":' + (r[13] as string) +
     ',"argumentsHash":' + j(r[12]) +
     ',"descriptorHash":' + j(r[11]) +
-    ',"detail":' + (r[14] as string) +
+    (payloadHash === null ? ',"detail":' + (r[14] as string) : '') +
     ',"documentId":' + j(r[9]) +
     ',"event":' + j(r[4]) +
     ',"faculty":' + j(r[5]) +
@@ -143,6 +183,7 @@ export function canonicalReceiptText(r: RawRow | unknown[]): string {
     ',"id":' + j(r[1]) +
     (both ? '' : ',"operation":' + j(operation)) +
     ',"origin":' + j(r[6]) +
+    (payloadHash === null ? '' : ',"payloadHash":' + j(payloadHash)) +
     ',"prevHash":' + j(r[15]) +
     ',"requestId":' + j(r[3]) +
     ',"seq":' + j(r[0]) +
@@ -186,18 +227,22 @@ const q = (column: string): string => `json_quote(${column})`;
  * `operation` and `subjectHash` appear only when one of them is not NULL, as in
  * canonicalReceiptText (the CASE yields '' when both are NULL).
  */
-export const HASH_INPUT_SQL = hashInputSql('operation', 'subject_hash');
+export const HASH_INPUT_SQL = hashInputSql(4);
 /** HASH_INPUT_SQL for a format-1 file opened read-only: no operation or subject column, both NULL. */
-export const HASH_INPUT_SQL_FORMAT_1 = hashInputSql('NULL', 'NULL');
+export const HASH_INPUT_SQL_FORMAT_1 = hashInputSql(1);
 
-function hashInputSql(operation: string, subjectHash: string): string {
+/** HASH_INPUT_SQL for a file of `format` (read-only opens of older files read missing columns as NULL). */
+export function hashInputSql(format: number): string {
+  const operation = columnSql('operation', format);
+  const subjectHash = columnSql('subject_hash', format);
+  const payloadHash = columnSql('payload_hash', format);
   const bothNull = `${operation} IS NULL AND ${subjectHash} IS NULL`;
   return `concat(${[
     'prev_hash',
     `'{"actor":'`, 'actor',
     `',"argumentsHash":'`, q('arguments_hash'),
     `',"descriptorHash":'`, q('descriptor_hash'),
-    `',"detail":'`, 'detail',
+    `CASE WHEN ${payloadHash} IS NULL THEN ',"detail":' || detail ELSE '' END`,
     `',"documentId":'`, q('document_id'),
     `',"event":'`, q('event'),
     `',"faculty":'`, q('faculty'),
@@ -205,6 +250,7 @@ function hashInputSql(operation: string, subjectHash: string): string {
     `',"id":'`, q('id'),
     `CASE WHEN ${bothNull} THEN '' ELSE ',"operation":' || ${q(operation)} END`,
     `',"origin":'`, q('origin'),
+    `CASE WHEN ${payloadHash} IS NULL THEN '' ELSE ',"payloadHash":' || ${q(payloadHash)} END`,
     `',"prevHash":'`, q('prev_hash'),
     `',"requestId":'`, q('request_id'),
     `',"seq":'`, q('seq'),
@@ -214,4 +260,38 @@ function hashInputSql(operation: string, subjectHash: string): string {
     `',"toolName":'`, q('tool_name'),
     `'}'`,
   ].join(', ')})`;
+}
+
+/** Name of the SQL function (SHA-256 hex of a text) every connection that verifies registers: PAYLOAD_CHECK_SQL uses it. */
+export const SHA256_SQL_FUNCTION = 'echo_sha256_hex';
+
+/**
+ * SQL condition, true when a row's payload is consistent with its rule (format 4):
+ * - old rule (no payload hash): never marked erased;
+ * - new rule, kept: SHA-256 of `detail` equals `payload_hash`;
+ * - new rule, erased: `detail` is 'null' and `erased_at` an integer.
+ * Verify's fast check requires it (the JS check, `payloadProblem`, is the authority).
+ */
+export function payloadCheckSql(format: number): string {
+  const payloadHash = columnSql('payload_hash', format);
+  const erasedAt = columnSql('erased_at', format);
+  return `(CASE WHEN ${payloadHash} IS NULL THEN ${erasedAt} IS NULL ` +
+    `WHEN ${erasedAt} IS NULL THEN ${SHA256_SQL_FUNCTION}(detail) IS ${payloadHash} ` +
+    `ELSE detail = 'null' AND typeof(${erasedAt}) = 'integer' END)`;
+}
+
+/**
+ * Why a row's payload does not fit its rule (see payloadCheckSql), or null.
+ * The authority on a row that the fast check did not pass.
+ */
+export function payloadProblem(r: RawRow | unknown[]): string | null {
+  const payloadHash = r[19] ?? null;
+  const erasedAt = r[20] ?? null;
+  if (payloadHash === null) return erasedAt === null ? null : 'marked erased, but its hash covers the detail itself (a receipt written before format 4 cannot be erased)';
+  if (typeof payloadHash !== 'string' || !/^[0-9a-f]{64}$/.test(payloadHash)) return 'payloadHash is not 64 lowercase hex';
+  if (erasedAt === null) {
+    return typeof r[14] === 'string' && payloadHashOf(r[14]) === payloadHash ? null : 'the detail does not match its payloadHash (the payload was altered)';
+  }
+  if (!Number.isSafeInteger(erasedAt)) return 'erasedAt is not an integer';
+  return r[14] === 'null' ? null : 'marked erased, but the detail is still there';
 }

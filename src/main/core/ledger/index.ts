@@ -25,11 +25,12 @@ import { openDatabase, type OpenDatabaseOptions } from './sqlite';
 import { prepareSchema } from './schema';
 import { WalDurability, type DurabilityCounts, type SyncFd } from './durability';
 import { exportJsonLines } from './export';
+import { exportFiltered, filterSql, type ExportOptions } from './filtered-export';
 import { againstCheckpoint, withCheckpointChecks, type WitnessInput } from './report';
 import { LedgerStateError, type LedgerOptions } from './options';
 import {
-  GENESIS_PREV_HASH, HASH_INPUT_SQL, HASH_INPUT_SQL_FORMAT_1, ROW_COLUMNS_SQL, ROW_COLUMNS_SQL_FORMAT_1, canonicalReceiptText, chainHash,
-  type RawRow,
+  GENESIS_PREV_HASH, ROW_COLUMNS_SQL, SHA256_SQL_FUNCTION, canonicalReceiptText, chainHash, columnSql, hashInputSql, payloadCheckSql,
+  payloadHashOf, rowColumnsSql, sha256Hex, type RawRow,
 } from './chain';
 import { LedgerInputError, normaliseInput, type NormalisedInput } from './input';
 import { rowToReceipt, runQuery, type QueryColumns } from './query';
@@ -49,6 +50,7 @@ export {
 } from './checkpoints';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './query';
 export { DEFAULT_REQUEST_PAGE, MAX_REQUEST_PAGE, MAX_REQUEST_TEXT } from './requests';
+export { EXPORT_WINDOW, CSV_COLUMNS, csvField, type ExportOptions } from './filtered-export';
 export { OPEN_EVENTS, RECOVERY_LOOKBACK, MAX_RECOVERY_LOOKBACK, RECOVERY_SQL } from './recovery-queries';
 export {
   PARALLEL_VERIFY_MIN_ROWS, PARALLEL_VERIFY_RANGE_ROWS, MAX_VERIFY_THREADS, VERIFY_CHUNK,
@@ -58,6 +60,9 @@ export {
 export type { LedgerOptions } from './options';
 export { LedgerStateError } from './options';
 export type { WitnessInput } from './report';
+
+/** Receipts erased per transaction by `erasePayloads` (a few ms each; the event loop runs between them). */
+export const ERASE_BATCH = 2_000;
 
 /**
  * The receipt ledger. One instance per database file and process is the normal
@@ -123,9 +128,9 @@ export class Ledger {
       throw e;
     }
     this.db = db;
-    this.cols = this.format >= 2
-      ? { rows: ROW_COLUMNS_SQL, operation: 'operation', subjectHash: 'subject_hash' }
-      : { rows: ROW_COLUMNS_SQL_FORMAT_1, operation: 'NULL', subjectHash: 'NULL' };
+    this.cols = { rows: rowColumnsSql(this.format), operation: columnSql('operation', this.format), subjectHash: columnSql('subject_hash', this.format) };
+    // The payload check of format 4 (chain.ts payloadCheckSql) hashes in SQL through this function.
+    db.function(SHA256_SQL_FUNCTION, { deterministic: true }, (text: unknown) => (typeof text === 'string' ? sha256Hex(text) : null));
     const cols = this.cols.rows;
     this.insert = this.readonly ? null : db.prepare(`INSERT INTO receipts (${ROW_COLUMNS_SQL}) VALUES (${ROW_COLUMNS_SQL.replace(/\w+/g, '?')})`);
     this.requestReader = this.format >= 3 ? new RequestIndexReader(db) : null;
@@ -139,7 +144,7 @@ export class Ledger {
     this.verifier = new ChainVerifier(db, {
       open: () => this.open(),
       bySeq: this.stmts.bySeq,
-      scanSql: scanSql(this.format >= 2 ? HASH_INPUT_SQL : HASH_INPUT_SQL_FORMAT_1),
+      scanSql: scanSql(hashInputSql(this.format), payloadCheckSql(this.format)),
       identity: fileIdentity(file),
       openOpts,
     });
@@ -167,6 +172,7 @@ export class Ledger {
         const row = [
           seq, randomUUID(), time, n.requestId, n.event, n.faculty, n.origin, n.tabId, n.frameId, n.documentId,
           n.toolName, n.descriptorHash, n.argumentsHash, n.actorJson, n.detailJson, prevHash, '', n.operation, n.subjectHash,
+          payloadHashOf(n.detailJson), null,
         ] as RawRow;
         row[16] = chainHash(prevHash, canonicalReceiptText(row));
         insert.run(row);
@@ -530,6 +536,79 @@ export class Ledger {
       this.open();
       return this.stmts.chunk.all(after, end, 1000) as RawRow[];
     }, target);
+  }
+
+  /**
+   * The filtered export (filtered-export.ts; docs/ledger.md, "Export"): the receipts
+   * matching `opts.filter` ({} or absent: all), oldest first, as JSON Lines (a header
+   * line with the filter, the head and the newest signed checkpoint, then one Receipt
+   * per line) or CSV, to a file path (written as `.part`, renamed when complete) or a
+   * writable stream. Walks seq windows and yields between them; `onProgress` and
+   * `signal` as in ExportOptions. Covers the receipts present when it started.
+   * @returns rows written and the head covered.
+   * @throws LedgerInputError for a bad filter or format; the signal's reason when cancelled;
+   *   LedgerStateError when closed (or closed meanwhile).
+   */
+  async exportFiltered(target: string | Writable, opts: ExportOptions = {}): Promise<{ rows: number; head: { count: number; headHash: string } }> {
+    const db = this.open();
+    const filter = opts.filter ?? {};
+    const { where, params } = filterSql(filter);
+    const stmt = db.prepare(
+      `SELECT ${this.cols.rows} FROM receipts WHERE seq > @after AND seq <= @end${where.map((w) => ` AND ${w}`).join('')} ORDER BY seq`,
+    ).raw();
+    return exportFiltered({
+      head: this.head(),
+      header: { version: 1, exportedAt: this.now(), checkpoint: this.latestSignedCheckpoint() },
+      window: (after, end) => {
+        this.open();
+        return stmt.all({ ...params, after, end }) as RawRow[];
+      },
+    }, filter, target, opts);
+  }
+
+  /**
+   * Retention (docs/ledger.md, "Retention"): erase the payload (`detail`) of every
+   * receipt of the payload-hash rule (format 4) with `time < before`, in
+   * transactions of at most `batch` receipts (default ERASE_BATCH), yielding to
+   * the event loop between them. Each erased row keeps every other field, its hash
+   * and its payload hash; `detail` becomes null and `erasedAt` the time of the
+   * erasure (`now`, default the ledger's clock). Receipts written before format 4
+   * hash their detail itself: they cannot be erased without breaking the chain, so
+   * they are kept and counted in `oldRuleKept`. The guard trigger allows exactly
+   * this UPDATE and nothing else (schema.ts). The request index's copy of a request's reason
+   * (requests.ts, timeline text search) is cleared for requests whose last receipt is before `before`.
+   * @param opts.before ms since the epoch (exclusive).
+   * @returns `{erased, oldRuleKept}`: payloads erased now, and older-rule receipts before `before` left as they are.
+   * @throws LedgerStateError when closed or read-only (or closed meanwhile); LedgerInputError for a bad `before`;
+   *   the signal's reason when aborted (batches already committed stay erased).
+   */
+  async erasePayloads(opts: { before: number; now?: number; batch?: number; signal?: AbortSignal }): Promise<{ erased: number; oldRuleKept: number }> {
+    this.writable();
+    if (!Number.isSafeInteger(opts.before)) throw new LedgerInputError('erasePayloads: before must be an integer (ms since the epoch)');
+    const batch = Math.max(1, Math.min(opts.batch ?? ERASE_BATCH, 100_000));
+    const db = this.open();
+    if (this.format < 4) return { erased: 0, oldRuleKept: 0 };
+    // The partial index receipts_payload_kept holds exactly the erasable rows, by time.
+    const erase = db.prepare(
+      "UPDATE receipts SET detail = 'null', erased_at = @now WHERE seq IN " +
+        '(SELECT seq FROM receipts WHERE payload_hash IS NOT NULL AND erased_at IS NULL AND time < @before LIMIT @batch)',
+    );
+    let erased = 0;
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      this.open();
+      const now = opts.now ?? this.now();
+      const n = db.transaction(() => erase.run({ now, before: opts.before, batch }).changes).immediate();
+      if (n > 0) this.durability?.committed();
+      erased += n;
+      if (n < batch) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    // The request index keeps a copy of a reason (payload text, for the timeline's text search):
+    // a request whose every receipt is past the retention period loses it too.
+    db.prepare('UPDATE requests SET reason = NULL WHERE last_time < ? AND reason IS NOT NULL').run(opts.before);
+    const oldRuleKept = db.prepare('SELECT count(*) FROM receipts WHERE time < ? AND payload_hash IS NULL').pluck().get(opts.before) as number;
+    return { erased, oldRuleKept };
   }
 
   /** Close the database; later calls throw LedgerStateError. Idempotent. */

@@ -33,6 +33,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { betterSqlite3Entry } from './sqlite';
+import { SHA256_SQL_FUNCTION } from './chain';
 
 /** One range's outcome, from a worker or from the calling thread. */
 export interface RangeResult {
@@ -64,7 +65,7 @@ export const VERIFY_WORKER_SOURCE = String.raw`'use strict';
 const { workerData } = require('node:worker_threads');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const { port, control, sqliteEntry, nativeBinding, file, fileId, timeout, scanSql, rangeRows, end, ranges, batch } = workerData;
+const { port, control, sqliteEntry, nativeBinding, file, fileId, timeout, scanSql, sha256SqlFunction, rangeRows, end, ranges, batch } = workerData;
 const ctl = new Int32Array(control);
 const NEXT = 0, POSTED = 1, STOP = 2, ACTIVE = 3;
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -118,6 +119,8 @@ try {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout, ...(nativeBinding ? { nativeBinding } : {}) });
     const st = fs.statSync(file, { bigint: true });
     if (st.dev + ':' + st.ino !== fileId) throw new Error('the file at ' + file + ' is not the one the ledger opened');
+    // The payload check of format 4 (chain.ts payloadCheckSql) calls this function.
+    db.function(sha256SqlFunction, { deterministic: true }, (text) => (typeof text === 'string' ? sha256Hex(text) : null));
     const scan = db.prepare(scanSql).pluck();
     while (Atomics.load(ctl, STOP) === 0) {
       const k = Atomics.add(ctl, NEXT, 1);
@@ -234,6 +237,7 @@ export class VerifyPool {
             fileId: opts.fileId,
             timeout: opts.timeoutMs,
             scanSql: opts.scanSql,
+            sha256SqlFunction: SHA256_SQL_FUNCTION,
             rangeRows: opts.rangeRows,
             end: opts.end,
             ranges: this.ranges,

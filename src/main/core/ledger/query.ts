@@ -25,8 +25,21 @@ export interface QueryColumns {
 
 type QueryKey = 'from' | 'to' | 'origin' | 'toolName' | 'event' | 'requestId' | 'id' | 'operation' | 'subjectHash';
 
-/** The stored row (ROW_COLUMNS order, chain.ts) as the Receipt the ledger returns. */
+/**
+ * The stored row (ROW_COLUMNS order, chain.ts) as the Receipt the ledger returns.
+ * `payloadHash` is present exactly on rows of the payload-hash rule (format 4),
+ * `erasedAt` exactly on those whose payload retention erased (`detail` null).
+ */
 export function rowToReceipt(r: RawRow): Receipt {
+  const out = receiptFields(r);
+  const payloadHash = r[19] ?? null;
+  const erasedAt = r[20] ?? null;
+  if (payloadHash !== null) out.payloadHash = payloadHash;
+  if (erasedAt !== null) out.erasedAt = erasedAt;
+  return out;
+}
+
+function receiptFields(r: RawRow): Receipt {
   return {
     seq: r[0],
     id: r[1],

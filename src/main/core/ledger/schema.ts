@@ -17,19 +17,42 @@ import { REQUESTS_SQL, buildRequestIndex } from './requests';
 export const LEDGER_APPLICATION_ID = 0x4543484f;
 /**
  * `PRAGMA user_version`: the schema format this code writes. It reads formats
- * 1 to 3; a read-write open migrates an older file one step at a time
- * (MIGRATE_1_TO_2_SQL, then migrate2To3).
+ * 1 to 4; a read-write open migrates an older file step by step (MIGRATIONS).
  * - 1: the first schema.
  * - 2: adds `operation` and `subject_hash` (receipt `operation`, `subjectHash`)
  *   and three partial indexes. Format-1 rows hash as before (chain.ts).
  * - 3: adds the request index, the `requests` table (requests.ts; docs/timeline.md).
- *   No receipt changes, so every hash stays as it was.
+ *   No receipt changes, so every hash stays as it was. migrate2To3.
+ * - 4: retention (issue 12 item 3): adds `payload_hash` and `erased_at`; rows
+ *   written from then on hash their payload apart (chain.ts), so retention can
+ *   erase it; older rows keep their rule. migrate3To4.
  */
-export const LEDGER_FORMAT = 3;
+export const LEDGER_FORMAT = 4;
 
-export const TRIGGERS_SQL = `
+/**
+ * The one UPDATE the ledger allows (format 4): retention erasing a payload. It
+ * sets `detail` to 'null' and `erased_at` to a time, on a row of the payload-hash
+ * rule whose payload is still there, and changes nothing else. Any other UPDATE
+ * is refused, as before format 4.
+ */
+const ERASE_ONLY_WHEN = `NOT (
+  OLD.payload_hash IS NOT NULL AND OLD.erased_at IS NULL
+  AND typeof(NEW.erased_at) = 'integer' AND NEW.detail = 'null'
+  AND NEW.seq IS OLD.seq AND NEW.id IS OLD.id AND NEW.time IS OLD.time AND NEW.request_id IS OLD.request_id
+  AND NEW.event IS OLD.event AND NEW.faculty IS OLD.faculty AND NEW.origin IS OLD.origin AND NEW.tab_id IS OLD.tab_id
+  AND NEW.frame_id IS OLD.frame_id AND NEW.document_id IS OLD.document_id AND NEW.tool_name IS OLD.tool_name
+  AND NEW.descriptor_hash IS OLD.descriptor_hash AND NEW.arguments_hash IS OLD.arguments_hash AND NEW.actor IS OLD.actor
+  AND NEW.prev_hash IS OLD.prev_hash AND NEW.hash IS OLD.hash AND NEW.operation IS OLD.operation
+  AND NEW.subject_hash IS OLD.subject_hash AND NEW.payload_hash IS OLD.payload_hash)`;
+
+const NO_UPDATE_TRIGGER_4_SQL = `
 CREATE TRIGGER IF NOT EXISTS receipts_no_update BEFORE UPDATE ON receipts
-BEGIN SELECT RAISE(ABORT, 'receipts are append-only: UPDATE refused'); END;
+WHEN ${ERASE_ONLY_WHEN}
+BEGIN SELECT RAISE(ABORT, 'receipts are append-only: UPDATE refused (only retention may erase a payload)'); END;
+`;
+
+/** The guard triggers of a format-3 file (GUARD_TRIGGERS, checkpoints.ts, checks they exist). */
+export const TRIGGERS_SQL = `${NO_UPDATE_TRIGGER_4_SQL}
 CREATE TRIGGER IF NOT EXISTS receipts_no_delete BEFORE DELETE ON receipts
 BEGIN SELECT RAISE(ABORT, 'receipts are append-only: DELETE refused'); END;
 CREATE TRIGGER IF NOT EXISTS receipts_append_next BEFORE INSERT ON receipts
@@ -66,7 +89,9 @@ CREATE TABLE receipts (
   prev_hash       TEXT    NOT NULL,
   hash            TEXT    NOT NULL,
   operation       TEXT,
-  subject_hash    TEXT
+  subject_hash    TEXT,
+  payload_hash    TEXT,
+  erased_at       INTEGER
 ) STRICT;
 CREATE INDEX receipts_time ON receipts(time);
 CREATE INDEX receipts_origin ON receipts(origin, time, seq, event, tool_name);
@@ -101,6 +126,31 @@ export const MIGRATE_1_TO_2_SQL = `
 ALTER TABLE receipts ADD COLUMN operation TEXT;
 ALTER TABLE receipts ADD COLUMN subject_hash TEXT;
 ${INDEXES_2_SQL}`;
+
+// Format 4. Retention finds the payloads to erase by time through a partial index
+// that holds only rows whose payload is still there and can be erased: an erased
+// row leaves it, and rows of the old rule never enter it.
+const INDEXES_4_SQL = `
+CREATE INDEX IF NOT EXISTS receipts_payload_kept ON receipts(time) WHERE payload_hash IS NOT NULL AND erased_at IS NULL;
+`;
+
+/**
+ * Format 3 → 4 (retention and privacy, issue 12 item 3), its own step and
+ * transaction. ADD
+ * COLUMN rewrites no row, so every older row keeps its hash rule (no payload
+ * hash: `detail` inside the hash) and verifies as before. The guard trigger on
+ * UPDATE is replaced by the erase-only one, but only when it is there: a dropped
+ * guard is never recreated (verify names it).
+ */
+export function migrate3To4(db: Database.Database): void {
+  // Only the columns missing are added (a file whose user_version was set back by hand keeps its own).
+  const have = new Set((db.prepare('PRAGMA table_info(receipts)').all() as Array<{ name: string }>).map((c) => c.name));
+  if (!have.has('payload_hash')) db.exec('ALTER TABLE receipts ADD COLUMN payload_hash TEXT;');
+  if (!have.has('erased_at')) db.exec('ALTER TABLE receipts ADD COLUMN erased_at INTEGER;');
+  db.exec(INDEXES_4_SQL);
+  const hasGuard = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'receipts_no_update'").get() !== undefined;
+  if (hasGuard) db.exec(`DROP TRIGGER receipts_no_update; ${NO_UPDATE_TRIGGER_4_SQL}`);
+}
 
 /** Thrown when a file is not a ledger this code can open. */
 export class LedgerFormatError extends Error {
@@ -149,6 +199,7 @@ export function prepareSchema(db: Database.Database, readonly: boolean): number 
       db.exec(SCHEMA_SQL);
       db.exec(INDEXES_2_SQL);
       db.exec(REQUESTS_SQL);
+      db.exec(INDEXES_4_SQL);
       db.exec(TRIGGERS_SQL);
       db.exec(CHECKPOINTS_SQL);
       db.pragma(`application_id = ${LEDGER_APPLICATION_ID}`);
@@ -170,27 +221,35 @@ export function prepareSchema(db: Database.Database, readonly: boolean): number 
 }
 
 /**
- * Bring an older ledger to LEDGER_FORMAT, one step per transaction. The format
- * is read again inside each write transaction: another connection may have
- * migrated the file meanwhile.
+ * The migration steps: step `from` brings a file of format `from` to `from + 1`.
+ * Each runs in its own IMMEDIATE transaction with its `user_version`, so a crash
+ * leaves the file at a complete format.
+ */
+const MIGRATIONS: ReadonlyArray<{ from: number; run: (db: Database.Database) => void }> = [
+  { from: 1, run: (db) => db.exec(MIGRATE_1_TO_2_SQL) },
+  { from: 2, run: migrate2To3 },
+  { from: 3, run: migrate3To4 },
+];
+
+/**
+ * Bring an older ledger to LEDGER_FORMAT, one step at a time. The format is read
+ * again inside each write transaction: another connection may have migrated the
+ * file meanwhile.
  */
 function migrate(db: Database.Database): void {
-  step(db, 1, () => db.exec(MIGRATE_1_TO_2_SQL));
-  step(db, 2, () => migrate2To3(db));
-}
-
-function step(db: Database.Database, from: number, work: () => void): void {
-  try {
-    db.transaction(() => {
-      const format = db.pragma('user_version', { simple: true }) as number;
-      if (format === from) {
-        work();
-        db.pragma(`user_version = ${from + 1}`);
-      }
-    }).immediate();
-  } catch (e) {
-    // Rolled back: the file is still a complete ledger of format `from`.
-    throw new LedgerFormatError(`cannot migrate ledger format ${from} to ${from + 1}: ${e instanceof Error ? e.message : String(e)}`);
+  for (const step of MIGRATIONS) {
+    try {
+      db.transaction(() => {
+        const format = db.pragma('user_version', { simple: true }) as number;
+        if (format === step.from) {
+          step.run(db);
+          db.pragma(`user_version = ${step.from + 1}`);
+        }
+      }).immediate();
+    } catch (e) {
+      // Rolled back: the file is still a complete ledger of the step's format.
+      throw new LedgerFormatError(`cannot migrate ledger format ${step.from} to ${step.from + 1}: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 }
 

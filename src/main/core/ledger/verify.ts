@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3';
 import type { VerifyReport } from '../../../shared/receipt';
 import { nativeBindingPath, type OpenDatabaseOptions } from './sqlite';
 import { VerifyPool, coreCount, verifyWorkerRuntime, type RangeResult } from './parallel';
-import { GENESIS_PREV_HASH, canonicalReceiptText, chainHash, sha256Hex, type RawRow } from './chain';
+import { GENESIS_PREV_HASH, canonicalReceiptText, chainHash, payloadProblem, sha256Hex, type RawRow } from './chain';
 
 /** Options of `Ledger.verify` and `Ledger.verifyAsync`. */
 export interface VerifyOptions {
@@ -96,8 +96,8 @@ type WalkStep = VerifyReport | 'more' | 'done';
  * One string, not an array of columns, because per-row JS objects are most of verify's cost.
  * The worker threads of a parallel verify run this same statement (parallel.ts).
  */
-export const scanSql = (hashInput: string): string =>
-  `SELECT concat(seq, ':', json_valid(actor) AND json_valid(detail) AND length(hash) = 64 AND length(prev_hash) = 64, ':', hash, ':', ${hashInput}) ` +
+export const scanSql = (hashInput: string, payloadCheck = '1'): string =>
+  `SELECT concat(seq, ':', json_valid(actor) AND json_valid(detail) AND length(hash) = 64 AND length(prev_hash) = 64 AND ${payloadCheck}, ':', hash, ':', ${hashInput}) ` +
   'FROM receipts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?';
 
 /** What the chain check reads through: the Ledger's connection and what it knows of the file. */
@@ -403,7 +403,8 @@ function checkRow(row: RawRow, prev: string): string | null {
     return 'actor or detail is not valid JSON';
   }
   if (chainHash(prev, canonicalReceiptText(row)) !== row[16]) return 'hash does not match the receipt content (a field was altered)';
-  return null;
+  // Format 4: the hash covers the payload hash; the payload, while kept, must match it.
+  return payloadProblem(row);
 }
 
 /**

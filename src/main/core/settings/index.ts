@@ -20,6 +20,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { APPROVAL_TIMEOUT_RANGE, DEVELOPER_MODE_IDLE_MINUTES, LIMITS } from '../../../shared/limits';
+import { RETENTION_DAYS } from '../../../shared/ledger-export';
 import { POLICY_RULES_SCHEMA, policyRuleProblem, type PolicyRule } from '../policy';
 
 /** The port the MCP endpoint listens on unless configured (127.0.0.1 only). */
@@ -68,6 +69,8 @@ export interface Settings {
   developerMode: false;
   /** Minutes without the person's input or a raw-JavaScript call before developer mode switches itself off (default 30). */
   developerModeIdleMinutes?: number;
+  /** Retention of receipts' payloads in days (RETENTION_DAYS); absent or null: kept forever (docs/ledger.md, "Retention"). */
+  retentionDays?: number | null;
   /**
    * The person's policy rules (src/shared/policy.ts), edited in the console's
    * policy editor (src/main/core/api/policy.ts) or by hand while the console is stopped.
@@ -108,6 +111,7 @@ const SETTINGS_SCHEMA = {
     approvalTimeoutMs: { type: 'integer', minimum: APPROVAL_TIMEOUT_RANGE.min, maximum: APPROVAL_TIMEOUT_RANGE.max },
     developerMode: { type: 'boolean' },
     developerModeIdleMinutes: { type: 'integer', minimum: DEVELOPER_MODE_IDLE_MINUTES.min, maximum: DEVELOPER_MODE_IDLE_MINUTES.max },
+    retentionDays: { anyOf: [{ type: 'null' }, { type: 'integer', minimum: RETENTION_DAYS.min, maximum: RETENTION_DAYS.max }] },
     policyRules: POLICY_RULES_SCHEMA,
     endpoint: {
       anyOf: [
