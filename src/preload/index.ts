@@ -32,6 +32,9 @@ const api: EchoApi = {
   invokeTool: (p) => ipcRenderer.invoke(CHANNELS.invokeTool, p),
   queryRequests: (p) => ipcRenderer.invoke(CHANNELS.queryRequests, p),
   countRequests: (p) => ipcRenderer.invoke(CHANNELS.countRequests, p),
+  runConsoleLine: (p) => ipcRenderer.invoke(CHANNELS.runConsoleLine, p),
+  stopScript: (p) => ipcRenderer.invoke(CHANNELS.stopScript, p),
+  listScriptRuns: () => ipcRenderer.invoke(CHANNELS.listScriptRuns),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

@@ -40,6 +40,9 @@ export const API_METHODS = [
   'invokeTool',
   'queryRequests',
   'countRequests',
+  'runConsoleLine',
+  'stopScript',
+  'listScriptRuns',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -174,4 +177,13 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
     properties: { ...REQUEST_FILTER_PROPERTIES, cursor: REQUEST_CURSOR, after: REQUEST_CURSOR, limit: { type: 'integer', minimum: 1, maximum: 500 } },
   },
   countRequests: { type: 'object', additionalProperties: false, properties: REQUEST_FILTER_PROPERTIES },
+  // The code's UTF-8 bytes are bounded again by the faculty (RAW_SCRIPT_BOUNDS.codeBytes); a schema counts characters.
+  runConsoleLine: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tabId', 'code'],
+    properties: { tabId: TAB_ID, frameId: TAB_ID, code: { type: 'string', minLength: 1, maxLength: 65536 }, world: { enum: ['MAIN', 'USER_SCRIPT'] } },
+  },
+  stopScript: { type: 'object', additionalProperties: false, required: ['runId'], properties: { runId: ID } },
+  listScriptRuns: NO_PAYLOAD,
 };

@@ -15,6 +15,7 @@ import type { FormSubject } from './form';
 import type { TargetPicture } from './semantic-picture';
 import type { LivePatchInfo, PatchEdit } from './live-patch';
 import type { RequestFilter, RequestPage, RequestQuery } from './request-summary';
+import type { RawScriptWorld, ScriptRun } from './raw-script';
 
 /** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
 export interface LinkStatus {
@@ -75,7 +76,31 @@ export interface WebMcpToolSubject {
  * (the dialog renders the common part once and one view per `type`). Later
  * faculties add theirs here (a target's evidence, a patch, a script).
  */
-export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject | SemanticFillSubject | LivePatchSubject;
+export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject | SemanticFillSubject | LivePatchSubject | RawScriptSubject;
+
+/**
+ * What a raw-JavaScript run (faculty `raw-js`, operation `run`; issue 11 item 3;
+ * src/shared/raw-script.ts) runs: the WHOLE code (the dialog shows every character of it,
+ * highlighted, unclipped, invisible characters revealed), its SHA-256 (the grant's subject hash)
+ * and the world. The code is also in the request's arguments, bound by their hash.
+ */
+export interface RawScriptSubject {
+  type: 'raw-script';
+  operation: 'run';
+  code: string;
+  /** SHA-256 of the code's exact UTF-8 bytes (src/shared/raw-script.ts scriptHash). */
+  codeHash: string;
+  world: RawScriptWorld;
+  /** The run's bound after dispatch (ms): past it, the outcome is unknown. */
+  timeoutMs: number;
+  toolName?: undefined;
+  title?: undefined;
+  description?: undefined;
+  inputSchema?: undefined;
+  annotations?: undefined;
+  descriptorHash?: undefined;
+  form?: undefined;
+}
 
 /**
  * What a Live Patch (faculty `live-patch`; issue 11 item 1; src/shared/live-patch.ts) changes:
@@ -296,7 +321,12 @@ export type ConsoleEvent =
   /** A new view of an inspected tab (the page's tools changed, or it was inspected), or null: it is no longer inspected. */
   | { kind: 'inspector'; tabId: number; view: InspectorView | null }
   /** A manual invoke from the tool inspector ended. */
-  | { kind: 'inspector-call'; call: InspectorCall };
+  | { kind: 'inspector-call'; call: InspectorCall }
+  /**
+   * One raw-JavaScript run started or changed (the agent's or the person's; the developer console
+   * shows them live): the run as it is now. Its code is shown to the person; receipts hold only its hash.
+   */
+  | { kind: 'script-run'; run: ScriptRun };
 
 /** One method per message; argument objects are validated by the host before use. */
 export interface ConsoleApi {
@@ -367,6 +397,24 @@ export interface ConsoleApi {
   queryRequests(p: RequestQuery): Promise<Result<RequestPage>>;
   /** How many requests match the filters, counted on the request index (asked after the first page). Errors: invalid-params, invalid-query. */
   countRequests(p: RequestFilter): Promise<Result<{ count: number }>>;
+  /**
+   * The person runs a developer-console line (issue 11 item 4) in a shared tab: through the
+   * raw-JavaScript faculty with the person as actor, and no dialog (their own Enter is the
+   * decision), only on the person's trusted input (trusted-input action `developer-console-line`)
+   * and only while developer mode is on. World MAIN unless given. Receipts carry the code hash.
+   * Answers the run when it ended (also pushed as `script-run` events while it runs).
+   * Errors: invalid-params, no-trusted-input / trusted-input-unavailable, developer-mode-off; the run's own
+   * (csp-blocked, user-scripts-unavailable, outcome-unknown, link-down, …) come back in the run (`status`, `error`).
+   */
+  runConsoleLine(p: { tabId: number; frameId?: number; code: string; world?: RawScriptWorld }): Promise<Result<ScriptRun>>;
+  /**
+   * Stop waiting for a raw-JavaScript run (the developer console's Ctrl+C, or Stop): the console
+   * records outcome-unknown (page code cannot be interrupted; the page may still run it) and the run
+   * offers to reload its tab. A run still waiting for approval is withdrawn. Errors: invalid-params, run-unknown (ended or never started).
+   */
+  stopScript(p: { runId: string }): Promise<Result<ScriptRun>>;
+  /** The recent raw-JavaScript runs (at most 50, oldest first), for a console UI that opens late. */
+  listScriptRuns(): Promise<Result<ScriptRun[]>>;
 }
 
 /**
@@ -403,5 +451,8 @@ export const CHANNELS = {
   invokeTool: 'inspector:invoke',
   queryRequests: 'requests:query',
   countRequests: 'requests:count',
+  runConsoleLine: 'scripts:run-line',
+  stopScript: 'scripts:stop',
+  listScriptRuns: 'scripts:list',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

@@ -22,6 +22,7 @@ import { webmcpInvoke } from './faculties/webmcp-invoke';
 import { semanticTarget } from './faculties/semantic-target';
 import { semantic } from './faculties/semantic';
 import { livePatch } from './faculties/live-patch';
+import { rawJs } from './faculties/raw-js';
 import { NonceStore, SharingStore, type KeyValueArea, type NonceArea } from './store';
 import { LedgerWitness } from './witness';
 import { Sharing, frameDocument } from './tabs';
@@ -29,7 +30,7 @@ import { documentLeaves, navigationSince } from './navigations';
 
 /** Every faculty of the extension. Adding one: its file in faculties/, its content module in ../content/, one line here. */
 export function defaultFaculties(): Faculty[] {
-  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead(), semanticTarget(), semantic(), livePatch()];
+  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead(), semanticTarget(), semantic(), livePatch(), rawJs()];
 }
 
 export interface WorkerCoreOptions {

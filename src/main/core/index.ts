@@ -26,6 +26,7 @@ import { secureFolder, tightenFile } from './data-folder';
 import { AgentEndpoint } from './agent';
 import { createConsoleApi } from './api';
 import { DeveloperMode, type IdleTimer } from './developer-mode';
+import { pageRunScript } from './agent/tools/page-run-script';
 import { createPolicyApi } from './api/policy';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
@@ -273,6 +274,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   // Never persisted, off at every start; on only through the trusted-input gate (./developer-mode.ts).
   const developerMode = new DeveloperMode({
     tools: agentEndpoint.tools,
+    developerTools: [pageRunScript],
     idleMs: () => idleMinutes() * 60_000,
     onSwitch: (sw) => {
       receipt({ requestId: null, event: sw.on ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: sw.by === 'person' ? PERSON : { kind: 'console' }, detail: { ...sw } });
@@ -280,6 +282,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     },
     ...(opts.developerModeTimer ? { setTimer: opts.developerModeTimer } : {}),
   });
+  // Raw JavaScript runs only while it is on, and each run re-arms its idle timer.
+  broker.scripts.useDeveloperMode(developerMode);
   const consoleSettings = (): ConsoleSettings => ({ approvalTimeoutMs: effectiveTimeout(), developerMode: developerMode.on, developerModeIdleMinutes: idleMinutes() });
 
   // ---- wiring -------------------------------------------------------------------
@@ -288,6 +292,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   unsubs.push(batchReceiptEvents((l) => ledger.onAppend(l), (receipts) => emit({ kind: 'receipts', receipts })));
   unsubs.push(broker.approvals.onChange((approvals) => emit({ kind: 'approvals', approvals })));
   unsubs.push(broker.patches.onChange((patches) => emit({ kind: 'live-patches', patches })));
+  unsubs.push(broker.scripts.onChange((run) => emit({ kind: 'script-run', run })));
   // Sharing writes its own receipts (src/main/core/sharing); the UI hears every change.
   unsubs.push(broker.onSharedTabs((tabs) => emit({ kind: 'shared-tabs', tabs })));
   let lastState: LinkStatus['state'] | null = null;

@@ -1,5 +1,5 @@
 /**
- * The stores (approvals, receipts, timeline, connection, settings, policy, patches) and their wiring
+ * The stores (approvals, receipts, timeline, connection, settings, policy, patches, scripts) and their wiring
  * to a transport: the snapshot is loaded on start and after every reconnect
  * (and errors that only said "unreachable" are cleared then), and pushed
  * ConsoleEvents update the matching store. The stores call the API through
@@ -18,6 +18,7 @@ import { createReceiptsStore } from './receipts';
 import { createSettingsStore } from './settings';
 import { createInspectorStore } from './inspector';
 import { createTimelineStore } from './timeline';
+import { createScriptsStore } from './scripts';
 
 export function createConsoleStores(rawApi: EchoApi) {
   const api = withPlainErrors(rawApi);
@@ -31,6 +32,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     patches: createPatchesStore(api),
     inspector: createInspectorStore(api),
     timeline: createTimelineStore(api),
+    scripts: createScriptsStore(api),
   };
 }
 
@@ -63,6 +65,8 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.inspector.getState().setView(e.tabId, e.view);
     case 'inspector-call':
       return stores.inspector.getState().callEnded(e.call);
+    case 'script-run':
+      return stores.scripts.getState().upsert(e.run);
   }
 }
 

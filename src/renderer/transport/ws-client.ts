@@ -183,6 +183,9 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     invokeTool: (p) => call('invokeTool', p),
     queryRequests: (p) => call('queryRequests', p),
     countRequests: (p) => call('countRequests', p),
+    runConsoleLine: (p) => call('runConsoleLine', p),
+    stopScript: (p) => call('stopScript', p),
+    listScriptRuns: () => call('listScriptRuns'),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

@@ -187,5 +187,18 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
         return err('invalid-query', toErrorInfo(e).message);
       }
     }),
+    // The person's developer-console line (issue 11 item 4): passed the trusted-input gate above
+    // (`developer-console-line`); the faculty refuses it while developer mode is off. The run's own
+    // outcome (refused, outcome-unknown, …) is in the answered run, receipted by the pipeline.
+    runConsoleLine: handler('runConsoleLine', async (x) => {
+      const { answer, run } = await broker.scripts.run(
+        { tabId: x.tabId, ...(x.frameId !== undefined ? { frameId: x.frameId } : {}), code: x.code, world: x.world ?? 'MAIN' },
+        { actor: PERSON, kind: 'mutation', byPerson: true },
+      );
+      if (!answer.ok && answer.error.code === 'developer-mode-off') return err(answer.error.code, answer.error.message);
+      return ok(run);
+    }),
+    stopScript: handler('stopScript', (x) => broker.scripts.stop(x.runId)),
+    listScriptRuns: handler('listScriptRuns', () => ok(broker.scripts.list())),
   };
 }
