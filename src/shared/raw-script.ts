@@ -26,8 +26,10 @@ export type RawScriptWorld = (typeof RAW_SCRIPT_WORLDS)[number];
  *  - `consoleEntries` / `consoleEntryChars`: console.log/info/warn/error/debug calls kept, and
  *    the characters of each;
  *  - `errorChars`: a thrown error's message and stack.
+ * Together (with JSON escaping) they stay under LIMITS.maxResultBytes (256 KiB), so the pipeline's
+ * bound never cuts a run's answer into unreadable JSON.
  */
-export const RAW_SCRIPT_BOUNDS = { codeBytes: 64 * 1024, valueChars: 16 * 1024, consoleEntries: 100, consoleEntryChars: 2_000, errorChars: 4_000 } as const;
+export const RAW_SCRIPT_BOUNDS = { codeBytes: 64 * 1024, valueChars: 16 * 1024, consoleEntries: 100, consoleEntryChars: 1_000, errorChars: 4_000 } as const;
 
 /**
  * How long a run may take after it was dispatched before its outcome is unknown (ms). Synchronous
