@@ -212,7 +212,7 @@ describe('the pipeline through the real core (FakeLink)', () => {
       const { answer, run } = await p;
       expect(answer.ok, JSON.stringify(answer)).toBe(true);
       expect(run).toMatchObject({ status: 'succeeded', actor: 'agent', codeHash: sha(code), output: { status: 'returned', value: '2' } });
-      const grant = link.grants.at(-1) ?? (link.requests.filter((r) => r.op === 'dispatch').at(-1) as { grant: Record<string, unknown> }).grant;
+      const grant = (link.requests.filter((r) => r.op === 'dispatch').at(-1) as unknown as { grant: Record<string, unknown> }).grant;
       expect(grant).toMatchObject({ faculty: 'raw-js', operation: 'run', tabId: 7, frameId: 0, documentId: 'doc-1', urlHash: 'a'.repeat(64), subjectHash: sha(code) });
       const d = link.requests.filter((r) => r.op === 'dispatch').at(-1) as { subject: unknown; arguments: unknown; timeoutMs: number };
       expect(d).toMatchObject({ subject: { codeHash: sha(code) }, arguments: { code, world: 'MAIN' } });
