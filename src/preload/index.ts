@@ -35,6 +35,7 @@ const api: EchoApi = {
   runConsoleLine: (p) => ipcRenderer.invoke(CHANNELS.runConsoleLine, p),
   stopScript: (p) => ipcRenderer.invoke(CHANNELS.stopScript, p),
   listScriptRuns: () => ipcRenderer.invoke(CHANNELS.listScriptRuns),
+  reloadTab: (p) => ipcRenderer.invoke(CHANNELS.reloadTab, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

@@ -43,6 +43,7 @@ export const API_METHODS = [
   'runConsoleLine',
   'stopScript',
   'listScriptRuns',
+  'reloadTab',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -186,4 +187,5 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
   },
   stopScript: { type: 'object', additionalProperties: false, required: ['runId'], properties: { runId: ID } },
   listScriptRuns: NO_PAYLOAD,
+  reloadTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
 };

@@ -415,6 +415,12 @@ export interface ConsoleApi {
   stopScript(p: { runId: string }): Promise<Result<ScriptRun>>;
   /** The recent raw-JavaScript runs (at most 50, oldest first), for a console UI that opens late. */
   listScriptRuns(): Promise<Result<ScriptRun[]>>;
+  /**
+   * The person reloads a shared tab (a run's `offerReload`, after an unknown outcome: page code that
+   * may still be running stops with its document). Receipted (`tab-reloaded`, actor person).
+   * Errors: invalid-params, tab-not-shared, link-down, reload-failed.
+   */
+  reloadTab(p: { tabId: number }): Promise<Result<null>>;
 }
 
 /**
@@ -454,5 +460,6 @@ export const CHANNELS = {
   runConsoleLine: 'scripts:run-line',
   stopScript: 'scripts:stop',
   listScriptRuns: 'scripts:list',
+  reloadTab: 'tabs:reload',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

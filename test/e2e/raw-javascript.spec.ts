@@ -18,6 +18,7 @@ import { startWebHost } from '../../src/main/web/server';
 import { argumentsHash } from '../../src/shared/canonical';
 import { LIMITS } from '../../src/shared/limits';
 import type { RawScriptSubject } from '../../src/shared/ipc';
+import type { ScriptRun } from '../../src/shared/raw-script';
 import { test, expect, until } from './support/link-fixture';
 import { agent, events, header, textOf } from './support/semantic-agent';
 import { RENDERER_DIR, startRealConsole } from './support/real-console';
@@ -41,6 +42,9 @@ test('developer mode on by the person in the web host (--developer-mode), list_c
   let listChanged = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
   const toolNames = async () => (await client.listTools()).tools.map((t) => t.name);
+  // The live feed of runs the developer console subscribes to (ConsoleEvent `script-run`).
+  const runs: ScriptRun[] = [];
+  const unsubscribe = world.core.onEvent((e) => void (e.kind === 'script-run' && runs.push(e.run)));
   try {
     expect(await toolNames()).not.toContain('page_run_script');
 
@@ -87,6 +91,8 @@ test('developer mode on by the person in the web host (--developer-mode), list_c
     expect(events(world, runId)).toEqual(['requested', 'validated', 'approval-shown', 'approved', 'dispatched', 'succeeded']);
     expect(world.receipts({ requestId: runId }).every((r) => r.event === 'requested' || r.subjectHash === sha(code))).toBe(true);
     expect(JSON.stringify(world.receipts({ requestId: runId }))).not.toContain('hello from');
+    expect(runs.filter((r) => r.codeHash === sha(code)).map((r) => [r.actor, r.status])).toEqual([['agent', 'running'], ['agent', 'succeeded']]);
+    expect(runs.find((r) => r.status === 'succeeded')!.output).toMatchObject({ status: 'returned', value: '22', console: [{ level: 'log', text: 'hello from Raw JavaScript target' }] });
 
     // 4. A script cannot read chrome.storage (where the pairing key is): the MAIN world has none.
     const w = await world.worker();
@@ -149,7 +155,24 @@ test('developer mode on by the person in the web host (--developer-mode), list_c
     await world.core.api.decideApproval({ requestId: againView.requestId, decision: 'deny', reason: 'not what I approved' });
     expect(textOf(await again)).toMatch(/^Error \(denied\)/);
 
-    // 7. The idle timeout turns developer mode off: receipt, list_changed, the tool gone, a call refused with a receipt.
+    // 7. The person's own line (the developer console's entry): no dialog, live, Stop → outcome-unknown, then the offered reload.
+    const lineCode = 'document.getElementById("marker").textContent = "person"; new Promise(() => {})';
+    const line = world.core.api.runConsoleLine({ tabId, code: lineCode });
+    const running = await until(() => runs.find((r) => r.actor === 'person' && r.status === 'running'), "the person's run to start");
+    await expect(page.locator('#marker')).toHaveText('person');
+    expect(world.core.broker.approvals.list()).toEqual([]);
+    expect(await world.core.api.stopScript({ runId: running.runId })).toMatchObject({ ok: true, value: { status: 'stopped', offerReload: true } });
+    const ended = await line;
+    expect(ended).toMatchObject({ ok: true, value: { status: 'stopped', offerReload: true, actor: 'person', codeHash: sha(lineCode) } });
+    const lineId = (ended as { value: ScriptRun }).value.requestId!;
+    expect(events(world, lineId)).toEqual(['requested', 'validated', 'approved', 'dispatched', 'outcome-unknown']);
+    // The subject hash is known from `validated` on (the request is recorded before anything is checked).
+    expect(world.receipts({ requestId: lineId }).every((r) => r.actor.kind === 'person' && (r.event === 'requested' || r.subjectHash === sha(lineCode)))).toBe(true);
+    expect(await world.core.api.reloadTab({ tabId })).toEqual({ ok: true, value: null });
+    await expect(page.locator('#marker')).toHaveText('untouched');
+    expect(world.receipts({ event: 'tab-reloaded' })[0]).toMatchObject({ actor: { kind: 'person' }, detail: { tabId } });
+
+    // 8. The idle timeout turns developer mode off: receipt, list_changed, the tool gone, a call refused with a receipt.
     const changes = listChanged;
     expect(idle).not.toBeNull();
     idle!();
@@ -163,6 +186,7 @@ test('developer mode on by the person in the web host (--developer-mode), list_c
     expect(world.receipts({ requestId: requestIdOf(late) }).map((r) => [r.event, r.faculty])).toEqual([['refused', 'raw-js'], ['requested', 'raw-js']]);
     await consolePage.close();
   } finally {
+    unsubscribe();
     await client.close();
     await host.close();
   }

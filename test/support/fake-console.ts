@@ -332,6 +332,11 @@ export class FakeConsole implements ConsoleApi {
     return run ? ok({ ...run, status: 'stopped', offerReload: true }) : err('run-unknown', 'no such run');
   }
 
+  async reloadTab(p: { tabId: number }): Promise<Result<null>> {
+    this.record('reloadTab', p);
+    return ok(null);
+  }
+
   async listScriptRuns(): Promise<Result<ScriptRun[]>> {
     this.record('listScriptRuns', undefined);
     return ok(this.scriptRuns);

@@ -244,6 +244,12 @@ describe('the pipeline through the real core (FakeLink)', () => {
     expect(core.broker.scripts.stop(running.runId)).toMatchObject({ ok: false, error: { code: 'run-unknown' } });
     const again = await core.broker.scripts.run({ tabId: 7, code: 'while (true) {}', world: 'MAIN' }, agent);
     expect(again.answer).toMatchObject({ ok: false, error: { code: 'outcome-unknown-pending' } });
+    // The run's offer: the person reloads the shared tab (receipted); another tab is refused.
+    expect(await core.api.reloadTab({ tabId: 7 })).toEqual({ ok: true, value: null });
+    expect(link.requests.filter((r) => r.op === 'reload-tab')).toEqual([{ op: 'reload-tab', tabId: 7 }]);
+    expect(core.ledger.query({ event: 'tab-reloaded' }).receipts[0]).toMatchObject({ actor: { kind: 'person' }, faculty: 'console', detail: { tabId: 7 } });
+    expect(await core.api.reloadTab({ tabId: 99 })).toMatchObject({ ok: false, error: { code: 'tab-not-shared' } });
+    expect(link.requests.filter((r) => r.op === 'reload-tab')).toHaveLength(1);
   });
 
   it("the person's console line: gated, no dialog, the person as actor, the code hash in its receipts", async () => {

@@ -47,6 +47,8 @@ export interface WorkerCoreOptions {
   faculties?: Faculty[];
   /** Where the ledger witness keeps its checkpoint (chrome.storage.local; default: `storage`). */
   witnessStorage?: KeyValueArea;
+  /** Reload a tab (default chrome.tabs.reload), for the console's `reload-tab`. */
+  reloadTab?: (tabId: number) => Promise<void>;
 }
 
 export interface WorkerCore {
@@ -128,6 +130,16 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
         return ok(await witness.offer(req.checkpoint));
       case 'witness-read':
         return ok(await witness.read());
+      case 'reload-tab': {
+        // Only a shared tab: the console may not reload the person's other tabs.
+        if (!(await sharing.store.get(req.tabId))) return err('tab-not-shared', 'the tab is not shared');
+        try {
+          await (opts.reloadTab ?? ((id: number) => chrome.tabs.reload(id)))(req.tabId);
+          return ok(null);
+        } catch (e) {
+          return err('reload-failed', String(e instanceof Error ? e.message : e).slice(0, 200));
+        }
+      }
       default:
         return err('unknown-op', 'unknown request op');
     }

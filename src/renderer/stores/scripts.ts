@@ -29,10 +29,12 @@ export interface ScriptsState {
   runLine(p: { tabId: number; frameId?: number; code: string; world?: RawScriptWorld }): Promise<ScriptRun | null>;
   /** Stop waiting for a run (Ctrl+C): it becomes `stopped`, outcome unknown, offering a reload. */
   stop(runId: string): Promise<void>;
+  /** Take a run's offer to reload its tab (after an unknown outcome): true when reloaded. */
+  reload(tabId: number): Promise<boolean>;
 }
 
 /** Create the scripts store over the console API. */
-export function createScriptsStore(api: Pick<ConsoleApi, 'runConsoleLine' | 'stopScript' | 'listScriptRuns'>) {
+export function createScriptsStore(api: Pick<ConsoleApi, 'runConsoleLine' | 'stopScript' | 'listScriptRuns' | 'reloadTab'>) {
   return createStore<ScriptsState>()((set, get) => ({
     runs: [],
     error: null,
@@ -61,6 +63,11 @@ export function createScriptsStore(api: Pick<ConsoleApi, 'runConsoleLine' | 'sto
       const r = await api.stopScript({ runId });
       if (r.ok) get().upsert(r.value);
       else set({ error: r.error });
+    },
+    async reload(tabId) {
+      const r = await api.reloadTab({ tabId });
+      if (!r.ok) set({ error: r.error });
+      return r.ok;
     },
   }));
 }

@@ -186,6 +186,7 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     runConsoleLine: (p) => call('runConsoleLine', p),
     stopScript: (p) => call('stopScript', p),
     listScriptRuns: () => call('listScriptRuns'),
+    reloadTab: (p) => call('reloadTab', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

@@ -200,5 +200,13 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     }),
     stopScript: handler('stopScript', (x) => broker.scripts.stop(x.runId)),
     listScriptRuns: handler('listScriptRuns', () => ok(broker.scripts.list())),
+    // A run's offer after an unknown outcome: the person's reload of a shared tab, receipted.
+    reloadTab: handler('reloadTab', async (x) => {
+      if (!broker.sharing.get(x.tabId)) return err('tab-not-shared', `Tab ${x.tabId} is not shared; only a shared tab is reloaded from the console.`);
+      const r = await link.request({ op: 'reload-tab', tabId: x.tabId }, { timeoutMs: 15_000 });
+      if (!r.ok) return r;
+      receipt({ requestId: null, event: 'tab-reloaded', faculty: 'console', actor: PERSON, detail: { tabId: x.tabId } });
+      return ok(null);
+    }),
   };
 }
