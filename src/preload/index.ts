@@ -34,6 +34,10 @@ const api: EchoApi = {
   countRequests: (p) => ipcRenderer.invoke(CHANNELS.countRequests, p),
   startExport: (p) => ipcRenderer.invoke(CHANNELS.startExport, p),
   cancelExport: (p) => ipcRenderer.invoke(CHANNELS.cancelExport, p),
+  runConsoleLine: (p) => ipcRenderer.invoke(CHANNELS.runConsoleLine, p),
+  stopScript: (p) => ipcRenderer.invoke(CHANNELS.stopScript, p),
+  listScriptRuns: () => ipcRenderer.invoke(CHANNELS.listScriptRuns),
+  reloadTab: (p) => ipcRenderer.invoke(CHANNELS.reloadTab, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

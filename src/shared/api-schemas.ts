@@ -43,6 +43,10 @@ export const API_METHODS = [
   'countRequests',
   'startExport',
   'cancelExport',
+  'runConsoleLine',
+  'stopScript',
+  'listScriptRuns',
+  'reloadTab',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -190,4 +194,14 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
     },
   },
   cancelExport: { type: 'object', additionalProperties: false, required: ['exportId'], properties: { exportId: { type: 'string', pattern: '^exp_[0-9a-f]{16}$' } } },
+  // The code's UTF-8 bytes are bounded again by the faculty (RAW_SCRIPT_BOUNDS.codeBytes); a schema counts characters.
+  runConsoleLine: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tabId', 'code'],
+    properties: { tabId: TAB_ID, frameId: TAB_ID, code: { type: 'string', minLength: 1, maxLength: 65536 }, world: { enum: ['MAIN', 'USER_SCRIPT'] } },
+  },
+  stopScript: { type: 'object', additionalProperties: false, required: ['runId'], properties: { runId: ID } },
+  listScriptRuns: NO_PAYLOAD,
+  reloadTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
 };

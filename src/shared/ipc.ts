@@ -16,6 +16,7 @@ import type { TargetPicture } from './semantic-picture';
 import type { LivePatchInfo, PatchEdit } from './live-patch';
 import type { RequestFilter, RequestPage, RequestQuery } from './request-summary';
 import type { ExportFormat, LedgerFilter, LedgerProgress } from './ledger-export';
+import type { RawScriptWorld, ScriptRun } from './raw-script';
 
 /** What the UI calls "connected" is decided by heartbeats, never by a stale flag. */
 export interface LinkStatus {
@@ -76,7 +77,31 @@ export interface WebMcpToolSubject {
  * (the dialog renders the common part once and one view per `type`). Later
  * faculties add theirs here (a target's evidence, a patch, a script).
  */
-export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject | SemanticFillSubject | LivePatchSubject;
+export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject | SemanticFillSubject | LivePatchSubject | RawScriptSubject;
+
+/**
+ * What a raw-JavaScript run (faculty `raw-js`, operation `run`; issue 11 item 3;
+ * src/shared/raw-script.ts) runs: the WHOLE code (the dialog shows every character of it,
+ * highlighted, unclipped, invisible characters revealed), its SHA-256 (the grant's subject hash)
+ * and the world. The code is also in the request's arguments, bound by their hash.
+ */
+export interface RawScriptSubject {
+  type: 'raw-script';
+  operation: 'run';
+  code: string;
+  /** SHA-256 of the code's exact UTF-8 bytes (src/shared/raw-script.ts scriptHash). */
+  codeHash: string;
+  world: RawScriptWorld;
+  /** The run's bound after dispatch (ms): past it, the outcome is unknown. */
+  timeoutMs: number;
+  toolName?: undefined;
+  title?: undefined;
+  description?: undefined;
+  inputSchema?: undefined;
+  annotations?: undefined;
+  descriptorHash?: undefined;
+  form?: undefined;
+}
 
 /**
  * What a Live Patch (faculty `live-patch`; issue 11 item 1; src/shared/live-patch.ts) changes:
@@ -304,7 +329,12 @@ export type ConsoleEvent =
   /** A manual invoke from the tool inspector ended. */
   | { kind: 'inspector-call'; call: InspectorCall }
   /** Progress of Verify ledger or of an export (src/shared/ledger-export.ts): at most one event per chunk of receipts. */
-  | { kind: 'ledger-progress'; progress: LedgerProgress };
+  | { kind: 'ledger-progress'; progress: LedgerProgress }
+  /**
+   * One raw-JavaScript run started or changed (the agent's or the person's; the developer console
+   * shows them live): the run as it is now. Its code is shown to the person; receipts hold only its hash.
+   */
+  | { kind: 'script-run'; run: ScriptRun };
 
 /** One method per message; argument objects are validated by the host before use. */
 export interface ConsoleApi {
@@ -384,6 +414,30 @@ export interface ConsoleApi {
   startExport(p: { filter: LedgerFilter; format: ExportFormat }): Promise<Result<{ exportId: string; file: string }>>;
   /** Cancel a running export: it stops at the next chunk and its partial file is removed. Errors: export-not-found. */
   cancelExport(p: { exportId: string }): Promise<Result<null>>;
+  /**
+   * The person runs a developer-console line (issue 11 item 4) in a shared tab: through the
+   * raw-JavaScript faculty with the person as actor, and no dialog (their own Enter is the
+   * decision), only on the person's trusted input (trusted-input action `developer-console-line`)
+   * and only while developer mode is on. World MAIN unless given. Receipts carry the code hash.
+   * Answers the run when it ended (also pushed as `script-run` events while it runs).
+   * Errors: invalid-params, no-trusted-input / trusted-input-unavailable, developer-mode-off; the run's own
+   * (csp-blocked, user-scripts-unavailable, outcome-unknown, link-down, …) come back in the run (`status`, `error`).
+   */
+  runConsoleLine(p: { tabId: number; frameId?: number; code: string; world?: RawScriptWorld }): Promise<Result<ScriptRun>>;
+  /**
+   * Stop waiting for a raw-JavaScript run (the developer console's Ctrl+C, or Stop): the console
+   * records outcome-unknown (page code cannot be interrupted; the page may still run it) and the run
+   * offers to reload its tab. A run still waiting for approval is withdrawn. Errors: invalid-params, run-unknown (ended or never started).
+   */
+  stopScript(p: { runId: string }): Promise<Result<ScriptRun>>;
+  /** The recent raw-JavaScript runs (at most 50, oldest first), for a console UI that opens late. */
+  listScriptRuns(): Promise<Result<ScriptRun[]>>;
+  /**
+   * The person reloads a shared tab (a run's `offerReload`, after an unknown outcome: page code that
+   * may still be running stops with its document). Receipted (`tab-reloaded`, actor person).
+   * Errors: invalid-params, tab-not-shared, link-down, reload-failed.
+   */
+  reloadTab(p: { tabId: number }): Promise<Result<null>>;
 }
 
 /**
@@ -422,5 +476,9 @@ export const CHANNELS = {
   countRequests: 'requests:count',
   startExport: 'ledger:start-export',
   cancelExport: 'ledger:cancel-export',
+  runConsoleLine: 'scripts:run-line',
+  stopScript: 'scripts:stop',
+  listScriptRuns: 'scripts:list',
+  reloadTab: 'tabs:reload',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

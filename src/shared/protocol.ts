@@ -100,7 +100,13 @@ export type ConsoleRequest =
    */
   | { op: 'witness-checkpoint'; checkpoint: SignedCheckpoint }
   /** The checkpoint the extension keeps as a witness (null: none). */
-  | { op: 'witness-read' };
+  | { op: 'witness-read' }
+  /**
+   * Reload a shared tab (chrome.tabs.reload): the person's choice after a raw-JavaScript run's
+   * outcome became unknown (docs/raw-javascript.md, "Timeout, Stop, outcome unknown"). Shared tabs
+   * only (`tab-not-shared`). Added without a version bump: an older extension refuses the unknown op.
+   */
+  | { op: 'reload-tab'; tabId: number };
 
 /** What each request op answers with (inside `Result`). */
 export interface ConsoleRequestValue {
@@ -116,6 +122,7 @@ export interface ConsoleRequestValue {
   /** `kept: false` with `reason` when the witness holds a newer checkpoint, or one of another key, or the signature fails. */
   'witness-checkpoint': { kept: boolean; reason?: string };
   'witness-read': SignedCheckpoint | null;
+  'reload-tab': null;
 }
 
 // ---- events the extension sends unasked ----------------------------------------
@@ -262,6 +269,7 @@ const consoleRequest: Check = tagged('op', {
   'list-shareable-tabs': obj({ op: oneOf('list-shareable-tabs') }),
   'share-tab': obj({ op: oneOf('share-tab'), tabId }),
   'unshare-tab': obj({ op: oneOf('unshare-tab'), tabId }),
+  'reload-tab': obj({ op: oneOf('reload-tab'), tabId }),
   discover: obj({ op: oneOf('discover'), tabId }),
   read: obj({ op: oneOf('read'), faculty: facultyName, operation: facultyName, tabId, arguments: argumentsObject }),
   dispatch: obj({
@@ -422,6 +430,7 @@ const requestValue: { [K in keyof ConsoleRequestValue]: Check } = {
   cancel: obj({ cancelled: bool }, false),
   'witness-checkpoint': obj({ kept: bool, reason: opt(str({ max: 512 })) }, false),
   'witness-read': nullable(signedCheckpoint),
+  'reload-tab': nul,
 };
 
 function run<T>(check: Check, x: unknown, root: string): Result<T> {

@@ -26,6 +26,8 @@ export const RECEIPT_EVENTS = [
   'reverted',
   /** Live Patch: a patch was reverted as far as the page allowed, but the page is not equal to its prior state (it changed what the patch touched). */
   'revert-mismatch',
+  /** The person reloaded a shared tab from the console (after a raw-JavaScript run's unknown outcome; detail: tabId). */
+  'tab-reloaded',
   'discovered',
   'paired',
   'pairing-rejected',

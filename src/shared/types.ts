@@ -180,7 +180,11 @@ export type RefusalCode =
   /** Live Patch: the patch to revert is not active in that document (reverted already, or a new document dropped it). */
   | 'patch-unknown'
   /** Live Patch: a later patch on the same element is still active: revert it first, or both together. */
-  | 'patch-stacked';
+  | 'patch-stacked'
+  /** Raw JavaScript (src/shared/raw-script.ts): the page's CSP forbids evaluating a string (script-src without 'unsafe-eval'); nothing ran. */
+  | 'csp-blocked'
+  /** Raw JavaScript, world USER_SCRIPT: the person has not allowed user scripts for the extension (chrome.userScripts is undefined); nothing ran. */
+  | 'user-scripts-unavailable';
 
 /**
  * What `page_info` reads in one shared tab (faculty `page-info`): the top

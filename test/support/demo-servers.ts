@@ -343,7 +343,9 @@ export async function startDemoServers(options: DemoServerOptions = {}): Promise
     else if (path.startsWith('/hostile/')) asset = await readStatic(HOSTILE_DIR, path.slice('/hostile'.length));
     // The snapshot benchmark's generated page (test/bench/snapshot.bench.ts), on every origin like the rest.
     else if (path.startsWith('/bench/')) asset = await readStatic(BENCH_DIR, path === '/bench/' ? '/index.html' : path.slice('/bench'.length));
-    return asset ? send(200, asset.type, asset.body) : send(404, 'text/plain', 'not found');
+    // A page whose CSP forbids evaluating strings (no 'unsafe-eval'): raw JavaScript must be refused there (csp-blocked).
+    const csp: Record<string, string> = path === '/hostile/raw-js/no-eval.html' ? { 'Content-Security-Policy': "script-src 'self'" } : {};
+    return asset ? send(200, asset.type, asset.body, csp) : send(404, 'text/plain', 'not found');
   };
 
   const servers: Server[] = [];

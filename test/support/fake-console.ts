@@ -16,6 +16,7 @@ import { err, ok, type Result } from '../../src/shared/result';
 import type { SharedTab } from '../../src/shared/types';
 import type { LivePatchInfo } from '../../src/shared/live-patch';
 import { foldReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary } from '../../src/shared/request-summary';
+import type { ScriptRun } from '../../src/shared/raw-script';
 
 export interface FakeCall {
   method: keyof ConsoleApi;
@@ -328,5 +329,31 @@ export class FakeConsole implements ConsoleApi {
   async cancelExport(p: { exportId: string }): Promise<Result<null>> {
     this.record('cancelExport', p);
     return ok(null);
+  }
+  /** Raw-JavaScript runs the test put in (`scriptRuns`); runConsoleLine answers `nextRun` (or refuses). */
+  scriptRuns: ScriptRun[] = [];
+  nextRun: ScriptRun | null = null;
+
+  async runConsoleLine(p: { tabId: number; frameId?: number; code: string; world?: 'MAIN' | 'USER_SCRIPT' }): Promise<Result<ScriptRun>> {
+    this.record('runConsoleLine', p);
+    if (!this.nextRun) return err('developer-mode-off', 'developer mode is off');
+    this.emit({ kind: 'script-run', run: this.nextRun });
+    return ok(this.nextRun);
+  }
+
+  async stopScript(p: { runId: string }): Promise<Result<ScriptRun>> {
+    this.record('stopScript', p);
+    const run = this.scriptRuns.find((r) => r.runId === p.runId);
+    return run ? ok({ ...run, status: 'stopped', offerReload: true }) : err('run-unknown', 'no such run');
+  }
+
+  async reloadTab(p: { tabId: number }): Promise<Result<null>> {
+    this.record('reloadTab', p);
+    return ok(null);
+  }
+
+  async listScriptRuns(): Promise<Result<ScriptRun[]>> {
+    this.record('listScriptRuns', undefined);
+    return ok(this.scriptRuns);
   }
 }

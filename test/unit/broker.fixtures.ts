@@ -93,6 +93,8 @@ export class FakeLink implements ExtensionLink {
       case 'unshare-tab':
         this.tabs = this.tabs.filter((x) => x.tabId !== r.tabId);
         return ok(null);
+      case 'reload-tab':
+        return this.tabs.some((x) => x.tabId === r.tabId) ? ok(null) : err('tab-not-shared', `tab ${r.tabId} is not shared`);
       default:
         return err('unsupported', (r as { op: string }).op);
     }

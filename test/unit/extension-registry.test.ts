@@ -10,8 +10,8 @@ const reader = (id: string, operations: string[] = ['info']): ReadFaculty => ({
 describe('FacultyRegistry', () => {
   const registry = new FacultyRegistry(defaultFaculties());
 
-  it('registers the WebMCP faculties, page-info, semantic-read, semantic-target, semantic and live-patch, each with its own content module', () => {
-    expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info', 'semantic-read', 'semantic-target', 'semantic', 'live-patch']);
+  it('registers the WebMCP faculties, page-info, semantic-read, semantic-target, semantic, live-patch and raw-js, each with its own content module', () => {
+    expect(registry.ids()).toEqual(['webmcp-discover', 'webmcp-invoke', 'page-info', 'semantic-read', 'semantic-target', 'semantic', 'live-patch', 'raw-js']);
     const modules = defaultFaculties().map((f) => [f.id, f.kind, f.contentModule, [...f.operations]]);
     expect(modules).toEqual([
       ['webmcp-discover', 'read', 'webmcp', ['discover', 'locate', 'form', 'lint']],
@@ -22,6 +22,8 @@ describe('FacultyRegistry', () => {
       ['semantic', 'dispatch', 'semantic', ['click', 'hover', 'focus', 'scroll', 'type', 'key', 'fill']],
       // Live Patch runs in the semantic module: a patch's ref is the element the snapshot named.
       ['live-patch', 'dispatch', 'semantic', ['patch', 'revert']],
+      // Raw JavaScript runs no module of ours in the page (chrome.scripting / chrome.userScripts); its URL read is the WebMCP module's.
+      ['raw-js', 'dispatch', 'webmcp', ['run']],
     ]);
   });
 

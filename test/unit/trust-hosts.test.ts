@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
-import { startWebHost, type WebHost } from '../../src/main/web/server';
+import { developerModeOptIn, developerModeStartLines, startWebHost, type WebHost } from '../../src/main/web/server';
+import { rendererAttestedGate } from '../../src/main/core/trusted-input';
 import { LIMITS } from '../../src/shared/limits';
 import { FakeLink, makeDiscovery, sharedTab, until } from './broker.fixtures';
 import { webSession, type WebSession } from '../support/web-session';
@@ -159,5 +160,38 @@ describe('rule (CONVENTIONS §2, §5): bad console API payloads change nothing a
     expect(refused).toHaveLength(2);
     expect(refused[0]).toMatchObject({ faculty: 'console', actor: { kind: 'console' }, detail: { method: 'updateSettings', action: 'developer-mode-on', code: 'trusted-input-unavailable' } });
     expect((await call(s, 3, '{"id":3,"method":"updateSettings","params":{"developerMode":false}}')).result).toMatchObject({ ok: true, value: { developerMode: false } });
+  });
+
+  it('the web host started with --developer-mode: developer mode ON passes on the renderer\'s word (receipted as the person\'s), the agent tool appears, console lines pass the gate; the start lines warn; without the flag nothing of it', async () => {
+    expect(developerModeOptIn(['--port', '0'])).toBe(false);
+    expect(developerModeStartLines(false)).toEqual([]);
+    expect(developerModeOptIn(['--developer-mode'])).toBe(true);
+    expect(developerModeStartLines(true).join(' ')).toMatch(/cannot tell your clicks and keys from a script/);
+    // A second console, as `node out/main/web.js --developer-mode` builds it (src/main/web/index.ts).
+    const optCore = createConsoleCore({ dataDir: join(dir, 'data-opt'), mcpPort: 0, link, approvalTimeoutMs: 60_000, inputGate: rendererAttestedGate({ developerMode: developerModeOptIn(['--developer-mode']) }) });
+    await optCore.start();
+    const optHost = await startWebHost({ api: optCore.api, subscribe: (l) => optCore.onEvent(l), rendererDir: dir, port: 0, helloTimeoutMs: 2_000 });
+    const mainHost = host;
+    host = optHost;
+    try {
+      const s = await authed();
+      // Off: a console line is refused by the faculty (developer mode off), with a receipt.
+      expect((await call(s, 1, '{"id":1,"method":"runConsoleLine","params":{"tabId":7,"code":"1"}}')).result).toMatchObject({ ok: false, error: { code: 'developer-mode-off' } });
+      expect(optCore.agentEndpoint.tools.get('page_run_script')).toBeUndefined();
+      expect((await call(s, 2, '{"id":2,"method":"updateSettings","params":{"developerMode":true}}')).result).toMatchObject({ ok: true, value: { developerMode: true } });
+      expect(optCore.developerMode.on).toBe(true);
+      expect(optCore.ledger.query({ event: 'developer-mode-on' }).receipts[0]).toMatchObject({ actor: { kind: 'person' } });
+      expect(optCore.agentEndpoint.tools.get('page_run_script')).toBeDefined();
+      expect((await call(s, 3, '{"id":3,"method":"updateSettings","params":{"developerMode":false}}')).result).toMatchObject({ ok: true, value: { developerMode: false } });
+    } finally {
+      host = mainHost;
+      await optHost.close();
+      await optCore.stop();
+    }
+    // The default web host (no flag) still refuses it, and console lines too.
+    const d = await authed();
+    expect((await call(d, 4, '{"id":4,"method":"runConsoleLine","params":{"tabId":7,"code":"1"}}')).result).toMatchObject({ ok: false, error: { code: 'trusted-input-unavailable' } });
+    expect((await call(d, 5, '{"id":5,"method":"updateSettings","params":{"developerMode":true}}')).result).toMatchObject({ ok: false, error: { code: 'trusted-input-unavailable' } });
+    expect(core.developerMode.on).toBe(false);
   });
 });

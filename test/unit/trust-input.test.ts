@@ -54,7 +54,7 @@ describe('the trusted-input gate (injected clock)', () => {
     expect(gatedActionOf('updateSettings', { developerMode: true })).toBe('developer-mode-on');
     expect(gatedActionOf('updateSettings', { developerMode: false })).toBeNull();
     expect(gatedActionOf('updateSettings', { approvalTimeoutMs: 30_000 })).toBeNull();
-    expect(gatedActionOf('developerConsoleLine', { line: 'x' })).toBe('developer-console-line');
+    expect(gatedActionOf('runConsoleLine', { tabId: 1, code: 'x' })).toBe('developer-console-line');
     expect(gatedActionOf('getSnapshot', undefined)).toBeNull();
   });
 

@@ -22,6 +22,7 @@ import { webmcpInvoke } from './faculties/webmcp-invoke';
 import { semanticTarget } from './faculties/semantic-target';
 import { semantic } from './faculties/semantic';
 import { livePatch } from './faculties/live-patch';
+import { rawJs } from './faculties/raw-js';
 import { NonceStore, SharingStore, type KeyValueArea, type NonceArea } from './store';
 import { LedgerWitness } from './witness';
 import { Sharing, frameDocument } from './tabs';
@@ -29,7 +30,7 @@ import { documentLeaves, navigationSince } from './navigations';
 
 /** Every faculty of the extension. Adding one: its file in faculties/, its content module in ../content/, one line here. */
 export function defaultFaculties(): Faculty[] {
-  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead(), semanticTarget(), semantic(), livePatch()];
+  return [webmcpDiscover, webmcpInvoke(), pageInfo(), semanticRead(), semanticTarget(), semantic(), livePatch(), rawJs()];
 }
 
 export interface WorkerCoreOptions {
@@ -46,6 +47,8 @@ export interface WorkerCoreOptions {
   faculties?: Faculty[];
   /** Where the ledger witness keeps its checkpoint (chrome.storage.local; default: `storage`). */
   witnessStorage?: KeyValueArea;
+  /** Reload a tab (default chrome.tabs.reload), for the console's `reload-tab`. */
+  reloadTab?: (tabId: number) => Promise<void>;
 }
 
 export interface WorkerCore {
@@ -127,6 +130,16 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
         return ok(await witness.offer(req.checkpoint));
       case 'witness-read':
         return ok(await witness.read());
+      case 'reload-tab': {
+        // Only a shared tab: the console may not reload the person's other tabs.
+        if (!(await sharing.store.get(req.tabId))) return err('tab-not-shared', 'the tab is not shared');
+        try {
+          await (opts.reloadTab ?? ((id: number) => chrome.tabs.reload(id)))(req.tabId);
+          return ok(null);
+        } catch (e) {
+          return err('reload-failed', String(e instanceof Error ? e.message : e).slice(0, 200));
+        }
+      }
       default:
         return err('unknown-op', 'unknown request op');
     }

@@ -39,7 +39,7 @@ export interface IdleTimer {
 export interface DeveloperModeOptions {
   /** The agent tool registry the developer tools join while the mode is on. */
   tools: AgentToolRegistry;
-  /** Tools that exist only while developer mode is on (none until the raw-JavaScript faculty lands). */
+  /** Tools that exist only while developer mode is on (page_run_script); a call while it is off is refused with `developer-mode-off`. */
   developerTools?: readonly AgentTool[];
   /** The idle time (ms), read each time the timer is armed (the person may change it). */
   idleMs: () => number;
@@ -57,6 +57,13 @@ export class DeveloperMode {
   private readonly setTimer: (fn: () => void, ms: number) => IdleTimer;
 
   constructor(private readonly opts: DeveloperModeOptions) {
+    for (const t of opts.developerTools ?? []) {
+      opts.tools.setDormant(t.name, {
+        faculty: t.faculty,
+        code: 'developer-mode-off',
+        message: `${t.name} exists only while the person has developer mode on in the console, and it is off now; nothing was done.`,
+      });
+    }
     this.setTimer =
       opts.setTimer ??
       ((fn, ms) => {

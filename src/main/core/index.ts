@@ -26,6 +26,7 @@ import { secureFolder, tightenFile } from './data-folder';
 import { AgentEndpoint } from './agent';
 import { createConsoleApi } from './api';
 import { DeveloperMode, type IdleTimer } from './developer-mode';
+import { pageRunScript } from './agent/tools/page-run-script';
 import { createPolicyApi } from './api/policy';
 import { Bridge, FileSecretStore, defaultSocketPath, type LinkAuditEvent, type SecretStore } from './bridge';
 import { repairHostManifests, type RepairReport } from './bridge/host-manifest';
@@ -293,6 +294,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   // Never persisted, off at every start; on only through the trusted-input gate (./developer-mode.ts).
   const developerMode = new DeveloperMode({
     tools: agentEndpoint.tools,
+    developerTools: [pageRunScript],
     idleMs: () => idleMinutes() * 60_000,
     onSwitch: (sw) => {
       receipt({ requestId: null, event: sw.on ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: sw.by === 'person' ? PERSON : { kind: 'console' }, detail: { ...sw } });
@@ -306,6 +308,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     developerModeIdleMinutes: idleMinutes(),
     retentionDays: settings.get().retentionDays ?? null,
   });
+  // Raw JavaScript runs only while it is on, and each run re-arms its idle timer.
+  broker.scripts.useDeveloperMode(developerMode);
 
   // ---- wiring -------------------------------------------------------------------
   const unsubs: Array<() => void> = [];
@@ -313,6 +317,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   unsubs.push(batchReceiptEvents((l) => ledger.onAppend(l), (receipts) => emit({ kind: 'receipts', receipts })));
   unsubs.push(broker.approvals.onChange((approvals) => emit({ kind: 'approvals', approvals })));
   unsubs.push(broker.patches.onChange((patches) => emit({ kind: 'live-patches', patches })));
+  unsubs.push(broker.scripts.onChange((run) => emit({ kind: 'script-run', run })));
   // Sharing writes its own receipts (src/main/core/sharing); the UI hears every change.
   unsubs.push(broker.onSharedTabs((tabs) => emit({ kind: 'shared-tabs', tabs })));
   let lastState: LinkStatus['state'] | null = null;

@@ -23,7 +23,10 @@
  *    own `event.isTrusted` check, which a script in the console's own tab can
  *    bypass by calling the API directly (said plainly in docs/hosts.md and in the
  *    console); switching developer mode on, and developer-console lines, are
- *    refused there outright: use the desktop app.
+ *    refused there outright: use the desktop app. `rendererAttestedGate({developerMode: true})`
+ *    is that gate for a web host the person started with `--developer-mode`
+ *    (src/main/web/index.ts): developer mode on and console lines then pass on the
+ *    renderer's word too, exactly as decisions do, and the start lines say so.
  *
  * Plain Node, no 'electron' import; the clock is injected so the window is tested
  * without sleeps.
@@ -48,7 +51,7 @@ export function gatedActionOf(method: string, payload: unknown): GatedAction | n
   if (method === 'updateSettings' && payload !== null && typeof payload === 'object' && (payload as { developerMode?: unknown }).developerMode === true) {
     return 'developer-mode-on';
   }
-  if (method === 'developerConsoleLine') return 'developer-console-line'; // issue 11: not a ConsoleApi method yet
+  if (method === 'runConsoleLine') return 'developer-console-line';
   return null;
 }
 
@@ -128,15 +131,26 @@ export function createInputGate(opts: { windowMs?: number; now?: () => number } 
  * default). Decisions pass on the renderer's `event.isTrusted` check alone;
  * developer mode on and developer-console lines are refused.
  */
-export const RENDERER_ATTESTED_GATE: TrustedInputGate = {
-  admit(action) {
-    if (action === 'decision') return ok(null);
-    return err(
-      'trusted-input-unavailable',
-      `${ACTION_WORDS[action]} is only possible in the desktop app: in a browser tab the console cannot tell your input from a script's.`,
-    );
-  },
-};
+export const RENDERER_ATTESTED_GATE: TrustedInputGate = rendererAttestedGate();
+
+/**
+ * The gate of a host that cannot see input, with the person's opt-in.
+ * @param opts.developerMode the person started the web host with `--developer-mode`: switching
+ *   developer mode on and developer-console lines pass on the renderer's word (its `event.isTrusted`
+ *   check), as decisions always do there; a script in the console's own tab can then do them too,
+ *   which the start lines and docs/hosts.md say. Default false: both refused (`trusted-input-unavailable`).
+ */
+export function rendererAttestedGate(opts: { developerMode?: boolean } = {}): TrustedInputGate {
+  return {
+    admit(action) {
+      if (action === 'decision' || opts.developerMode === true) return ok(null);
+      return err(
+        'trusted-input-unavailable',
+        `${ACTION_WORDS[action]} is only possible in the desktop app, or in a web host the person started with --developer-mode: in a browser tab the console cannot tell your input from a script's.`,
+      );
+    },
+  };
+}
 
 const ACTION_WORDS: Record<GatedAction, string> = {
   decision: 'A decision on a request',

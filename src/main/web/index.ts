@@ -7,6 +7,8 @@
  *
  * Port: `--port N` or `$ECHO_CONSOLE_WEB_PORT` (default 0: a free port). The
  * extension link's socket: `$ECHO_CONSOLE_SOCKET`, else the platform default.
+ * `--developer-mode`: the person's opt-in to switching developer mode on in this
+ * browser tab (refused without it; the start lines warn what it means; docs/hosts.md).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { createConsoleCore } from '../core';
 import type { RepairReport } from '../core/bridge/host-manifest';
 import { resolveDataDir } from '../data-dir.mjs';
-import { portFrom, startWebHost } from './server';
+import { developerModeOptIn, developerModeStartLines, portFrom, startWebHost } from './server';
+import { rendererAttestedGate } from '../core/trusted-input';
 
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 const EXTENSION_DIR = path.resolve(fileURLToPath(new URL('../../extension/dist/', import.meta.url)));
@@ -23,6 +26,7 @@ const HOST_SCRIPT = fileURLToPath(new URL('../tools/native-host.mjs', import.met
 
 async function main(): Promise<void> {
   const port = portFrom(process.argv.slice(2), process.env);
+  const developerMode = developerModeOptIn(process.argv.slice(2));
   const dataDir = resolveDataDir();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
@@ -32,6 +36,9 @@ async function main(): Promise<void> {
     ...(process.env.ECHO_CONSOLE_SOCKET ? { socketPath: process.env.ECHO_CONSOLE_SOCKET } : {}),
     // This process is Node: the launcher runs the host with the same binary.
     nativeHost: { hostScript: HOST_SCRIPT, nodePath: process.execPath },
+    // The browser tab's input cannot be seen: decisions on the renderer's word; developer mode on
+    // (and developer-console lines) only with the person's --developer-mode.
+    inputGate: rendererAttestedGate({ developerMode }),
   });
   // The web host binds first, so the core knows the console's own origin before the
   // extension can report any tab: a tab showing the console is never shared with the agent.
@@ -61,6 +68,7 @@ async function main(): Promise<void> {
     'The console URL works once: the first tab that opens it gets the session (in a cookie no script can read).',
     'Note: in a browser tab, a script running in the console’s own tab (another extension, for example) cannot be',
     'told apart from you and could approve for you. For approvals only you can make, use the desktop app (npm start).',
+    ...developerModeStartLines(developerMode),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 

@@ -361,3 +361,25 @@ export function portFrom(argv: string[], env: NodeJS.ProcessEnv): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--port must be a whole number from 0 to 65535, not "${raw}"`);
   return n;
 }
+
+/**
+ * Whether the person started the web host with `--developer-mode` (argv only: an environment
+ * variable could be set by something other than the person's own command line). Without it,
+ * switching developer mode on is refused in the web host (`trusted-input-unavailable`); with it,
+ * it passes on the renderer's `event.isTrusted` check, as Approve does there
+ * (src/main/core/trusted-input.ts rendererAttestedGate; docs/hosts.md, "Developer mode in the web host").
+ */
+export function developerModeOptIn(argv: readonly string[]): boolean {
+  return argv.includes('--developer-mode');
+}
+
+/** The start lines that say what `--developer-mode` means (none without it). */
+export function developerModeStartLines(optIn: boolean): string[] {
+  if (!optIn) return [];
+  return [
+    'WARNING: started with --developer-mode. Developer mode can be switched on in this browser tab, after a confirmation.',
+    '  In a browser tab the console cannot tell your clicks and keys from a script running in the console’s own tab',
+    '  (another extension, for example): such a script could switch developer mode on, approve a raw-JavaScript run,',
+    '  or type developer-console lines for you. Use it only in a browser profile you trust; the desktop app (npm start) does not have this gap.',
+  ];
+}

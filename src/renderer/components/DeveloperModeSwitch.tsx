@@ -2,15 +2,20 @@
  * Developer mode's switch in Settings (issue 11 item 2): "on" is a deliberate
  * act, confirmed after the console says what it allows; "off" is one press.
  * The host decides: switching on counts only right after the person's own
- * press in the desktop app's window (src/main/core/trusted-input.ts), and the
- * loopback web host refuses it, which is shown as the host's words.
+ * press in the desktop app's window (src/main/core/trusted-input.ts); the
+ * loopback web host refuses it unless the person started it with
+ * `--developer-mode`, and its refusal is shown as the host's words. Here, as for
+ * Approve (trust rule 19), the confirmation acts only on the person's own click
+ * (`event.isTrusted`): a script's `click()` switches nothing and is flagged.
  * Presentational.
  */
-import { useState } from 'react';
+import { useState, type MouseEvent } from 'react';
 import type { ErrorInfo } from '../../shared/result';
 
 export function DeveloperModeSwitch(p: { on: boolean; idleMinutes: number; busy: boolean; offline?: boolean; error: ErrorInfo | null; onSwitch(on: boolean): void }) {
   const [confirming, setConfirming] = useState(false);
+  // A click on the confirmation that was not the person's (a script's `click()`): ignored, and said.
+  const [ignored, setIgnored] = useState(false);
   return (
     <section className="developer-mode-switch" aria-labelledby="devmode-h" data-testid="developer-mode-switch">
       <h3 id="devmode-h">Developer mode</h3>
@@ -34,7 +39,9 @@ export function DeveloperModeSwitch(p: { on: boolean; idleMinutes: number; busy:
               type="button"
               className="btn btn-danger"
               disabled={p.busy || p.offline}
-              onClick={() => {
+              onClick={(e: MouseEvent<HTMLButtonElement>) => {
+                if (e.nativeEvent.isTrusted !== true) return setIgnored(true);
+                setIgnored(false);
                 setConfirming(false);
                 p.onSwitch(true);
               }}
@@ -52,6 +59,11 @@ export function DeveloperModeSwitch(p: { on: boolean; idleMinutes: number; busy:
           Switch developer mode on…
         </button>
       )}
+      {ignored ? (
+        <p className="error" role="alert" data-testid="developer-mode-ignored">
+          A click on “Switch developer mode on” that was not yours (a script’s) was ignored: developer mode stays off.
+        </p>
+      ) : null}
       {p.error ? (
         <p className="error" role="alert" data-testid="developer-mode-error">
           {p.error.message}

@@ -1,5 +1,5 @@
 /**
- * The stores (approvals, receipts, timeline, connection, settings, policy, patches) and their wiring
+ * The stores (approvals, receipts, timeline, connection, settings, policy, patches, scripts) and their wiring
  * to a transport: the snapshot is loaded on start and after every reconnect
  * (and errors that only said "unreachable" are cleared then), and pushed
  * ConsoleEvents update the matching store. The stores call the API through
@@ -19,6 +19,7 @@ import { createSettingsStore } from './settings';
 import { createInspectorStore } from './inspector';
 import { createTimelineStore } from './timeline';
 import { createLedgerStore } from './ledger';
+import { createScriptsStore } from './scripts';
 
 export function createConsoleStores(rawApi: EchoApi) {
   const api = withPlainErrors(rawApi);
@@ -33,6 +34,7 @@ export function createConsoleStores(rawApi: EchoApi) {
     inspector: createInspectorStore(api),
     timeline: createTimelineStore(api),
     ledger: createLedgerStore(api),
+    scripts: createScriptsStore(api),
   };
 }
 
@@ -68,6 +70,8 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
     case 'ledger-progress':
       if (e.progress.task === 'verify') return stores.receipts.getState().setVerifyProgress(e.progress);
       return stores.ledger.getState().onProgress(e.progress);
+    case 'script-run':
+      return stores.scripts.getState().upsert(e.run);
   }
 }
 

@@ -185,6 +185,10 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     countRequests: (p) => call('countRequests', p),
     startExport: (p) => call('startExport', p),
     cancelExport: (p) => call('cancelExport', p),
+    runConsoleLine: (p) => call('runConsoleLine', p),
+    stopScript: (p) => call('stopScript', p),
+    listScriptRuns: () => call('listScriptRuns'),
+    reloadTab: (p) => call('reloadTab', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

@@ -3,7 +3,8 @@
  *  - `discover`, arguments `{}`: the same-origin WebMCP tools of one shared tab
  *    (docs/design.md, capability 1; ../discovery.ts does the work in the
  *    `webmcp` content module). The link op `discover {tabId}` is this too.
- *  - `locate`, arguments `{frameId, documentId}`: where that frame is now
+ *  - `locate`, arguments `{frameId, documentId}`: where that frame is now (`documentId: null`:
+ *    whatever document the frame holds now, for a subject that names only a frame: raw JavaScript)
  *    (src/shared/types.ts FrameLocation), read in that very document: after a
  *    same-document navigation the console asks this instead of discovering
  *    again, since the descriptors stayed. Errors: `tab-not-shared`, `navigated`
@@ -40,9 +41,10 @@ const chromeLocateDeps: LocateDeps = { frameDocument, pageUrls: askUrls };
  * Where frame `frameId` of a shared tab at `origin` is now, if it still holds `documentId`.
  * The exact URLs are kept as the preimage of their hash (../preimages.ts) for the dispatch that follows.
  */
-export async function locateFrame(tabId: number, origin: string, frameId: number, documentId: string, deps: LocateDeps = chromeLocateDeps): Promise<Result<FrameLocation>> {
+export async function locateFrame(tabId: number, origin: string, frameId: number, documentId: string | null, deps: LocateDeps = chromeLocateDeps): Promise<Result<FrameLocation>> {
   const doc = await deps.frameDocument(tabId, frameId);
-  if (!doc || doc.documentId !== documentId) return err('navigated', 'the frame holds another document now');
+  if (!doc || (documentId !== null && doc.documentId !== documentId)) return err('navigated', 'the frame holds another document now');
+  documentId = doc.documentId;
   if (doc.origin !== origin) return err('navigated', 'the frame is not at the shared origin');
   const urls = await deps.pageUrls({ tabId, frameId, documentId });
   if (!urls) return err('navigated', 'the document cannot be reached to read its URL');
@@ -53,15 +55,16 @@ export async function locateFrame(tabId: number, origin: string, frameId: number
 
 function locateArgsProblem(args: Record<string, unknown>): string | null {
   const keys = Object.keys(args);
-  if (keys.length !== 2 || !Number.isSafeInteger(args.frameId) || (args.frameId as number) < 0 || typeof args.documentId !== 'string' || args.documentId.length < 1 || args.documentId.length > 128) {
-    return 'locate takes {frameId: a frame id, documentId: a document id}';
+  const docOk = args.documentId === null || (typeof args.documentId === 'string' && args.documentId.length >= 1 && args.documentId.length <= 128);
+  if (keys.length !== 2 || !Number.isSafeInteger(args.frameId) || (args.frameId as number) < 0 || !docOk) {
+    return 'locate takes {frameId: a frame id, documentId: a document id, or null for the one it holds now}';
   }
   return null;
 }
 
 function formArgsProblem(args: Record<string, unknown>): string | null {
   const { toolName, ...rest } = args;
-  if (typeof toolName !== 'string' || !LIMITS.toolNamePattern.test(toolName) || locateArgsProblem(rest)) return 'form takes {frameId, documentId, toolName: a tool name}';
+  if (typeof toolName !== 'string' || !LIMITS.toolNamePattern.test(toolName) || typeof rest.documentId !== 'string' || locateArgsProblem(rest)) return 'form takes {frameId, documentId, toolName: a tool name}';
   return null;
 }
 
@@ -85,7 +88,7 @@ export const webmcpDiscover: ReadFaculty = {
   async read(operation, tabId, args, services) {
     const shared = await services.sharedTab(tabId);
     if (!shared) return err('tab-not-shared', 'the tab is not shared');
-    if (operation === 'locate') return locateFrame(tabId, shared.origin, args.frameId as number, args.documentId as string);
+    if (operation === 'locate') return locateFrame(tabId, shared.origin, args.frameId as number, args.documentId as string | null);
     if (operation === 'form') return readForm(tabId, shared.origin, args);
     if (operation === 'lint') return lintFactsOfTab(tabId, shared.origin);
     const r = await discoverTab(tabId, shared.origin);

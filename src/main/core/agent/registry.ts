@@ -5,11 +5,20 @@
  * MCP `notifications/tools/list_changed` to every session (MCP spec
  * 2025-06-18, "Tools", "List Changed Notification").
  */
+import type { Faculty } from '../../../shared/receipt';
 import type { AgentTool } from './tool';
+
+/** Why a known tool is not in the registry now (developer mode off), for the refusal of a call to it. */
+export interface DormantTool {
+  faculty: Faculty;
+  code: string;
+  message: string;
+}
 
 export class AgentToolRegistry {
   private readonly tools = new Map<string, AgentTool>();
   private readonly listeners = new Set<() => void>();
+  private readonly dormant = new Map<string, DormantTool>();
 
   /** @throws Error when two tools share a name. */
   constructor(initial: readonly AgentTool[] = []) {
@@ -40,6 +49,19 @@ export class AgentToolRegistry {
     const had = this.tools.delete(name);
     if (had) this.announce();
     return had;
+  }
+
+  /**
+   * Declare a tool that exists only at times (developer mode's): a call to it while it is absent
+   * is refused with `why` (code, message, receipt faculty) rather than as an unknown tool.
+   */
+  setDormant(name: string, why: DormantTool): void {
+    this.dormant.set(name, { ...why });
+  }
+
+  /** Why `name` is absent now, when it is a tool that exists only at times and is absent; else undefined. */
+  dormantOf(name: string): DormantTool | undefined {
+    return this.tools.has(name) ? undefined : this.dormant.get(name);
   }
 
   /** Listen to changes; returns the unsubscribe function. */

@@ -96,6 +96,9 @@ async function callTool(
 ): Promise<CallToolResult> {
   const { broker, tools } = deps;
   const tool = tools.get(name);
+  // A developer tool while developer mode is off: refused, with its faculty's receipt, in words that say why.
+  const dormant = tool ? undefined : tools.dormantOf(name);
+  if (dormant) return errorResult(broker.rejectCall({ faculty: dormant.faculty, agentTool: name, actor, code: dormant.code, message: dormant.message }), name);
   if (!tool) {
     const a = broker.rejectCall({
       faculty: 'console',

@@ -194,5 +194,26 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     }),
     startExport: handler('startExport', (x) => p.ledgerTasks.startExport(x)),
     cancelExport: handler('cancelExport', (x) => p.ledgerTasks.cancelExport(x.exportId)),
+    // The person's developer-console line (issue 11 item 4): passed the trusted-input gate above
+    // (`developer-console-line`); the faculty refuses it while developer mode is off. The run's own
+    // outcome (refused, outcome-unknown, …) is in the answered run, receipted by the pipeline.
+    runConsoleLine: handler('runConsoleLine', async (x) => {
+      const { answer, run } = await broker.scripts.run(
+        { tabId: x.tabId, ...(x.frameId !== undefined ? { frameId: x.frameId } : {}), code: x.code, world: x.world ?? 'MAIN' },
+        { actor: PERSON, kind: 'mutation', byPerson: true },
+      );
+      if (!answer.ok && answer.error.code === 'developer-mode-off') return err(answer.error.code, answer.error.message);
+      return ok(run);
+    }),
+    stopScript: handler('stopScript', (x) => broker.scripts.stop(x.runId)),
+    listScriptRuns: handler('listScriptRuns', () => ok(broker.scripts.list())),
+    // A run's offer after an unknown outcome: the person's reload of a shared tab, receipted.
+    reloadTab: handler('reloadTab', async (x) => {
+      if (!broker.sharing.get(x.tabId)) return err('tab-not-shared', `Tab ${x.tabId} is not shared; only a shared tab is reloaded from the console.`);
+      const r = await link.request({ op: 'reload-tab', tabId: x.tabId }, { timeoutMs: 15_000 });
+      if (!r.ok) return r;
+      receipt({ requestId: null, event: 'tab-reloaded', faculty: 'console', actor: PERSON, detail: { tabId: x.tabId } });
+      return ok(null);
+    }),
   };
 }

@@ -18,9 +18,11 @@ import { LivePatches } from '../faculties/live-patch';
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /** A `locate` answer of the shape src/shared/types.ts FrameLocation for exactly the frame and document asked, or null. */
-function frameLocation(v: unknown, frameId: number, documentId: string): FrameLocation | null {
+function frameLocation(v: unknown, frameId: number, documentId: string | null): FrameLocation | null {
   const loc = v as Partial<FrameLocation> | null;
-  if (!loc || typeof loc !== 'object' || loc.frameId !== frameId || loc.documentId !== documentId) return null;
+  if (!loc || typeof loc !== 'object' || loc.frameId !== frameId) return null;
+  if (documentId === null ? typeof loc.documentId !== 'string' || loc.documentId.length < 1 || loc.documentId.length > 128 : loc.documentId !== documentId) return null;
+  documentId = loc.documentId as string;
   if (typeof loc.tabUrl !== 'string' || typeof loc.frameUrl !== 'string' || typeof loc.urlHash !== 'string' || !HEX64.test(loc.urlHash)) return null;
   return { frameId, documentId, tabUrl: loc.tabUrl.slice(0, MAX_URL_CHARS), frameUrl: loc.frameUrl.slice(0, MAX_URL_CHARS), urlHash: loc.urlHash };
 }

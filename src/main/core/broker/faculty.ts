@@ -113,10 +113,11 @@ export interface FacultyEnv {
    * Where a frame is now, read by the extension in that very document
    * (`webmcp-discover`/`locate`, src/shared/types.ts FrameLocation): for a
    * subject resolved after a same-document navigation, so the person reviews
-   * and the grant binds the page as it is. Errors: the link's, `navigated`
+   * and the grant binds the page as it is. `documentId: null`: whatever document
+   * the frame holds now (raw JavaScript names only a frame). Errors: the link's, `navigated`
    * (another document, origin, or unreadable), `tab-not-shared`, `bad-answer`.
    */
-  locate(tabId: number, frameId: number, documentId: string, signal?: AbortSignal): Promise<Result<FrameLocation>>;
+  locate(tabId: number, frameId: number, documentId: string | null, signal?: AbortSignal): Promise<Result<FrameLocation>>;
   /**
    * The form of declarative tool `toolName` as it would be submitted now, read
    * by the extension in that very document (`webmcp-discover`/`form`,
@@ -160,6 +161,11 @@ export interface ActionFaculty<R extends ActionRequestBase> {
    * failure's `detail.issues` (ArgumentIssue[]) reaches the agent.
    */
   validate(resolved: ResolvedAction, args: Record<string, unknown>, env: FacultyEnv): Result<Record<string, unknown>>;
+  /**
+   * This faculty's own bound on the wait after dispatch (ms; raw JavaScript: RAW_SCRIPT_TIMEOUT_MS).
+   * The pipeline uses the smaller of it and its own dispatch timeout.
+   */
+  dispatchTimeoutMs?: number;
   /** What the agent should call to look at the page again (stale subject, outcome unknown). */
   lookAgain(tabId: number): string;
   /** The page changed so that this faculty's knowledge of the tab is stale (e.g. forget the discovery). */

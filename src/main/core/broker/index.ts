@@ -28,6 +28,7 @@ import { Trail, type BrokerAnswer, type BrokerFailure, type ReceiptSink } from '
 import { ArgumentValidator, type ArgumentIssue } from './validator';
 import { PictureStore } from '../faculties/semantic-picture';
 import { LivePatches, revertFaculty } from '../faculties/live-patch';
+import { ScriptRuns } from '../faculties/raw-js';
 import type { LivePatchInfo } from '../../../shared/live-patch';
 
 export { ApprovalQueue } from './approvals';
@@ -83,6 +84,8 @@ export class Broker {
   readonly pictures = new PictureStore();
   /** The active Live Patches per tab, in memory only (ConsoleApi.listPatches, revertPatches; ../faculties/live-patch.ts). */
   readonly patches = new LivePatches();
+  /** Every raw-JavaScript run, live, with Stop (ConsoleApi.runConsoleLine, stopScript; ../faculties/raw-js.ts). */
+  readonly scripts: ScriptRuns = new ScriptRuns(this);
   private readonly link: ExtensionLink;
   private readonly pipeline: Pipeline;
   private readonly readTimeoutMs: number;

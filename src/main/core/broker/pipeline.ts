@@ -277,7 +277,7 @@ export class Pipeline {
       // 7. dispatch. From here on, not knowing the outcome means outcome-unknown.
       // A form that only fills waits for the person's press of the page's button, within a bounded wait.
       const waitsForPerson = r.subject.type === 'webmcp-tool' && r.subject.form !== undefined && !r.subject.form.autosubmit;
-      const timeoutMs = waitsForPerson ? (this.o.formWaitTimeoutMs ?? FORM_WAIT_TIMEOUT_MS) : this.o.dispatchTimeoutMs;
+      const timeoutMs = waitsForPerson ? (this.o.formWaitTimeoutMs ?? FORM_WAIT_TIMEOUT_MS) : Math.min(f.dispatchTimeoutMs ?? Infinity, this.o.dispatchTimeoutMs);
       trail.write('dispatched', actor, { grantExpiresAt: signed.value.expiresAt, timeoutMs, ...(waitsForPerson ? { awaitingPerson: true } : {}) });
       // Nothing leaves for the page before its receipts are on disk (a failure: ledger-unavailable, nothing dispatched).
       await trail.settle({ turn: false });

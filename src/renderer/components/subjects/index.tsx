@@ -9,6 +9,7 @@ import { WebMcpToolBody, WebMcpToolHeading } from './webmcp-tool';
 import { SemanticTargetBody, SemanticTargetHeading } from './semantic-target';
 import { SemanticFillBody, SemanticFillHeading } from './semantic-fill';
 import { LivePatchBody, LivePatchHeading } from './live-patch';
+import { RawScriptBody, RawScriptHeading } from './raw-script';
 
 type ViewsOf<S extends { type: string }> = {
   [T in S['type']]: { heading(s: Extract<S, { type: T }>): ReactNode; body(s: Extract<S, { type: T }>): ReactNode };
@@ -19,6 +20,7 @@ const SUBJECT_VIEWS: ViewsOf<ApprovalSubject> = {
   'semantic-target': { heading: (s) => <SemanticTargetHeading subject={s} />, body: (s) => <SemanticTargetBody subject={s} /> },
   'semantic-fill': { heading: (s) => <SemanticFillHeading subject={s} />, body: (s) => <SemanticFillBody subject={s} /> },
   'live-patch': { heading: (s) => <LivePatchHeading subject={s} />, body: (s) => <LivePatchBody subject={s} /> },
+  'raw-script': { heading: (s) => <RawScriptHeading subject={s} />, body: (s) => <RawScriptBody subject={s} /> },
 };
 
 function viewOf<S extends ApprovalSubject>(s: S): { heading(s: S): ReactNode; body(s: S): ReactNode } {
