@@ -32,6 +32,9 @@ const api: EchoApi = {
   invokeTool: (p) => ipcRenderer.invoke(CHANNELS.invokeTool, p),
   queryRequests: (p) => ipcRenderer.invoke(CHANNELS.queryRequests, p),
   countRequests: (p) => ipcRenderer.invoke(CHANNELS.countRequests, p),
+  stopRequest: (p) => ipcRenderer.invoke(CHANNELS.stopRequest, p),
+  stopEverything: () => ipcRenderer.invoke(CHANNELS.stopEverything),
+  reloadTab: (p) => ipcRenderer.invoke(CHANNELS.reloadTab, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');
     // Hand the renderer the event data only, never the IpcRendererEvent (it carries `sender`).

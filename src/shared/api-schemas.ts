@@ -40,6 +40,9 @@ export const API_METHODS = [
   'invokeTool',
   'queryRequests',
   'countRequests',
+  'stopRequest',
+  'stopEverything',
+  'reloadTab',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
 export type ApiMethod = (typeof API_METHODS)[number];
@@ -174,4 +177,7 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
     properties: { ...REQUEST_FILTER_PROPERTIES, cursor: REQUEST_CURSOR, after: REQUEST_CURSOR, limit: { type: 'integer', minimum: 1, maximum: 500 } },
   },
   countRequests: { type: 'object', additionalProperties: false, properties: REQUEST_FILTER_PROPERTIES },
+  stopRequest: { type: 'object', additionalProperties: false, required: ['requestId'], properties: { requestId: ID } },
+  stopEverything: NO_PAYLOAD,
+  reloadTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
 };

@@ -27,7 +27,8 @@
  *   then:     console → request{id, request}; ext → response{id, result}
  *             (request ops: list-tabs, list-shareable-tabs, share-tab, unshare-tab,
  *             discover, read{faculty, operation}, dispatch{faculty, operation, grant}, cancel,
- *             witness-checkpoint{checkpoint}, witness-read);
+ *             witness-checkpoint{checkpoint}, witness-read, reload-tab{tabId},
+ *             console-state{pending, developerMode});
  *             ext → event{event}; ping/pong both ways every heartbeat;
  *             unpair (ext) / unpaired (console) end the pairing on both sides.
  *   either side → error{code, message} for a refused or malformed message.
@@ -100,7 +101,20 @@ export type ConsoleRequest =
    */
   | { op: 'witness-checkpoint'; checkpoint: SignedCheckpoint }
   /** The checkpoint the extension keeps as a witness (null: none). */
-  | { op: 'witness-read' };
+  | { op: 'witness-read' }
+  /**
+   * Reload one SHARED tab (the person's choice in the console after a Stop left an outcome unknown;
+   * docs/stop.md). Refused `tab-not-shared` for any other tab. Added without a version bump, as
+   * `witness-checkpoint`: an older extension refuses the unknown op and the console says so.
+   */
+  | { op: 'reload-tab'; tabId: number }
+  /**
+   * What the extension's action badge shows (issue 12 item 7; docs/stop.md): the count of
+   * approvals waiting for the person, and whether developer mode is on (a red badge). Sent at
+   * each change and at each (re)connection. Added without a version bump (an older extension
+   * refuses the unknown op; its badge then shows the share state only).
+   */
+  | { op: 'console-state'; pending: number; developerMode: boolean };
 
 /** What each request op answers with (inside `Result`). */
 export interface ConsoleRequestValue {
@@ -116,6 +130,8 @@ export interface ConsoleRequestValue {
   /** `kept: false` with `reason` when the witness holds a newer checkpoint, or one of another key, or the signature fails. */
   'witness-checkpoint': { kept: boolean; reason?: string };
   'witness-read': SignedCheckpoint | null;
+  'reload-tab': null;
+  'console-state': null;
 }
 
 // ---- events the extension sends unasked ----------------------------------------
@@ -277,6 +293,8 @@ const consoleRequest: Check = tagged('op', {
   cancel: obj({ op: oneOf('cancel'), requestId }),
   'witness-checkpoint': obj({ op: oneOf('witness-checkpoint'), checkpoint: signedCheckpoint }),
   'witness-read': obj({ op: oneOf('witness-read') }),
+  'reload-tab': obj({ op: oneOf('reload-tab'), tabId }),
+  'console-state': obj({ op: oneOf('console-state'), pending: int(0, 1_000_000), developerMode: bool }),
 });
 
 const sharedTab = obj(
@@ -422,6 +440,8 @@ const requestValue: { [K in keyof ConsoleRequestValue]: Check } = {
   cancel: obj({ cancelled: bool }, false),
   'witness-checkpoint': obj({ kept: bool, reason: opt(str({ max: 512 })) }, false),
   'witness-read': nullable(signedCheckpoint),
+  'reload-tab': nul,
+  'console-state': nul,
 };
 
 function run<T>(check: Check, x: unknown, root: string): Result<T> {

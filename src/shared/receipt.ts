@@ -44,6 +44,10 @@ export const RECEIPT_EVENTS = [
   'developer-mode-off',
   /** A policy rule was added or removed by the person, or dropped by the console (detail: change, the rule(s)). */
   'policy-changed',
+  /** The person's Stop everything (issue 12 item 5): ONE receipt for the act (detail: src/shared/ipc.ts StopEverythingReport, without receiptId). */
+  'stopped-everything',
+  /** The person reloaded a shared tab from the console (offered after a Stop left an outcome unknown). */
+  'tab-reloaded',
 ] as const;
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 

@@ -93,6 +93,10 @@ export class FakeLink implements ExtensionLink {
       case 'unshare-tab':
         this.tabs = this.tabs.filter((x) => x.tabId !== r.tabId);
         return ok(null);
+      case 'reload-tab':
+        return this.tabs.some((t) => t.tabId === r.tabId) ? ok(null) : err('tab-not-shared', `tab ${r.tabId} is not shared`);
+      case 'console-state':
+        return ok(null);
       default:
         return err('unsupported', (r as { op: string }).op);
     }

@@ -28,8 +28,8 @@ function recorder(stuck = new Set<number>()) {
       if (stuck.has(tabId)) return new Promise(() => {});
       return ok({ state: msg.type === 'echo:sign:show' ? msg.state : 'hidden' }) as Result<{ state: SignState }>;
     },
-    async badge(tabId, state) {
-      badges.push([tabId, state]);
+    async badge(tabId, _look, state) {
+      if (tabId !== null) badges.push([tabId, state]);
     },
   };
   return { deps, badges, page };

@@ -183,6 +183,9 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     invokeTool: (p) => call('invokeTool', p),
     queryRequests: (p) => call('queryRequests', p),
     countRequests: (p) => call('countRequests', p),
+    stopRequest: (p) => call('stopRequest', p),
+    stopEverything: () => call('stopEverything'),
+    reloadTab: (p) => call('reloadTab', p),
     onEvent(listener) {
       eventListeners.add(listener);
       return () => void eventListeners.delete(listener);

@@ -20,6 +20,7 @@ import { AgentTokenError, type SettingsStore } from '../settings';
 import { validateApiPayload } from './payloads';
 import { gatedActionOf, RENDERER_ATTESTED_GATE, type TrustedInputGate } from '../trusted-input';
 import type { Inspector } from '../inspector';
+import { stopEverything } from '../stop';
 
 const PERSON: Actor = { kind: 'person' };
 
@@ -37,7 +38,7 @@ export interface ConsoleApiParts {
   agentTokens(): AgentTokenInfo[];
   consoleSettings(): ConsoleSettings;
   /** Developer mode (../developer-mode.ts): `updateSettings` switches it. */
-  developerMode: Pick<DeveloperMode, 'switchOn' | 'switchOff'>;
+  developerMode: Pick<DeveloperMode, 'switchOn' | 'switchOff' | 'on'>;
   emit(e: ConsoleEvent): void;
   /** The policy methods' work (src/main/core/api/policy.ts). */
   policy: PolicyApi;
@@ -77,7 +78,7 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
       if (action) {
         const admitted = inputGate.admit(action);
         if (!admitted.ok) {
-          const target = method === 'decideApproval' ? { requestId: (checked.value as { requestId: string }).requestId } : {};
+          const target = method === 'decideApproval' || method === 'stopRequest' ? { requestId: (checked.value as { requestId: string }).requestId } : {};
           receipt({ requestId: null, event: 'refused', faculty: 'console', actor: { kind: 'console' }, detail: { method, action, ...target, code: admitted.error.code, message: admitted.error.message } });
           return admitted;
         }
@@ -98,7 +99,7 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
   return {
     getSnapshot: handler('getSnapshot', (): Result<ConsoleSnapshot> =>
       // No token secret in here: the snapshot reaches the page (issue 9 item 4).
-      ok({ approvals: broker.approvals.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: p.endpoint(), agentTokens: p.agentTokens(), settings: p.consoleSettings() }),
+      ok({ approvals: broker.approvals.list(), inFlight: broker.inFlight.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: p.endpoint(), agentTokens: p.agentTokens(), settings: p.consoleSettings() }),
     ),
     decideApproval: handler('decideApproval', (x) => broker.decide(x.requestId, x.decision, x.reason)),
     queryReceipts: handler('queryReceipts', (x) => {
@@ -186,6 +187,17 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
       } catch (e) {
         return err('invalid-query', toErrorInfo(e).message);
       }
+    }),
+    // Stop (issue 12 item 5, docs/stop.md): the person's decisions, gated above like Approve/Deny.
+    stopRequest: handler('stopRequest', (x) => broker.stop(x.requestId)),
+    stopEverything: handler('stopEverything', async () => ok(await stopEverything({ broker, agentEndpoint, developerMode: p.developerMode, receipt }))),
+    reloadTab: handler('reloadTab', async (x): Promise<Result<null>> => {
+      const tab = broker.sharing.get(x.tabId);
+      if (!tab) return err('tab-not-shared', `Tab ${x.tabId} is not shared: only a shared tab can be reloaded from the console.`);
+      const r = await link.request({ op: 'reload-tab', tabId: x.tabId }, { timeoutMs: 10_000 });
+      if (!r.ok) return r;
+      receipt({ requestId: null, event: 'tab-reloaded', faculty: 'console', actor: PERSON, tabId: x.tabId, origin: tab.origin, detail: {} });
+      return ok(null);
     }),
   };
 }

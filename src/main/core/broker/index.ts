@@ -29,6 +29,7 @@ import { ArgumentValidator, type ArgumentIssue } from './validator';
 import { PictureStore } from '../faculties/semantic-picture';
 import { LivePatches, revertFaculty } from '../faculties/live-patch';
 import type { LivePatchInfo } from '../../../shared/live-patch';
+import { InFlight, type StopResult } from './in-flight';
 
 export { ApprovalQueue } from './approvals';
 export { ArgumentValidator } from './validator';
@@ -83,6 +84,8 @@ export class Broker {
   readonly pictures = new PictureStore();
   /** The active Live Patches per tab, in memory only (ConsoleApi.listPatches, revertPatches; ../faculties/live-patch.ts). */
   readonly patches = new LivePatches();
+  /** The reviewed actions in flight, and the one place that stops them (./in-flight.ts; docs/stop.md). */
+  readonly inFlight = new InFlight();
   private readonly link: ExtensionLink;
   private readonly pipeline: Pipeline;
   private readonly readTimeoutMs: number;
@@ -110,6 +113,7 @@ export class Broker {
       link: opts.link,
       pictures: this.pictures,
       patches: this.patches,
+      inFlight: this.inFlight,
       receipts,
       policy: this.policy,
       approvals: this.approvals,
@@ -207,6 +211,15 @@ export class Broker {
    */
   decide(requestId: string, decision: 'approve' | 'deny', reason?: string): Result<null> {
     return this.approvals.decide(requestId, decision, reason);
+  }
+
+  /**
+   * The person's Stop on one request in flight (./in-flight.ts InFlight.stop): before dispatch it
+   * ends `cancelled`, after dispatch `outcome-unknown` (the agent's pending call answers with that error).
+   * Errors: `unknown-request`, `already-stopped`.
+   */
+  stop(requestId: string): Result<StopResult> {
+    return this.inFlight.stop(requestId, 'stop');
   }
 
   // ---- calls refused at the door ---------------------------------------------------
