@@ -442,7 +442,10 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
           log.warn('could not write the native host manifests', toErrorInfo(e));
         }
       }
-      if (link.status().state === 'connected') void refreshSharedTabs();
+      if (link.status().state === 'connected') {
+        void refreshSharedTabs();
+        tellExtension();
+      }
     },
     async stop() {
       if (stopped) return;

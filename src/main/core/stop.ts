@@ -57,7 +57,8 @@ export async function stopEverything(p: StopParts): Promise<StopEverythingReport
     if (p.broker.approvals.decide(a.requestId, 'deny', STOP_EVERYTHING_DENIAL).ok) denied.push(a.requestId);
   }
 
-  const stopped = p.broker.inFlight.stopAll('stop-everything');
+  // The denied ones are ending already (their denial is their end); the rest are stopped.
+  const stopped = p.broker.inFlight.stopAll('stop-everything', new Set(denied));
   // Denied requests end too; wait (bounded) for every one of them before the sessions go.
   await p.broker.inFlight.whenEnded([...denied, ...stopped.map((s) => s.requestId)], p.answerWaitMs ?? STOP_ANSWER_WAIT_MS);
   // One more pass of the event loop: the ended requests' MCP answers are written out.

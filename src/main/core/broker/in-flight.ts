@@ -151,10 +151,14 @@ export class InFlight {
     return ok({ requestId, phase, tabId: e.view.tabId, afterDispatch: phase === 'dispatched' });
   }
 
-  /** Stop every request in flight (Stop everything); answers what each stop did. */
-  stopAll(cause: StopCause = 'stop-everything'): StopResult[] {
+  /**
+   * Stop every request in flight (Stop everything) but those in `except` (already ended
+   * otherwise, e.g. just denied); answers what each stop did.
+   */
+  stopAll(cause: StopCause = 'stop-everything', except: ReadonlySet<string> = new Set()): StopResult[] {
     const out: StopResult[] = [];
     for (const id of [...this.entries.keys()]) {
+      if (except.has(id)) continue;
       const r = this.stop(id, cause);
       if (r.ok) out.push(r.value);
     }
