@@ -11,8 +11,9 @@
 import { createContext, useCallback, useContext, useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog, RunningDialog } from './components/ApprovalDialog';
-import { ReloadOffers, StopButton, StopEverythingButton, stopReportText } from './components/StopButton';
+import { ReloadOffers, StopButton, StopEverythingButton } from './components/StopButton';
 import { inFlightById } from './stores/inflight';
+import { consoleTitle, stopReportText } from './stop-text';
 import { ApprovalList } from './components/ApprovalList';
 import { ConnectionPanel } from './components/ConnectionPanel';
 import { ConsoleBanner } from './components/ConsoleBanner';
@@ -89,7 +90,8 @@ function Running() {
   const busy = useStore(inflight, (s) => s.busy !== null);
   const error = useStore(inflight, (s) => s.error);
   const online = useOnline();
-  const ended = watching !== null && !request && !offer;
+  // Not while its Stop is being answered: the request may leave the list before the answer (and its reload offer) arrives.
+  const ended = watching !== null && !request && !offer && !busy;
   useEffect(() => {
     if (ended) inflight.getState().unwatch();
   }, [ended, inflight]);
@@ -405,15 +407,6 @@ function WebHostNotice() {
   );
 }
 
-/**
- * The window or tab title, so it shows even when the console is hidden behind other windows:
- * the count of approvals waiting first (issue 12 item 7: "(2) Echo Console"), then the
- * developer mode prefix while it is on (issue 11 item 2).
- */
-export function consoleTitle(developerMode: boolean, pending = 0): string {
-  const base = developerMode ? 'DEVELOPER MODE · Echo Console' : 'Echo Console';
-  return pending > 0 ? `(${pending}) ${base}` : base;
-}
 
 /** The header's mark while developer mode is on: raw JavaScript is possible, and how to end it. */
 function DeveloperModeMark() {

@@ -3,8 +3,7 @@
 // event routing (`in-flight`, the notification's `open-approval`), the words of the report and
 // the title with the count. The browser path is test/e2e/stop.spec.ts.
 import { describe, expect, it } from 'vitest';
-import { consoleTitle } from '../../src/renderer/App';
-import { stopReportText, stopWords } from '../../src/renderer/components/StopButton';
+import { consoleTitle, stopReportText, stopWords } from '../../src/renderer/stop-text';
 import { applyEvent, createConsoleStores } from '../../src/renderer/stores';
 import { createInFlightStore, inFlightById } from '../../src/renderer/stores/inflight';
 import type { InFlightView } from '../../src/shared/ipc';

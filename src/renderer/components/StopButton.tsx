@@ -10,7 +10,8 @@
  * gate the API call too (src/main/core/trusted-input.ts).
  */
 import { useState, type MouseEvent } from 'react';
-import type { InFlightPhase, StopEverythingReport } from '../../shared/ipc';
+import type { InFlightPhase } from '../../shared/ipc';
+import { stopWords } from '../stop-text';
 import type { ReloadOffer } from '../stores/inflight';
 
 /** Run `act` only for the person's own click; else tell `ignored`. */
@@ -19,13 +20,6 @@ function byPerson(act: () => void, ignored: () => void) {
     if (e.nativeEvent.isTrusted !== true) return ignored();
     act();
   };
-}
-
-/** What Stop does in each phase, in words for the button's title. */
-export function stopWords(phase: InFlightPhase): string {
-  return phase === 'dispatched'
-    ? "Stop waiting and abort it in the page. The page's own code may still run, so its outcome will be unknown."
-    : 'Stop it before it is dispatched: nothing is done in the page.';
 }
 
 export interface StopButtonProps {
@@ -84,20 +78,6 @@ export function StopEverythingButton(props: { busy: boolean; disabled: boolean; 
       ) : null}
     </span>
   );
-}
-
-/** One line for what a Stop everything did. */
-export function stopReportText(r: StopEverythingReport): string {
-  const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
-  const parts = [
-    n(r.denied.length, 'request denied', 'requests denied'),
-    n(r.stopped.length, 'running request stopped', 'running requests stopped'),
-    n(r.unshared.length, 'tab unshared', 'tabs unshared'),
-    n(r.sessionsClosed, 'agent session closed', 'agent sessions closed'),
-    r.developerModeSwitchedOff ? 'developer mode switched off' : 'developer mode was off',
-  ];
-  const failed = r.unshareFailed.length ? ` ${n(r.unshareFailed.length, 'tab', 'tabs')} could not be unshared (${r.unshareFailed.map((f) => `tab ${f.tabId}: ${f.code}`).join(', ')}): unshare them in the extension's popup.` : '';
-  return `Stopped everything: ${parts.join(', ')}.${failed} Agent tokens stay valid; revoke one in Connection to keep its agent out.`;
 }
 
 /** The reloads offered after stops that left an outcome unknown. */
