@@ -18,7 +18,7 @@
  *    stops waiting at once, the link asks the extension to cancel (which aborts
  *    `executeTool`'s signal, or the content script's work), and the pipeline
  *    records `outcome-unknown` (reason `stopped-by-person`), because the page's
- *    own code may still run (docs/browser-facts.md; FACTS: aborting the signal
+ *    own code may still run (docs/browser-facts.md: aborting the signal
  *    rejects `executeTool` with AbortError even when `execute` never settles,
  *    but nothing stops the page's own script).
  *
