@@ -293,7 +293,19 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       tellExtension();
     }),
   );
-  unsubs.push(broker.inFlight.onChange((requests) => emit({ kind: 'in-flight', requests })));
+  // Coalesced to one event per pass of the event loop: a request changes phase several times in a
+  // row, and under a flood of agent calls one event per change would be most of the UI's traffic.
+  let inFlightQueued = false;
+  unsubs.push(
+    broker.inFlight.onChange(() => {
+      if (inFlightQueued) return;
+      inFlightQueued = true;
+      setImmediate(() => {
+        inFlightQueued = false;
+        if (!stopped) emit({ kind: 'in-flight', requests: broker.inFlight.list() });
+      });
+    }),
+  );
   unsubs.push(broker.patches.onChange((patches) => emit({ kind: 'live-patches', patches })));
   // Sharing writes its own receipts (src/main/core/sharing); the UI hears every change.
   unsubs.push(broker.onSharedTabs((tabs) => emit({ kind: 'shared-tabs', tabs })));
