@@ -14,6 +14,7 @@ import { ApprovalDialog, RunningDialog } from './components/ApprovalDialog';
 import { ReloadOffers, StopButton, StopEverythingButton } from './components/StopButton';
 import { inFlightById } from './stores/inflight';
 import { consoleTitle, stopReportText } from './stop-text';
+import { revealInvisible } from './text';
 import { ApprovalList } from './components/ApprovalList';
 import { ConnectionPanel } from './components/ConnectionPanel';
 import { ConsoleBanner } from './components/ConsoleBanner';
@@ -53,7 +54,41 @@ function Approvals() {
   const open = useStore(approvals, (s) => s.open);
   const clearNotice = useStore(approvals, (s) => s.clearNotice);
   const now = useNow();
-  return <ApprovalList pending={pending} now={now} onOpen={open} notice={notice} onClearNotice={clearNotice} />;
+  return (
+    <>
+      <ApprovalList pending={pending} now={now} onOpen={open} notice={notice} onClearNotice={clearNotice} />
+      <RunningList />
+    </>
+  );
+}
+
+/** The approved requests still running (a closed running dialog's request too), each with its Stop. */
+function RunningList() {
+  const { inflight } = useStores();
+  const requests = useStore(inflight, (s) => s.requests);
+  const running = requests.filter((r) => r.phase !== 'awaiting-approval');
+  if (running.length === 0) return null;
+  return (
+    <section className="panel" aria-labelledby="running-h" data-testid="running-list">
+      <h2 id="running-h">Running now</h2>
+      <ul className="approval-list">
+        {running.map((r) => (
+          <li key={r.requestId} className="approval-item" data-testid="running-item" data-request-id={r.requestId}>
+            <div className="approval-main">
+              <code className="tool">
+                {r.faculty} {r.operation}
+              </code>
+              <span className="muted">
+                {' '}
+                in tab {r.tabId}, asked by {revealInvisible(r.agent)} · {r.phase === 'dispatched' ? 'acting in the page' : 'not in the page yet'}
+              </span>
+            </div>
+            <StopRequest requestId={r.requestId} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }
 
 function OpenDialog() {

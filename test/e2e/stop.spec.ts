@@ -63,6 +63,8 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   // The dialog stays on the approved request while it runs, with its Stop.
   const running = ui.getByTestId('running-dialog');
   await expect(running).toHaveAttribute('data-phase', 'dispatched');
+  // The Approvals page lists it under "Running now" too, with its own Stop (for after the dialog is closed).
+  await expect(ui.getByTestId('running-item')).toHaveAttribute('data-request-id', view.requestId);
   await running.getByTestId('stop-button').click();
 
   const r = await call;
