@@ -119,6 +119,12 @@ test('Stop everything from the header: pending denied, tab unshared, session clo
   expect(sessions()).toBe(0);
   await expect(ui).toHaveTitle('Echo Console');
   await expect.poll(async () => badge(job.worker)).toEqual({ text: '', color: [95, 99, 104, 255] });
-  // The extension no longer lists the tab as shared: its own badge is back to nothing.
+  // The extension no longer lists the tab as shared: its own badge is back to nothing, and it
+  // refuses to reload the tab for the console (a shared tab only).
   await expect.poll(async () => (await badge(job.worker, tabId)).text).toBe('');
+  const refused = await job.worker.evaluate(
+    (id) => (globalThis as unknown as { echoConsole: { handleRequest(r: unknown): Promise<unknown> } }).echoConsole.handleRequest({ op: 'reload-tab', tabId: id }),
+    tabId,
+  );
+  expect(refused).toMatchObject({ ok: false, error: { code: 'tab-not-shared' } });
 });
