@@ -16,7 +16,7 @@ import { SafeStorageSecretStore } from './secret-store';
 import { SafeStorageLedgerKeyHolder } from './ledger-key';
 import { defaultLedgerKeyFile } from './core/ledger/key-holder';
 import { APP_SCHEME_PRIVILEGES, hardenSession, hardenWebContents, registerAppProtocol } from './security';
-import { ApprovalNotifier, createTray } from './tray';
+import { ApprovalNotifier, createTray, TrayBadge } from './tray';
 import { createMainWindow, revealWindow } from './window';
 
 const PRELOAD = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
@@ -63,11 +63,22 @@ async function main(): Promise<void> {
   const core = createConsoleCore({ dataDir, secretStore: secrets, inputGate, ...(ledgerKeyHolder ? { ledgerKeyHolder } : {}), nativeHost: { hostScript: HOST_SCRIPT, appExecutable: process.execPath } });
   await core.start();
 
-  const notifier = new ApprovalNotifier(() => revealWindow(win));
+  // A click on a request's notification brings the console forward with that request's dialog open.
+  const notifier = new ApprovalNotifier((requestId) => {
+    openWindow();
+    pushEvent(win, { kind: 'open-approval', requestId });
+  });
+  // The tray is attached once it exists (below); the count is kept from the first event on.
+  const trayBadge = new TrayBadge(null, app);
   registerIpcHandlers(ipcMain, core.api, () => win);
   core.onEvent((event: ConsoleEvent) => {
     pushEvent(win, event);
-    if (event.kind === 'approvals') notifier.update(event.approvals);
+    if (event.kind === 'approvals') {
+      notifier.update(event.approvals);
+      trayBadge.update({ pending: event.approvals.length });
+    } else if (event.kind === 'settings') {
+      trayBadge.update({ developerMode: event.settings.developerMode });
+    }
   });
 
   const openWindow = () => {
@@ -85,6 +96,7 @@ async function main(): Promise<void> {
   };
   openWindow();
   const tray = createTray({ show: openWindow, quit: () => app.quit() });
+  trayBadge.attach(tray);
 
   app.on('activate', openWindow);
   // With a tray, the console keeps serving the agent endpoint while its window is

@@ -57,12 +57,13 @@ export function approvalNotificationText(a: ApprovalView): { title: string; body
 
 /**
  * Tracks which approvals were already announced and shows one notification per
- * new request id.
+ * new request id. Clicking one calls `onClick` with its request id (the host
+ * brings the window forward and opens that request's dialog).
  */
 export class ApprovalNotifier {
   private seen = new Set<string>();
 
-  constructor(private readonly onClick: () => void) {}
+  constructor(private readonly onClick: (requestId: string) => void) {}
 
   /** Call with every 'approvals' event; notifies about the ids not seen before. */
   update(approvals: ApprovalView[]): void {
@@ -72,9 +73,60 @@ export class ApprovalNotifier {
       this.seen.add(a.requestId);
       if (!Notification.isSupported()) continue;
       const n = new Notification({ ...approvalNotificationText(a), silent: false });
-      n.on('click', this.onClick);
+      const id = a.requestId;
+      n.on('click', () => this.onClick(id));
       n.show();
     }
     for (const id of this.seen) if (!current.has(id)) this.seen.delete(id);
+  }
+}
+
+/** The tray's tooltip for the console's state: the approvals waiting, and developer mode. */
+export function trayToolTip(pending: number, developerMode: boolean): string {
+  const waiting = pending > 0 ? `${pending} approval${pending === 1 ? '' : 's'} waiting` : 'no approval waiting';
+  return `Echo Console: ${waiting}${developerMode ? ' · DEVELOPER MODE on' : ''}`;
+}
+
+/**
+ * The tray badge (issue 12 item 7): the tray's tooltip and title (the text beside the icon in
+ * macOS's menu bar) and the app's badge count (macOS dock, Linux launchers that show one) carry the
+ * number of approvals waiting. Fed by the core's `approvals` and `settings` events; each call that
+ * changes nothing does nothing. Never throws (a platform without a tray or a badge is fine).
+ */
+export class TrayBadge {
+  private pending = 0;
+  private developerMode = false;
+  private shown: string | null = null;
+
+  constructor(
+    private tray: Pick<Tray, 'setToolTip' | 'setTitle'> | null,
+    private readonly app: { setBadgeCount?(count?: number): boolean },
+  ) {}
+
+  /** The tray now exists (it is made after the first events may have come): draw what is known. */
+  attach(tray: Pick<Tray, 'setToolTip' | 'setTitle'> | null): void {
+    this.tray = tray;
+    this.shown = null;
+    this.update({});
+  }
+
+  /** Update what is known (either part may be left out); redraws when it changed. */
+  update(p: { pending?: number; developerMode?: boolean }): void {
+    if (p.pending !== undefined) this.pending = p.pending;
+    if (p.developerMode !== undefined) this.developerMode = p.developerMode;
+    const key = `${this.pending}:${this.developerMode}`;
+    if (key === this.shown) return;
+    this.shown = key;
+    try {
+      this.tray?.setToolTip(trayToolTip(this.pending, this.developerMode));
+      this.tray?.setTitle(this.pending > 0 ? String(this.pending) : '');
+    } catch {
+      /* a tray that went away */
+    }
+    try {
+      this.app.setBadgeCount?.(this.pending);
+    } catch {
+      /* no badge on this platform */
+    }
   }
 }

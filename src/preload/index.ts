@@ -37,6 +37,8 @@ const api: EchoApi = {
   runConsoleLine: (p) => ipcRenderer.invoke(CHANNELS.runConsoleLine, p),
   stopScript: (p) => ipcRenderer.invoke(CHANNELS.stopScript, p),
   listScriptRuns: () => ipcRenderer.invoke(CHANNELS.listScriptRuns),
+  stopRequest: (p) => ipcRenderer.invoke(CHANNELS.stopRequest, p),
+  stopEverything: () => ipcRenderer.invoke(CHANNELS.stopEverything),
   reloadTab: (p) => ipcRenderer.invoke(CHANNELS.reloadTab, p),
   onEvent(listener) {
     if (typeof listener !== 'function') throw new TypeError('onEvent needs a function');

@@ -10,7 +10,11 @@
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
-import { ApprovalDialog } from './components/ApprovalDialog';
+import { ApprovalDialog, RunningDialog } from './components/ApprovalDialog';
+import { ReloadOffers, StopButton, StopEverythingButton } from './components/StopButton';
+import { inFlightById } from './stores/inflight';
+import { consoleTitle, stopReportText } from './stop-text';
+import { revealInvisible } from './text';
 import { ApprovalList } from './components/ApprovalList';
 import { ConnectionPanel } from './components/ConnectionPanel';
 import { ConsoleBanner } from './components/ConsoleBanner';
@@ -52,18 +56,52 @@ function Approvals() {
   const open = useStore(approvals, (s) => s.open);
   const clearNotice = useStore(approvals, (s) => s.clearNotice);
   const now = useNow();
-  return <ApprovalList pending={pending} now={now} onOpen={open} notice={notice} onClearNotice={clearNotice} />;
+  return (
+    <>
+      <ApprovalList pending={pending} now={now} onOpen={open} notice={notice} onClearNotice={clearNotice} />
+      <RunningList />
+    </>
+  );
+}
+
+/** The approved requests still running (a closed running dialog's request too), each with its Stop. */
+function RunningList() {
+  const { inflight } = useStores();
+  const requests = useStore(inflight, (s) => s.requests);
+  const running = requests.filter((r) => r.phase !== 'awaiting-approval');
+  if (running.length === 0) return null;
+  return (
+    <section className="panel" aria-labelledby="running-h" data-testid="running-list">
+      <h2 id="running-h">Running now</h2>
+      <ul className="approval-list">
+        {running.map((r) => (
+          <li key={r.requestId} className="approval-item" data-testid="running-item" data-request-id={r.requestId}>
+            <div className="approval-main">
+              <code className="tool">
+                {r.faculty} {r.operation}
+              </code>
+              <span className="muted">
+                {' '}
+                in tab {r.tabId}, asked by {revealInvisible(r.agent)} · {r.phase === 'dispatched' ? 'acting in the page' : 'not in the page yet'}
+              </span>
+            </div>
+            <StopRequest requestId={r.requestId} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }
 
 function OpenDialog() {
-  const { approvals } = useStores();
+  const { approvals, inflight } = useStores();
   const openId = useStore(approvals, (s) => s.openId);
   const approval = useStore(approvals, (s) => s.pending.find((a) => a.requestId === s.openId) ?? null);
   const busy = useStore(approvals, (s) => s.busy !== null);
   const error = useStore(approvals, (s) => s.error);
   const online = useOnline();
   const now = useNow();
-  if (!openId || !approval) return null;
+  if (!openId || !approval) return <Running />;
   const { decide, close } = approvals.getState();
   return (
     <ApprovalDialog
@@ -72,10 +110,96 @@ function OpenDialog() {
       busy={busy}
       offline={!online}
       error={error}
-      onApprove={() => void decide(approval.requestId, 'approve')}
+      // Approved: the dialog stays on the request, now with its Stop, until it ends (issue 12 item 5).
+      onApprove={() => void decide(approval.requestId, 'approve').then((done) => done && inflight.getState().watch(approval.requestId))}
       onDeny={(reason) => void decide(approval.requestId, 'deny', reason)}
       onClose={close}
     />
+  );
+}
+
+/** The request the person just approved, running, with its Stop; closes by itself when it ends unless a reload is offered. */
+function Running() {
+  const { inflight } = useStores();
+  const watching = useStore(inflight, (s) => s.watching);
+  const request = useStore(inflight, (s) => inFlightById(s.requests, s.watching));
+  const offer = useStore(inflight, (s) => s.offers.find((o) => o.requestId === s.watching));
+  const busy = useStore(inflight, (s) => s.busy !== null);
+  const error = useStore(inflight, (s) => s.error);
+  const online = useOnline();
+  // Not while its Stop is being answered: the request may leave the list before the answer (and its reload offer) arrives.
+  const ended = watching !== null && !request && !offer && !busy;
+  useEffect(() => {
+    if (ended) inflight.getState().unwatch();
+  }, [ended, inflight]);
+  if (!watching || ended) return null;
+  const s = inflight.getState();
+  return (
+    <RunningDialog
+      requestId={watching}
+      request={request}
+      offer={offer}
+      busy={busy}
+      offline={!online}
+      error={error}
+      onStop={(id) => void s.stop(id)}
+      onReload={(tabId) => void s.reload(tabId).then((done) => done && s.unwatch())}
+      onClose={() => {
+        if (offer) s.dismissOffer(offer.tabId);
+        s.unwatch();
+      }}
+    />
+  );
+}
+
+/**
+ * Stop for one request in flight, wired to the stores: the container a timeline row uses
+ * (`<StopRequest requestId={…} />`); renders nothing when the request is not in flight.
+ */
+export function StopRequest(props: { requestId: string }) {
+  const { inflight } = useStores();
+  const request = useStore(inflight, (s) => inFlightById(s.requests, props.requestId));
+  const busy = useStore(inflight, (s) => s.busy === props.requestId);
+  const online = useOnline();
+  if (!request) return null;
+  return <StopButton requestId={request.requestId} phase={request.phase} busy={busy} disabled={!online || request.stopping === true} onStop={(id) => void inflight.getState().stop(id)} />;
+}
+
+/** The header's kill switch, and what it did; the tab reloads offered after stops. */
+function StopEverything() {
+  const { inflight } = useStores();
+  const busy = useStore(inflight, (s) => s.busy === 'everything');
+  const online = useOnline();
+  return <StopEverythingButton busy={busy} disabled={!online} onStop={() => void inflight.getState().stopEverything()} />;
+}
+
+function StopNotices() {
+  const { inflight } = useStores();
+  const report = useStore(inflight, (s) => s.report);
+  const offers = useStore(inflight, (s) => s.offers);
+  const watching = useStore(inflight, (s) => s.watching);
+  const busy = useStore(inflight, (s) => s.busy);
+  const error = useStore(inflight, (s) => (s.watching === null ? s.error : null));
+  const s = inflight.getState();
+  // The dialog shows its own request's offer; the rest are listed here.
+  const listed = offers.filter((o) => o.requestId !== watching);
+  return (
+    <>
+      {report ? (
+        <p className="notice stop-report" role="status" data-testid="stop-report">
+          {stopReportText(report)}{' '}
+          <button type="button" className="btn btn-small btn-link" onClick={s.dismissReport}>
+            Dismiss
+          </button>
+        </p>
+      ) : null}
+      {error ? (
+        <p className="error" role="alert" data-testid="stop-error">
+          {error.message}
+        </p>
+      ) : null}
+      <ReloadOffers offers={listed} busyTab={busy?.startsWith('tab:') ? Number(busy.slice(4)) : null} onReload={(t) => void s.reload(t)} onDismiss={s.dismissOffer} />
+    </>
   );
 }
 
@@ -354,18 +478,16 @@ function WebHostNotice() {
   );
 }
 
-/** The window or tab title: prefixed while developer mode is on (issue 11 item 2), so it shows even when the console is hidden behind other windows. */
-export function consoleTitle(developerMode: boolean): string {
-  return developerMode ? 'DEVELOPER MODE · Echo Console' : 'Echo Console';
-}
 
 /** The header's mark while developer mode is on: raw JavaScript is possible, and how to end it. */
 function DeveloperModeMark() {
   const { settings } = useStores();
   const on = useStore(settings, (s) => s.settings?.developerMode === true);
+  const { approvals } = useStores();
+  const pending = useStore(approvals, (s) => s.pending.length);
   useEffect(() => {
-    document.title = consoleTitle(on);
-  }, [on]);
+    document.title = consoleTitle(on, pending);
+  }, [on, pending]);
   if (!on) return null;
   return (
     <span className="badge developer-mode" role="status" data-testid="developer-mode-on">
@@ -401,9 +523,11 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
           Echo Console
         </div>
         <DeveloperModeMark />
+        <StopEverything />
         <LinkBadge onOpen={() => setSection('connection')} />
       </header>
       <Banner transportKind={props.transportKind} />
+      <StopNotices />
       <div className="layout">
         <nav className="sidenav" aria-label="Sections">
           {nav.map(([id, label]) => (

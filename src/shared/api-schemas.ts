@@ -46,6 +46,8 @@ export const API_METHODS = [
   'runConsoleLine',
   'stopScript',
   'listScriptRuns',
+  'stopRequest',
+  'stopEverything',
   'reloadTab',
 ] as const satisfies ReadonlyArray<keyof ConsoleApi>;
 
@@ -203,5 +205,7 @@ export const API_PAYLOAD_SCHEMAS: Readonly<Record<ApiMethod, object>> = {
   },
   stopScript: { type: 'object', additionalProperties: false, required: ['runId'], properties: { runId: ID } },
   listScriptRuns: NO_PAYLOAD,
+  stopRequest: { type: 'object', additionalProperties: false, required: ['requestId'], properties: { requestId: ID } },
+  stopEverything: NO_PAYLOAD,
   reloadTab: { type: 'object', additionalProperties: false, required: ['tabId'], properties: { tabId: TAB_ID } },
 };

@@ -263,9 +263,64 @@ export interface CreatedAgentToken {
   secret: string;
 }
 
+/**
+ * Where a request in flight is (src/main/core/broker/in-flight.ts): `resolving` (before the person
+ * is asked), `awaiting-approval`, `approved` (the grant is being made; not yet dispatched),
+ * `dispatched` (the extension is acting: a Stop now leaves the outcome unknown).
+ */
+export type InFlightPhase = 'resolving' | 'awaiting-approval' | 'approved' | 'dispatched';
+
+/** One reviewed action in flight, as the console shows it (a timeline row's or the dialog's Stop). */
+export interface InFlightView {
+  requestId: string;
+  faculty: Faculty;
+  operation: string;
+  tabId: number;
+  /** The agent's token name (or `person` for the person's own act). */
+  agent: string;
+  phase: InFlightPhase;
+  /** ms since the epoch. */
+  startedAt: number;
+  /** ms since the epoch, once dispatched. */
+  dispatchedAt?: number;
+  /** The person stopped it; it ends once its receipt is written. */
+  stopping?: boolean;
+}
+
+/** The answer to stopRequest: what the stop did (src/main/core/broker/in-flight.ts StopResult). */
+export interface StopRequestResult {
+  requestId: string;
+  phase: InFlightPhase;
+  tabId: number;
+  /** The dispatch had begun: the outcome is unknown (the page's code may still run); the console offers a reload of `tabId`. */
+  afterDispatch: boolean;
+}
+
+/**
+ * What one Stop everything did (its one `stopped-everything` receipt's detail; src/main/core/stop.ts).
+ * Counts and ids only: no page text.
+ */
+export interface StopEverythingReport {
+  /** Pending approvals denied. */
+  denied: string[];
+  /** Requests in flight stopped (before dispatch: cancelled; after: outcome-unknown). */
+  stopped: StopRequestResult[];
+  /** Tabs unshared, and tabs the extension could not unshare (with why). */
+  unshared: number[];
+  unshareFailed: Array<{ tabId: number; code: string }>;
+  /** Agent (MCP) sessions closed. */
+  sessionsClosed: number;
+  /** Developer mode was on and is now off. */
+  developerModeSwitchedOff: boolean;
+  /** The receipt's id (empty when the ledger could not write it). */
+  receiptId: string;
+}
+
 /** What the console shows at a glance. */
 export interface ConsoleSnapshot {
   approvals: ApprovalView[];
+  /** Reviewed actions in flight (including those awaiting approval), oldest first. */
+  inFlight: InFlightView[];
   link: LinkStatus;
   sharedTabs: SharedTab[];
   endpoint: EndpointInfo;
@@ -334,7 +389,14 @@ export type ConsoleEvent =
    * One raw-JavaScript run started or changed (the agent's or the person's; the developer console
    * shows them live): the run as it is now. Its code is shown to the person; receipts hold only its hash.
    */
-  | { kind: 'script-run'; run: ScriptRun };
+  | { kind: 'script-run'; run: ScriptRun }
+  /** The requests in flight changed: all of them now. */
+  | { kind: 'in-flight'; requests: InFlightView[] }
+  /**
+   * The host asks the console UI to open one request's dialog (the person clicked its OS
+   * notification; the Electron host sends it, the core never does).
+   */
+  | { kind: 'open-approval'; requestId: string };
 
 /** One method per message; argument objects are validated by the host before use. */
 export interface ConsoleApi {
@@ -433,8 +495,21 @@ export interface ConsoleApi {
   /** The recent raw-JavaScript runs (at most 50, oldest first), for a console UI that opens late. */
   listScriptRuns(): Promise<Result<ScriptRun[]>>;
   /**
-   * The person reloads a shared tab (a run's `offerReload`, after an unknown outcome: page code that
-   * may still be running stops with its document). Receipted (`tab-reloaded`, actor person).
+   * The person stops one request in flight (issue 12 item 5; docs/stop.md): before dispatch it ends
+   * `cancelled`; after dispatch the console stops waiting, asks the extension to abort, and records
+   * `outcome-unknown`. The person's decision: gated like Approve/Deny (trust rule 19).
+   * Errors: invalid-params, unknown-request, already-stopped, no-trusted-input.
+   */
+  stopRequest(p: { requestId: string }): Promise<Result<StopRequestResult>>;
+  /**
+   * Stop everything, one act with one `stopped-everything` receipt: deny every pending approval,
+   * stop every request in flight, unshare every tab, close every agent session, switch developer
+   * mode off. Gated like Approve/Deny. Errors: no-trusted-input (nothing was done).
+   */
+  stopEverything(): Promise<Result<StopEverythingReport>>;
+  /**
+   * Reload one shared tab (offered after a Stop or a raw-JavaScript run left an outcome unknown: the
+   * page's own code may still run). Receipt `tab-reloaded`. Gated like Approve/Deny.
    * Errors: invalid-params, tab-not-shared, link-down, reload-failed.
    */
   reloadTab(p: { tabId: number }): Promise<Result<null>>;
@@ -479,6 +554,8 @@ export const CHANNELS = {
   runConsoleLine: 'scripts:run-line',
   stopScript: 'scripts:stop',
   listScriptRuns: 'scripts:list',
+  stopRequest: 'requests:stop',
+  stopEverything: 'requests:stop-everything',
   reloadTab: 'tabs:reload',
   events: 'console:event',
 } as const satisfies Record<keyof ConsoleApi | 'events', string>;

@@ -27,7 +27,8 @@
  *   then:     console → request{id, request}; ext → response{id, result}
  *             (request ops: list-tabs, list-shareable-tabs, share-tab, unshare-tab,
  *             discover, read{faculty, operation}, dispatch{faculty, operation, grant}, cancel,
- *             witness-checkpoint{checkpoint}, witness-read);
+ *             witness-checkpoint{checkpoint}, witness-read, reload-tab{tabId},
+ *             console-state{pending, developerMode});
  *             ext → event{event}; ping/pong both ways every heartbeat;
  *             unpair (ext) / unpaired (console) end the pairing on both sides.
  *   either side → error{code, message} for a refused or malformed message.
@@ -102,11 +103,19 @@ export type ConsoleRequest =
   /** The checkpoint the extension keeps as a witness (null: none). */
   | { op: 'witness-read' }
   /**
-   * Reload a shared tab (chrome.tabs.reload): the person's choice after a raw-JavaScript run's
-   * outcome became unknown (docs/raw-javascript.md, "Timeout, Stop, outcome unknown"). Shared tabs
-   * only (`tab-not-shared`). Added without a version bump: an older extension refuses the unknown op.
+   * Reload one SHARED tab (chrome.tabs.reload): the person's choice in the console after a Stop or
+   * a raw-JavaScript run left an outcome unknown (docs/stop.md; docs/raw-javascript.md). Refused
+   * `tab-not-shared` for any other tab. Added without a version bump, as `witness-checkpoint`: an
+   * older extension refuses the unknown op and the console says so.
    */
-  | { op: 'reload-tab'; tabId: number };
+  | { op: 'reload-tab'; tabId: number }
+  /**
+   * What the extension's action badge shows (issue 12 item 7; docs/stop.md): the count of
+   * approvals waiting for the person, and whether developer mode is on (a red badge). Sent at
+   * each change and at each (re)connection. Added without a version bump (an older extension
+   * refuses the unknown op; its badge then shows the share state only).
+   */
+  | { op: 'console-state'; pending: number; developerMode: boolean };
 
 /** What each request op answers with (inside `Result`). */
 export interface ConsoleRequestValue {
@@ -123,6 +132,7 @@ export interface ConsoleRequestValue {
   'witness-checkpoint': { kept: boolean; reason?: string };
   'witness-read': SignedCheckpoint | null;
   'reload-tab': null;
+  'console-state': null;
 }
 
 // ---- events the extension sends unasked ----------------------------------------
@@ -285,6 +295,7 @@ const consoleRequest: Check = tagged('op', {
   cancel: obj({ op: oneOf('cancel'), requestId }),
   'witness-checkpoint': obj({ op: oneOf('witness-checkpoint'), checkpoint: signedCheckpoint }),
   'witness-read': obj({ op: oneOf('witness-read') }),
+  'console-state': obj({ op: oneOf('console-state'), pending: int(0, 1_000_000), developerMode: bool }),
 });
 
 const sharedTab = obj(
@@ -431,6 +442,7 @@ const requestValue: { [K in keyof ConsoleRequestValue]: Check } = {
   'witness-checkpoint': obj({ kept: bool, reason: opt(str({ max: 512 })) }, false),
   'witness-read': nullable(signedCheckpoint),
   'reload-tab': nul,
+  'console-state': nul,
 };
 
 function run<T>(check: Check, x: unknown, root: string): Result<T> {

@@ -26,7 +26,7 @@ export const RECEIPT_EVENTS = [
   'reverted',
   /** Live Patch: a patch was reverted as far as the page allowed, but the page is not equal to its prior state (it changed what the patch touched). */
   'revert-mismatch',
-  /** The person reloaded a shared tab from the console (after a raw-JavaScript run's unknown outcome; detail: tabId). */
+  /** The person reloaded a shared tab from the console (offered after a Stop or a raw-JavaScript run left an outcome unknown; detail: tabId). */
   'tab-reloaded',
   'discovered',
   'paired',
@@ -48,6 +48,8 @@ export const RECEIPT_EVENTS = [
   'policy-changed',
   /** Retention erased receipts' payloads (detail: retentionDays, before, erased, oldRuleKept; docs/ledger.md, "Retention"). */
   'payloads-erased',
+  /** The person's Stop everything (issue 12 item 5): ONE receipt for the act (detail: src/shared/ipc.ts StopEverythingReport, without receiptId). */
+  'stopped-everything',
 ] as const;
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 

@@ -360,15 +360,16 @@ test('while the extension awaits pairing, every page shows the code with Confirm
   await expect(notice).toHaveCount(0);
   await expect(page.getByTestId('link-pill')).toHaveText('Connected');
 
-  // Developer mode on (issue 11 item 2) shows in the header and prefixes the title until it is off.
+  // Developer mode on (issue 11 item 2) shows in the header and prefixes the title until it is off;
+  // the title starts with the count of the two approvals waiting (issue 12 item 7).
   await expect(page.getByTestId('developer-mode-on')).toHaveCount(0);
-  await expect(page).toHaveTitle('Echo Console');
+  await expect(page).toHaveTitle('(2) Echo Console');
   fake.emit({ kind: 'settings', settings: { ...fake.settings, developerMode: true } });
   await expect(page.getByTestId('developer-mode-on')).toBeVisible();
-  await expect(page).toHaveTitle(/^DEVELOPER MODE · Echo Console$/);
+  await expect(page).toHaveTitle(/^\(2\) DEVELOPER MODE · Echo Console$/);
   fake.emit({ kind: 'settings', settings: { ...fake.settings, developerMode: false } });
   await expect(page.getByTestId('developer-mode-on')).toHaveCount(0);
-  await expect(page).toHaveTitle('Echo Console');
+  await expect(page).toHaveTitle('(2) Echo Console');
 
   // The switch in Settings: "on" only after a confirmation that says what it allows; Cancel sends nothing.
   await page.getByTestId('nav-settings').click();

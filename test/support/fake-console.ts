@@ -8,7 +8,7 @@
  */
 import type { ExportFormat, LedgerFilter } from '../../src/shared/ledger-export';
 import type { PolicyRule } from '../../src/shared/policy';
-import type { InspectorView, AgentTokenInfo, ApprovalView, WebMcpToolSubject, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
+import type { InFlightView, StopEverythingReport, StopRequestResult, InspectorView, AgentTokenInfo, ApprovalView, WebMcpToolSubject, ConsoleApi, ConsoleEvent, ConsoleSettings, ConsoleSnapshot, CreatedAgentToken, EndpointInfo, LinkStatus } from '../../src/shared/ipc';
 import type { Receipt, ReceiptEvent, ReceiptPage, ReceiptQuery, VerifyReport } from '../../src/shared/receipt';
 import { validateApiPayload } from '../../src/main/core/api/payloads';
 import { API_METHODS } from '../../src/shared/api-schemas';
@@ -89,6 +89,8 @@ function receipt(seq: number, event: ReceiptEvent, time: number, over: Partial<R
 export class FakeConsole implements ConsoleApi {
   readonly calls: FakeCall[] = [];
   approvals: ApprovalView[] = [];
+  /** Requests in flight the test put in; stopRequest marks one stopping, stopEverything empties both lists. */
+  inFlight: InFlightView[] = [];
   receipts: Receipt[] = [];
   link: LinkStatus = { state: 'connected', paired: true, extensionId: 'abcdefghijklmnopabcdefghijklmnop', lastHeartbeatAt: Date.now() };
   sharedTabs: SharedTab[] = [];
@@ -147,7 +149,7 @@ export class FakeConsole implements ConsoleApi {
     // A connected fake extension is heartbeating: its last heartbeat is now, however long the tests ran
     // (a stale one reads "Not connected" after LIMITS.heartbeatTimeoutMs, on a slow machine mid-file).
     if (this.link.state === 'connected' && this.link.lastHeartbeatAt !== undefined) this.link = { ...this.link, lastHeartbeatAt: Date.now() };
-    return ok({ approvals: this.approvals, link: this.link, sharedTabs: this.sharedTabs, endpoint: this.endpoint, agentTokens: this.agentTokens, settings: this.settings });
+    return ok({ approvals: this.approvals, inFlight: this.inFlight, link: this.link, sharedTabs: this.sharedTabs, endpoint: this.endpoint, agentTokens: this.agentTokens, settings: this.settings });
   }
 
   async decideApproval(p: { requestId: string; decision: 'approve' | 'deny'; reason?: string }): Promise<Result<null>> {
@@ -347,9 +349,38 @@ export class FakeConsole implements ConsoleApi {
     return run ? ok({ ...run, status: 'stopped', offerReload: true }) : err('run-unknown', 'no such run');
   }
 
+  async stopRequest(p: { requestId: string }): Promise<Result<StopRequestResult>> {
+    this.record('stopRequest', p);
+    const f = this.inFlight.find((x) => x.requestId === p.requestId);
+    if (!f) return err('unknown-request', 'not in flight');
+    this.inFlight = this.inFlight.filter((x) => x !== f);
+    this.emit({ kind: 'in-flight', requests: this.inFlight });
+    return ok({ requestId: f.requestId, phase: f.phase, tabId: f.tabId, afterDispatch: f.phase === 'dispatched' });
+  }
+
+  async stopEverything(): Promise<Result<StopEverythingReport>> {
+    this.record('stopEverything', undefined);
+    const report: StopEverythingReport = {
+      denied: this.approvals.map((a) => a.requestId),
+      stopped: this.inFlight.map((f) => ({ requestId: f.requestId, phase: f.phase, tabId: f.tabId, afterDispatch: f.phase === 'dispatched' })),
+      unshared: this.sharedTabs.map((t) => t.tabId),
+      unshareFailed: [],
+      sessionsClosed: 0,
+      developerModeSwitchedOff: this.settings.developerMode,
+      receiptId: 'stop-receipt',
+    };
+    this.approvals = [];
+    this.inFlight = [];
+    this.sharedTabs = [];
+    this.emit({ kind: 'approvals', approvals: [] });
+    this.emit({ kind: 'in-flight', requests: [] });
+    this.emit({ kind: 'shared-tabs', tabs: [] });
+    return ok(report);
+  }
+
   async reloadTab(p: { tabId: number }): Promise<Result<null>> {
     this.record('reloadTab', p);
-    return ok(null);
+    return this.sharedTabs.some((t) => t.tabId === p.tabId) ? ok(null) : err('tab-not-shared', 'not shared');
   }
 
   async listScriptRuns(): Promise<Result<ScriptRun[]>> {

@@ -94,7 +94,9 @@ export class FakeLink implements ExtensionLink {
         this.tabs = this.tabs.filter((x) => x.tabId !== r.tabId);
         return ok(null);
       case 'reload-tab':
-        return this.tabs.some((x) => x.tabId === r.tabId) ? ok(null) : err('tab-not-shared', `tab ${r.tabId} is not shared`);
+        return this.tabs.some((t) => t.tabId === r.tabId) ? ok(null) : err('tab-not-shared', `tab ${r.tabId} is not shared`);
+      case 'console-state':
+        return ok(null);
       default:
         return err('unsupported', (r as { op: string }).op);
     }

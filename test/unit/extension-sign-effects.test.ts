@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { argumentsHash, urlHash } from '../../src/shared/canonical';
 import { err, ok, type Result } from '../../src/shared/result';
 import { MAX_OPENED_TABS_LISTED, type Grant, type SharedTab } from '../../src/shared/types';
-import { Signs, type SignDeps } from '../../extension/src/background/sign';
+import { badgeLook, countText, DEVELOPER_MODE_COLOR, PENDING_COLOR, Signs, type BadgeLook, type SignDeps } from '../../extension/src/background/sign';
 import { noteNewTab, watchEffects } from '../../extension/src/background/effects';
 import { Dispatcher, type DispatchRequest } from '../../extension/src/background/dispatch';
 import type { DispatchFaculty } from '../../extension/src/background/faculties/registry';
@@ -28,8 +28,8 @@ function recorder(stuck = new Set<number>()) {
       if (stuck.has(tabId)) return new Promise(() => {});
       return ok({ state: msg.type === 'echo:sign:show' ? msg.state : 'hidden' }) as Result<{ state: SignState }>;
     },
-    async badge(tabId, state) {
-      badges.push([tabId, state]);
+    async badge(tabId, _look, state) {
+      if (tabId !== null) badges.push([tabId, state]);
     },
   };
   return { deps, badges, page };
@@ -235,5 +235,35 @@ describe('effectsOf (the console re-bounds what the extension reports)', () => {
     expect(e.openedTabsOmitted).toBe(4);
     expect(e.pageUnresponsive).toBeUndefined();
     expect(effectsOf({ outcome: 'succeeded' })).toEqual({});
+  });
+});
+
+describe('the action badge carries the console state (issue 12 item 7): pending count, red while developer mode is on', () => {
+  it('badgeLook: the count is the text while approvals wait, the sign otherwise; red in developer mode on every tab', () => {
+    expect(badgeLook('hidden', { pending: 0, developerMode: false })).toMatchObject({ text: '' });
+    expect(badgeLook('hidden', { pending: 3, developerMode: false })).toMatchObject({ text: '3', color: PENDING_COLOR, title: expect.stringContaining('3 approvals waiting') });
+    expect(badgeLook('shared', { pending: 1, developerMode: false })).toMatchObject({ text: '1', title: expect.stringContaining('this tab is shared') });
+    expect(badgeLook('shared', { pending: 0, developerMode: false })).toMatchObject({ text: 'ON', color: '#1a73e8' });
+    expect(badgeLook('running', { pending: 0, developerMode: true })).toMatchObject({ text: 'RUN', color: DEVELOPER_MODE_COLOR, title: expect.stringContaining('DEVELOPER MODE') });
+    expect(badgeLook('hidden', { pending: 2, developerMode: true })).toMatchObject({ text: '2', color: DEVELOPER_MODE_COLOR });
+    expect([countText(0), countText(99), countText(100)]).toEqual(['', '99', '99+']);
+  });
+
+  it('consoleState sets the global badge and redraws every tab the sign touched, once per change', async () => {
+    const drawn: Array<[number | null, BadgeLook]> = [];
+    const signs = new Signs({ tellTop: async () => null, badge: async (tabId, look) => void drawn.push([tabId, look]) });
+    signs.tabsListed([tab(5)]);
+    drawn.length = 0;
+    signs.consoleState({ pending: 2, developerMode: true });
+    signs.consoleState({ pending: 2, developerMode: true }); // no change: nothing drawn
+    expect(drawn).toEqual([
+      [null, expect.objectContaining({ text: '2', color: DEVELOPER_MODE_COLOR })],
+      [5, expect.objectContaining({ text: '2', color: DEVELOPER_MODE_COLOR })],
+    ]);
+    // The share ends: the tab's own badge keeps the count (per-tab values equal to the global ones).
+    drawn.length = 0;
+    signs.tabsListed([]);
+    await settle();
+    expect(drawn).toEqual([[5, expect.objectContaining({ text: '2', color: DEVELOPER_MODE_COLOR })]]);
   });
 });

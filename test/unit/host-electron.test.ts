@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
-const h = vi.hoisted(() => ({ windows: [] as { opts: any; url?: string; once: any }[], notifications: [] as any[] }));
+const h = vi.hoisted(() => ({ windows: [] as { opts: any; url?: string; once: any }[], notifications: [] as any[], clicks: [] as Array<() => void> }));
 
 vi.mock('electron', () => {
   class BrowserWindow {
@@ -31,7 +31,9 @@ vi.mock('electron', () => {
     constructor(public opts: any) {
       h.notifications.push(opts);
     }
-    on() {}
+    on(ev: string, f: () => void) {
+      if (ev === 'click') h.clicks.push(f);
+    }
     show() {}
   }
   class Tray {
@@ -59,7 +61,7 @@ import {
   secureWebPreferences,
   withSecurityHeaders,
 } from '../../src/main/security';
-import { ApprovalNotifier, approvalNotificationText } from '../../src/main/tray';
+import { ApprovalNotifier, approvalNotificationText, TrayBadge, trayToolTip } from '../../src/main/tray';
 import { createMainWindow } from '../../src/main/window';
 import { sampleApproval } from '../support/fake-console';
 
@@ -290,5 +292,40 @@ describe('approval notification', () => {
     n.update([a]);
     n.update([a, sampleApproval(Date.now(), { requestId: 'req-9' })]);
     expect(h.notifications.length - before).toBe(2);
+  });
+});
+
+describe('tray badge and notification click (issue 12 item 7)', () => {
+  it("a click on a request's notification names that request (the host opens its dialog)", () => {
+    const opened: string[] = [];
+    const n = new ApprovalNotifier((id) => opened.push(id));
+    h.clicks = [];
+    n.update([sampleApproval(Date.now(), { requestId: 'req-a' }), sampleApproval(Date.now(), { requestId: 'req-b' })]);
+    h.clicks[1]!();
+    h.clicks[0]!();
+    expect(opened).toEqual(['req-b', 'req-a']);
+  });
+
+  it('the tooltip, the tray title and the app badge carry the count; developer mode is said; nothing is redrawn without a change', () => {
+    const drawn: string[] = [];
+    const tray = { setToolTip: (t: string) => void drawn.push(`tip:${t}`), setTitle: (t: string) => void drawn.push(`title:${t}`) };
+    const app = { setBadgeCount: (n?: number) => (drawn.push(`badge:${n}`), true) };
+    const b = new TrayBadge(null, app);
+    b.update({ pending: 2 }); // before the tray exists: the app badge only
+    expect(drawn).toEqual(['badge:2']);
+    b.attach(tray as never);
+    expect(drawn.slice(1)).toEqual(['tip:Echo Console: 2 approvals waiting', 'title:2', 'badge:2']);
+    drawn.length = 0;
+    b.update({ pending: 2 });
+    expect(drawn).toEqual([]);
+    b.update({ developerMode: true });
+    expect(drawn[0]).toBe('tip:Echo Console: 2 approvals waiting · DEVELOPER MODE on');
+    drawn.length = 0;
+    b.update({ pending: 0, developerMode: false });
+    expect(drawn).toEqual(['tip:Echo Console: no approval waiting', 'title:', 'badge:0']);
+    expect(trayToolTip(1, false)).toBe('Echo Console: 1 approval waiting');
+    // A platform whose tray or badge throws does not take the host down.
+    const broken = new TrayBadge({ setToolTip: () => { throw new Error('gone'); }, setTitle: () => undefined } as never, { setBadgeCount: () => { throw new Error('no badge'); } });
+    expect(() => broken.update({ pending: 1 })).not.toThrow();
   });
 });

@@ -15,6 +15,7 @@ const h = vi.hoisted(() => {
     ready: null as null | Promise<void>,
     sent: [] as unknown[],
     notifications: 0,
+    notificationClicks: [] as Array<() => void>,
     inputListeners: new Map<string, (...a: unknown[]) => void>(),
   };
   return state;
@@ -35,6 +36,13 @@ vi.mock('electron', () => {
     isDestroyed() {
       return false;
     }
+    isMinimized() {
+      return false;
+    }
+    show() {
+      h.calls.push('window-show');
+    }
+    focus() {}
   }
   const session = {
     setPermissionRequestHandler: () => h.calls.push('permission-request'),
@@ -51,6 +59,7 @@ vi.mock('electron', () => {
       exit: () => h.calls.push('exit'),
       setPath: (name: string) => h.calls.push(`setPath:${name}`),
       getPath: () => '/tmp/echo-test-data',
+      setBadgeCount: (n: number) => (h.calls.push(`app-badge:${n}`), true),
       on: (ev: string, f: (...a: unknown[]) => void) => h.appHandlers.set(ev, f),
       whenReady: () => (h.ready = Promise.resolve()),
     },
@@ -63,7 +72,12 @@ vi.mock('electron', () => {
     Menu: { buildFromTemplate: () => ({}) },
     nativeImage: { createFromDataURL: () => ({}) },
     Tray: class {
-      setToolTip() {}
+      setToolTip(t: string) {
+        h.calls.push(`tray-tooltip:${t}`);
+      }
+      setTitle(t: string) {
+        h.calls.push(`tray-title:${t}`);
+      }
       setContextMenu() {}
       on() {}
     },
@@ -74,7 +88,9 @@ vi.mock('electron', () => {
       constructor() {
         h.notifications++;
       }
-      on() {}
+      on(ev: string, f: () => void) {
+        if (ev === 'click') h.notificationClicks.push(f);
+      }
       show() {}
     },
   };
@@ -107,6 +123,7 @@ beforeEach(() => {
   h.ready = null;
   h.sent = [];
   h.notifications = 0;
+  h.notificationClicks = [];
   h.inputListeners.clear();
 });
 
@@ -155,5 +172,19 @@ describe('Electron entry', () => {
     h.coreListener!({ kind: 'approvals', approvals: [{ requestId: 'r1', agent: { name: 'A' }, verb: 'run a page tool', origin: 'https://x.example' }] });
     expect(h.sent).toHaveLength(1);
     expect(h.notifications).toBe(1);
+    // Issue 12 item 7: the tray's tooltip and title and the app's badge carry the count...
+    expect(h.calls).toContain('tray-tooltip:Echo Console: 1 approval waiting');
+    expect(h.calls).toContain('tray-title:1');
+    expect(h.calls).toContain('app-badge:1');
+    // ...and developer mode is said in the tooltip.
+    h.coreListener!({ kind: 'settings', settings: { approvalTimeoutMs: 1, developerMode: true, developerModeIdleMinutes: 30 } });
+    expect(h.calls).toContain('tray-tooltip:Echo Console: 1 approval waiting · DEVELOPER MODE on');
+    // A click on the notification brings the window forward and opens that request's dialog in the renderer.
+    h.sent = [];
+    h.notificationClicks[0]!();
+    expect(h.sent).toContainEqual(['console:event', { kind: 'open-approval', requestId: 'r1' }]);
+    h.coreListener!({ kind: 'approvals', approvals: [] });
+    expect(h.calls.at(-1)).toBe('app-badge:0');
+    expect(h.calls).toContain('tray-title:');
   });
 });

@@ -36,7 +36,7 @@ describe('preload', () => {
       h.invoke.mockClear();
       const p = { probe: m };
       await api[m]!(p);
-      const expected = ['getSnapshot', 'verifyLedger', 'unpair', 'listShareableTabs', 'listPolicyRules', 'listScriptRuns'].includes(m) ? [CHANNELS[m]] : [CHANNELS[m], p];
+      const expected = ['getSnapshot', 'verifyLedger', 'unpair', 'listShareableTabs', 'listPolicyRules', 'listScriptRuns', 'stopEverything'].includes(m) ? [CHANNELS[m]] : [CHANNELS[m], p];
       expect(h.invoke.mock.calls).toEqual([expected]);
     }
   });

@@ -50,6 +50,10 @@ describe('the trusted-input gate (injected clock)', () => {
     expect(gatedActionOf('decideApproval', { requestId: 'r', decision: 'deny' })).toBe('decision');
     // The person's Revert of Live Patches is their decision on a page action (no dialog follows it).
     expect(gatedActionOf('revertPatches', { tabId: 1 })).toBe('decision');
+    // Stop, Stop everything and the reload they offer are the person's decisions too (issue 12 item 5).
+    expect(gatedActionOf('stopRequest', { requestId: 'r' })).toBe('decision');
+    expect(gatedActionOf('stopEverything', undefined)).toBe('decision');
+    expect(gatedActionOf('reloadTab', { tabId: 1 })).toBe('decision');
     expect(gatedActionOf('listPatches', { tabId: 1 })).toBeNull();
     expect(gatedActionOf('updateSettings', { developerMode: true })).toBe('developer-mode-on');
     expect(gatedActionOf('updateSettings', { developerMode: false })).toBeNull();
@@ -133,6 +137,24 @@ describe('Electron IPC: a decision or developer mode on from a script', () => {
     // Right after a real press it passes the gate (and, with no patch active, reverts nothing).
     realClick();
     expect(await invoke('revertPatches', trusted(), { tabId: 1 })).toMatchObject({ ok: true, value: [] });
+  });
+
+  it('Stop, Stop everything and the tab reload from a script with no real input: refused, nothing stopped; right after a real press, Stop passes', async () => {
+    expect(await invoke('stopRequest', trusted(), { requestId })).toMatchObject({ ok: false, error: { code: 'no-trusted-input' } });
+    expect(await invoke('stopEverything', trusted())).toMatchObject({ ok: false, error: { code: 'no-trusted-input' } });
+    expect(await invoke('reloadTab', trusted(), { tabId: 1 })).toMatchObject({ ok: false, error: { code: 'no-trusted-input' } });
+    expect(refusals().map((r) => (r.detail as { method: string }).method).sort()).toEqual(['reloadTab', 'stopEverything', 'stopRequest']);
+    expect(refusals().find((r) => (r.detail as { method: string }).method === 'stopRequest')).toMatchObject({ actor: { kind: 'console' }, detail: { action: 'decision', requestId } });
+    // Nothing was stopped, denied, unshared or reloaded.
+    expect(core.broker.approvals.list().map((a) => a.requestId)).toEqual([requestId]);
+    expect(core.broker.inFlight.list().map((f) => f.requestId)).toEqual([requestId]);
+    expect(core.broker.getSharedTabs().map((t) => t.tabId)).toEqual([1]);
+    expect(link.requests.some((r) => r.op === 'reload-tab' || r.op === 'unshare-tab')).toBe(false);
+    expect(core.ledger.query({ event: 'stopped-everything', limit: 5 }).receipts).toEqual([]);
+    realClick();
+    expect(await invoke('stopRequest', trusted(), { requestId })).toMatchObject({ ok: true, value: { requestId, afterDispatch: false } });
+    await until((l) => core.onEvent(l), () => core.broker.inFlight.list().length === 0);
+    expect(core.ledger.query({ requestId, limit: 1 }).receipts[0]).toMatchObject({ event: 'cancelled', actor: { kind: 'person' } });
   });
 
   it('a mouse move, or a press longer ago than the window, does not let it through', async () => {

@@ -2,7 +2,8 @@
  * The worker core: one entry point, `handleRequest`, that answers every
  * ConsoleRequest op of src/shared/protocol.ts with a Result (never a throw).
  * The link-level ops (list-tabs, list-shareable-tabs, share-tab, unshare-tab,
- * cancel, and the ledger witness's witness-checkpoint and witness-read) are handled here; `read`, `dispatch` and `discover` (which is the
+ * cancel, the ledger witness's witness-checkpoint and witness-read, reload-tab, and console-state
+ * for the action badge) are handled here; `read`, `dispatch` and `discover` (which is the
  * `webmcp-discover` faculty's `discover`) go through the faculty registry
  * (faculties/registry.ts) by faculty id, with no switch on faculty names.
  * Events of the tabs, frames and tool watchers come out through `emit`.
@@ -47,8 +48,10 @@ export interface WorkerCoreOptions {
   faculties?: Faculty[];
   /** Where the ledger witness keeps its checkpoint (chrome.storage.local; default: `storage`). */
   witnessStorage?: KeyValueArea;
-  /** Reload a tab (default chrome.tabs.reload), for the console's `reload-tab`. */
-  reloadTab?: (tabId: number) => Promise<void>;
+  /** The console's state for the action badge (`console-state`: pending approvals, developer mode; sign.ts). */
+  consoleState?(s: { pending: number; developerMode: boolean }): void;
+  /** Reload a tab (`reload-tab`, after the shared check here; default chrome.tabs.reload). */
+  reloadTab?(tabId: number): Promise<void>;
 }
 
 export interface WorkerCore {
@@ -131,8 +134,8 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
       case 'witness-read':
         return ok(await witness.read());
       case 'reload-tab': {
-        // Only a shared tab: the console may not reload the person's other tabs.
-        if (!(await sharing.store.get(req.tabId))) return err('tab-not-shared', 'the tab is not shared');
+        // Only a tab the person shared: the console may not reload anything else (docs/stop.md).
+        if (!Number.isInteger(req.tabId) || !(await sharing.store.get(req.tabId))) return err('tab-not-shared', 'only a shared tab can be reloaded');
         try {
           await (opts.reloadTab ?? ((id: number) => chrome.tabs.reload(id)))(req.tabId);
           return ok(null);
@@ -140,6 +143,10 @@ export function createWorkerCore(opts: WorkerCoreOptions): WorkerCore {
           return err('reload-failed', String(e instanceof Error ? e.message : e).slice(0, 200));
         }
       }
+      case 'console-state':
+        if (!Number.isInteger(req.pending) || req.pending < 0 || typeof req.developerMode !== 'boolean') return err('bad-request', 'pending must be a count and developerMode a boolean');
+        opts.consoleState?.({ pending: req.pending, developerMode: req.developerMode });
+        return ok(null);
       default:
         return err('unknown-op', 'unknown request op');
     }

@@ -73,6 +73,8 @@ const faculties = createWorkerCore({
   verifyGrant: async (g) => (link ? link.verifyGrant(g) : false),
   emit,
   watch: (target, since) => watchEffects(target, signs, since),
+  // The console's pending count and developer mode, on the toolbar badge (sign.ts).
+  consoleState: (st) => signs.consoleState(st),
 });
 
 function linkState(): PopupLinkState {
@@ -86,6 +88,10 @@ function linkState(): PopupLinkState {
  */
 link = startChromeLink({
   onRequest: (req, ctx) => faculties.handleRequest(req, ctx.signal),
+  // Without the console nobody can answer a count: the badge drops it (the console sends it again on reconnect).
+  onState: (st) => {
+    if (st.state !== 'connected') signs.consoleState({ pending: 0, developerMode: false });
+  },
 });
 
 // ---- runtime messages: popup and content scripts ----------------------------------------

@@ -9,6 +9,14 @@
  * document that replaced the shared one (`navigated`, frame 0; Chrome clears a tab's own action
  * badge on navigation and the new document has no sign yet), and the dispatcher's runs (effects.ts).
  * Everything is best effort: a tab that went away simply has no sign.
+ *
+ * The same toolbar badge carries the console's state (issue 12 item 7, issue 11 item 2;
+ * docs/stop.md, "Badges"), from the link's `console-state` request: the count of approvals waiting
+ * for the person, on every tab, and a red background on every tab while developer mode is on. One
+ * function decides a tab's badge from both (`badgeLook`): while an approval waits its count is the
+ * text (the call to act), otherwise a shared tab's ON / RUN; the title always says both. The
+ * global (default) badge is what tabs the sign never touched show; a tab the sign touched gets its
+ * own values, recomputed at each change.
  */
 import type { SharedTab } from '../../../src/shared/types';
 import type { Result } from '../../../src/shared/result';
@@ -28,6 +36,44 @@ const BADGE: Record<SignState, { text: string; color: string; title: string }> =
   running: { text: 'RUN', color: '#d93025', title: 'Echo Console: an agent action is running in this tab' },
 };
 
+/** What the console last said (`console-state`): approvals waiting, and developer mode. */
+export interface ConsoleBadgeState {
+  pending: number;
+  developerMode: boolean;
+}
+
+/** The badge's text, background colour and title. */
+export interface BadgeLook {
+  text: string;
+  color: string;
+  title: string;
+}
+
+/** Red while developer mode is on (issue 11 item 2's colour), on every tab. */
+export const DEVELOPER_MODE_COLOR = '#d93025';
+/** Behind the pending count while developer mode is off. */
+export const PENDING_COLOR = '#e8710a';
+
+/** The pending count as badge text: '' for none, at most "99+" (about four characters fit). */
+export function countText(n: number): string {
+  return n <= 0 ? '' : n > 99 ? '99+' : String(n);
+}
+
+/**
+ * One tab's badge (or, with state `hidden`, the global badge) from its sign state and the
+ * console's state. Pure; the one place the badge is decided.
+ */
+export function badgeLook(state: SignState, c: ConsoleBadgeState): BadgeLook {
+  const b = BADGE[state];
+  const waiting = c.pending > 0 ? `${c.pending} approval${c.pending === 1 ? '' : 's'} waiting in Echo Console` : '';
+  const title = [b.title, waiting, c.developerMode ? 'DEVELOPER MODE is on' : ''].filter(Boolean).join(' · ');
+  return {
+    text: c.pending > 0 ? countText(c.pending) : b.text,
+    color: c.developerMode ? DEVELOPER_MODE_COLOR : c.pending > 0 ? PENDING_COLOR : b.color,
+    title,
+  };
+}
+
 /** The effects on the browser, injectable for unit tests. */
 export interface SignDeps {
   /**
@@ -35,7 +81,8 @@ export interface SignDeps {
    * there if the document is at `origin` (the shared origin). null: no answer.
    */
   tellTop(tabId: number, msg: ToSign, origin: string | null): Promise<Result<{ state: SignState }> | null>;
-  badge(tabId: number, state: SignState): Promise<void>;
+  /** Set a tab's own badge (`tabId`), or the global one (`null`). */
+  badge(tabId: number | null, look: BadgeLook, state: SignState): Promise<void>;
 }
 
 /**
@@ -64,12 +111,12 @@ async function tellTop(tabId: number, msg: ToSign, origin: string | null): Promi
   }
 }
 
-async function badge(tabId: number, state: SignState): Promise<void> {
-  const b = BADGE[state];
+async function badge(tabId: number | null, b: BadgeLook): Promise<void> {
+  const at = tabId === null ? {} : { tabId };
   await Promise.all([
-    chrome.action.setBadgeText({ tabId, text: b.text }),
-    chrome.action.setBadgeBackgroundColor({ tabId, color: b.color }),
-    chrome.action.setTitle({ tabId, title: b.title }),
+    chrome.action.setBadgeText({ ...at, text: b.text }),
+    chrome.action.setBadgeBackgroundColor({ ...at, color: b.color }),
+    chrome.action.setTitle({ ...at, title: b.title }),
   ]).catch(() => undefined); // the tab closed meanwhile
 }
 
@@ -82,8 +129,35 @@ export class Signs {
   /** Dispatches running per tab (a tab may run more than one at once). */
   private readonly runs = new Map<number, number>();
   private readonly chains = new Map<number, Promise<void>>();
+  /** The console's state, as last said (none yet: nothing waits, developer mode off). */
+  private console: ConsoleBadgeState = { pending: 0, developerMode: false };
+  /** Tabs given their own badge values: each change of the console's state recomputes them. */
+  private readonly touched = new Set<number>();
 
   constructor(private readonly deps: SignDeps = chromeDeps) {}
+
+  /**
+   * The console's state changed (`console-state`; also `{pending: 0, developerMode: false}` when
+   * the link dropped: a count nobody can answer is not shown): the global badge and every tab's own.
+   */
+  consoleState(c: ConsoleBadgeState): void {
+    if (c.pending === this.console.pending && c.developerMode === this.console.developerMode) return;
+    this.console = { pending: c.pending, developerMode: c.developerMode };
+    void this.deps.badge(null, badgeLook('hidden', this.console), 'hidden').catch(() => undefined);
+    for (const tabId of this.touched) this.drawBadge(tabId);
+  }
+
+  /** The console's state as last said (a copy). */
+  consoleBadgeState(): ConsoleBadgeState {
+    return { ...this.console };
+  }
+
+  private drawBadge(tabId: number): void {
+    const state = this.stateOf(tabId);
+    // A tab back to `hidden` with nothing to say keeps per-tab values equal to the global badge.
+    this.touched.add(tabId);
+    void this.deps.badge(tabId, badgeLook(state, this.console), state).catch(() => undefined);
+  }
 
   /** The state a tab's sign should show now. */
   stateOf(tabId: number): SignState {
@@ -149,7 +223,7 @@ export class Signs {
    * not answer (later messages to that document are still delivered after it, in order).
    */
   private apply(tabId: number): Promise<void> {
-    void this.deps.badge(tabId, this.stateOf(tabId)).catch(() => undefined);
+    this.drawBadge(tabId);
     const next = (this.chains.get(tabId) ?? Promise.resolve()).then(() => this.tellPage(tabId));
     this.chains.set(tabId, next);
     void next.then(() => {

@@ -299,6 +299,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     onSwitch: (sw) => {
       receipt({ requestId: null, event: sw.on ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: sw.by === 'person' ? PERSON : { kind: 'console' }, detail: { ...sw } });
       emit({ kind: 'settings', settings: consoleSettings() });
+      tellExtension();
     },
     ...(opts.developerModeTimer ? { setTimer: opts.developerModeTimer } : {}),
   });
@@ -315,7 +316,25 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   const unsubs: Array<() => void> = [];
   // Batched (./receipt-events.ts): one event per receipt was most of the console's work under a flood.
   unsubs.push(batchReceiptEvents((l) => ledger.onAppend(l), (receipts) => emit({ kind: 'receipts', receipts })));
-  unsubs.push(broker.approvals.onChange((approvals) => emit({ kind: 'approvals', approvals })));
+  unsubs.push(
+    broker.approvals.onChange((approvals) => {
+      emit({ kind: 'approvals', approvals });
+      tellExtension();
+    }),
+  );
+  // Coalesced to one event per pass of the event loop: a request changes phase several times in a
+  // row, and under a flood of agent calls one event per change would be most of the UI's traffic.
+  let inFlightQueued = false;
+  unsubs.push(
+    broker.inFlight.onChange(() => {
+      if (inFlightQueued) return;
+      inFlightQueued = true;
+      setImmediate(() => {
+        inFlightQueued = false;
+        if (!stopped) emit({ kind: 'in-flight', requests: broker.inFlight.list() });
+      });
+    }),
+  );
   unsubs.push(broker.patches.onChange((patches) => emit({ kind: 'live-patches', patches })));
   unsubs.push(broker.scripts.onChange((run) => emit({ kind: 'script-run', run })));
   // Sharing writes its own receipts (src/main/core/sharing); the UI hears every change.
@@ -324,10 +343,29 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   unsubs.push(
     link.onStatus((s) => {
       emit({ kind: 'link', link: s });
-      if (s.state === 'connected' && lastState !== 'connected') void refreshSharedTabs();
+      if (s.state !== 'connected') sentToExtension = null;
+      if (s.state === 'connected' && lastState !== 'connected') {
+        void refreshSharedTabs();
+        tellExtension();
+      }
       lastState = s.state;
     }),
   );
+
+  // The extension's action badge shows the pending count, red while developer mode is on (issue 12
+  // item 7; extension/src/background/sign.ts): told at each change and at each (re)connection.
+  let sentToExtension: string | null = null;
+  function tellExtension(): void {
+    if (stopped || link.status().state !== 'connected') return;
+    const state = { pending: broker.approvals.list().length, developerMode: developerMode.on };
+    const key = JSON.stringify(state);
+    if (key === sentToExtension) return;
+    sentToExtension = key;
+    void link.request({ op: 'console-state', ...state }, { timeoutMs: 10_000 }).then((r) => {
+      // Not taken (an older extension, a dropped link): the next change or connection tries again.
+      if (!r.ok && sentToExtension === key) sentToExtension = null;
+    });
+  }
 
   async function refreshSharedTabs(): Promise<Result<SharedTab[]>> {
     return broker.sharing.refresh();
@@ -448,7 +486,10 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
           log.warn('could not write the native host manifests', toErrorInfo(e));
         }
       }
-      if (link.status().state === 'connected') void refreshSharedTabs();
+      if (link.status().state === 'connected') {
+        void refreshSharedTabs();
+        tellExtension();
+      }
       // Retention now and hourly (a no-op while the person keeps payloads forever, the default).
       ledgerTasks.startRetention();
     },

@@ -8,7 +8,8 @@
  * same gate for its lines:
  *
  *  - `gatedActionOf(method, payload)` says which console API calls are gated:
- *    `decideApproval` (approve and deny alike), `updateSettings` that switches
+ *    `decideApproval` (approve and deny alike), `revertPatches`, `stopRequest`,
+ *    `stopEverything` and `reloadTab` (docs/stop.md), `updateSettings` that switches
  *    developer mode ON (off is always allowed: it only takes power away), and
  *    the future developer-console line.
  *  - `createInputGate` is the gate of a host that SEES the person's input: the
@@ -46,8 +47,19 @@ export function gatedActionOf(method: string, payload: unknown): GatedAction | n
   // A Revert in the console's Live Patches panel is the person's decision on a page action: the
   // pipeline takes the person's press as its approval (broker revertPatches, AgentContext.byPerson).
   // A manual invoke from the tool inspector starts a request in the person's name: only their own
-  // press may (its approval dialog is still shown and decided through this gate too).
-  if (method === 'decideApproval' || method === 'revertPatches' || method === 'invokeTool') return 'decision';
+  // press may (its approval dialog is still shown and decided through this gate too). Stop (one
+  // request, or everything) and the tab reload it offers are the person's decisions too (issue 12
+  // item 5): a script in the console's page must not stop, deny or reload for them.
+  if (
+    method === 'decideApproval' ||
+    method === 'revertPatches' ||
+    method === 'invokeTool' ||
+    method === 'stopRequest' ||
+    method === 'stopEverything' ||
+    method === 'reloadTab'
+  ) {
+    return 'decision';
+  }
   if (method === 'updateSettings' && payload !== null && typeof payload === 'object' && (payload as { developerMode?: unknown }).developerMode === true) {
     return 'developer-mode-on';
   }

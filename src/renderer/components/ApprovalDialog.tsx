@@ -24,7 +24,9 @@
  *   that calls the API directly: the hosts gate that (src/main/core/trusted-input.ts).
  */
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
-import type { ApprovalView } from '../../shared/ipc';
+import type { ApprovalView, InFlightView } from '../../shared/ipc';
+import type { ReloadOffer } from '../stores/inflight';
+import { StopButton } from './StopButton';
 import type { ErrorInfo } from '../../shared/result';
 import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../text';
 import { Field, HashField } from './fields';
@@ -305,4 +307,100 @@ function safeJson(value: unknown): string {
   } catch {
     return '';
   }
+}
+
+export interface RunningDialogProps {
+  requestId: string;
+  /** The request while it is in flight (undefined once it ended). */
+  request: InFlightView | undefined;
+  /** The reload offered after the person stopped it after dispatch, if so. */
+  offer: ReloadOffer | undefined;
+  busy: boolean;
+  offline: boolean;
+  error: ErrorInfo | null;
+  onStop(requestId: string): void;
+  onReload(tabId: number): void;
+  onClose(): void;
+}
+
+/**
+ * The dialog after "Approve once": the approved request runs, with its Stop (issue 12 item 5),
+ * until it ends. Stopped after dispatch, it says the outcome is unknown and offers the tab's
+ * reload. Escape or "Close" leaves it running (the header's Stop everything still reaches it).
+ */
+export function RunningDialog({ requestId, request, offer, busy, offline, error, onStop, onReload, onClose }: RunningDialogProps) {
+  const titleId = useId();
+  const ref = useRef<HTMLDivElement>(null);
+  const [ignored, setIgnored] = useState(false);
+  useEffect(() => ref.current?.focus(), [requestId]);
+  const phase = request?.phase;
+  return (
+    <div className="overlay">
+      <div
+        ref={ref}
+        className="dialog dialog-running"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        tabIndex={-1}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            onClose();
+          }
+        }}
+        data-testid="running-dialog"
+        data-request-id={requestId}
+        data-phase={phase ?? 'ended'}
+      >
+        <header className="dialog-head">
+          <h2 id={titleId}>{request ? (request.stopping ? 'Stopping…' : phase === 'dispatched' ? 'Running in the page' : 'Approved: about to run') : offer ? 'Stopped: outcome unknown' : 'Ended'}</h2>
+        </header>
+        <div className="dialog-body">
+          {request ? (
+            <p data-testid="running-what">
+              {request.faculty} · {request.operation} in tab {request.tabId}, asked by {revealInvisible(request.agent)}.{' '}
+              {phase === 'dispatched' ? 'The extension is acting in the page now.' : 'It has not reached the page yet.'}
+            </p>
+          ) : null}
+          {offer ? (
+            <p data-testid="stopped-unknown">
+              You stopped it after it was dispatched. The console stopped waiting and asked the page to abort, and the agent was told its
+              outcome is unknown: the page&apos;s own code may still be running. Reloading tab {offer.tabId} ends that code (and anything
+              unsaved on the page).
+            </p>
+          ) : null}
+          {error ? (
+            <p className="error" role="alert" data-testid="running-error">
+              {error.message}
+            </p>
+          ) : null}
+          {ignored ? (
+            <p className="error" role="alert">
+              A click that did not come from your mouse or keyboard was ignored.
+            </p>
+          ) : null}
+        </div>
+        <footer className="dialog-foot">
+          <div className="actions">
+            <button type="button" className="btn" onClick={onClose} data-testid="running-close">
+              Close
+            </button>
+            {offer ? (
+              <button
+                type="button"
+                className="btn btn-primary"
+                disabled={busy || offline}
+                onClick={(e) => (e.nativeEvent.isTrusted === true ? onReload(offer.tabId) : setIgnored(true))}
+                data-testid="running-reload"
+              >
+                Reload tab {offer.tabId}
+              </button>
+            ) : null}
+            {request ? <StopButton requestId={requestId} phase={request.phase} busy={busy} disabled={offline || request.stopping === true} onStop={onStop} /> : null}
+          </div>
+        </footer>
+      </div>
+    </div>
+  );
 }

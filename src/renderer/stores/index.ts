@@ -1,5 +1,5 @@
 /**
- * The stores (approvals, receipts, timeline, connection, settings, policy, patches, scripts) and their wiring
+ * The stores (approvals, in-flight requests, receipts, timeline, ledger, connection, settings, policy, patches, scripts) and their wiring
  * to a transport: the snapshot is loaded on start and after every reconnect
  * (and errors that only said "unreachable" are cleared then), and pushed
  * ConsoleEvents update the matching store. The stores call the API through
@@ -10,6 +10,7 @@ import type { EchoApi } from '../../shared/ipc';
 import { plainError, withPlainErrors } from '../transport/errors';
 import type { TransportState } from '../transport/ws-client';
 import { createApprovalsStore } from './approvals';
+import { createInFlightStore } from './inflight';
 import { createConnectionStore, isTransportError } from './connection';
 import { createPicturesStore } from './pictures';
 import { createPolicyStore } from './policy';
@@ -25,6 +26,7 @@ export function createConsoleStores(rawApi: EchoApi) {
   const api = withPlainErrors(rawApi);
   return {
     approvals: createApprovalsStore(api),
+    inflight: createInFlightStore(api),
     receipts: createReceiptsStore(api),
     connection: createConnectionStore(api),
     settings: createSettingsStore(api),
@@ -72,6 +74,11 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
       return stores.ledger.getState().onProgress(e.progress);
     case 'script-run':
       return stores.scripts.getState().upsert(e.run);
+    case 'in-flight':
+      return stores.inflight.getState().setRequests(e.requests);
+    case 'open-approval':
+      // The person clicked the request's OS notification (Electron host): its dialog opens, even if they had closed it.
+      return stores.approvals.getState().open(e.requestId);
   }
 }
 
@@ -81,6 +88,7 @@ export async function loadSnapshot(api: EchoApi, stores: ConsoleStores): Promise
   if (!r.ok) return stores.connection.setState({ error: plainError(r.error) });
   const s = r.value;
   stores.approvals.getState().setPending(s.approvals);
+  stores.inflight.getState().setRequests(s.inFlight ?? []);
   stores.connection.setState({ link: s.link, endpoint: s.endpoint, sharedTabs: s.sharedTabs });
   stores.connection.getState().setAgentTokens(s.agentTokens);
   stores.settings.getState().setSettings(s.settings);
@@ -95,6 +103,7 @@ export function clearTransportErrors(stores: ConsoleStores): void {
   if (isTransportError(r.error)) stores.receipts.setState({ error: null });
   if (isTransportError(r.verifyError)) stores.receipts.setState({ verifyError: null });
   if (isTransportError(stores.approvals.getState().error)) stores.approvals.setState({ error: null });
+  if (isTransportError(stores.inflight.getState().error)) stores.inflight.setState({ error: null });
   if (isTransportError(stores.settings.getState().error)) stores.settings.setState({ error: null });
   if (isTransportError(stores.policy.getState().error)) stores.policy.setState({ error: null });
   if (isTransportError(stores.patches.getState().error)) stores.patches.setState({ error: null });

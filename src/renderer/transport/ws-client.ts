@@ -188,6 +188,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     runConsoleLine: (p) => call('runConsoleLine', p),
     stopScript: (p) => call('stopScript', p),
     listScriptRuns: () => call('listScriptRuns'),
+    stopRequest: (p) => call('stopRequest', p),
+    stopEverything: () => call('stopEverything'),
     reloadTab: (p) => call('reloadTab', p),
     onEvent(listener) {
       eventListeners.add(listener);

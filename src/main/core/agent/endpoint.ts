@@ -220,9 +220,13 @@ export class AgentEndpoint {
     });
   }
 
-  /** Close every MCP session: in-flight calls are cancelled by the SDK. */
-  async closeSessions(): Promise<void> {
-    await this.sessions.closeWhere(() => true);
+  /**
+   * Close every MCP session (HTTP and stdio): in-flight calls are cancelled by the SDK. The
+   * tokens stay valid: an agent may open a new session (Stop everything says so, docs/stop.md).
+   * @returns how many sessions were closed.
+   */
+  async closeSessions(): Promise<number> {
+    return this.sessions.closeWhere(() => true);
   }
 
   /**

@@ -21,6 +21,7 @@ import { validateApiPayload } from './payloads';
 import type { LedgerTasks } from '../ledger-tasks';
 import { gatedActionOf, RENDERER_ATTESTED_GATE, type TrustedInputGate } from '../trusted-input';
 import type { Inspector } from '../inspector';
+import { stopEverything } from '../stop';
 
 const PERSON: Actor = { kind: 'person' };
 
@@ -38,7 +39,7 @@ export interface ConsoleApiParts {
   agentTokens(): AgentTokenInfo[];
   consoleSettings(): ConsoleSettings;
   /** Developer mode (../developer-mode.ts): `updateSettings` switches it. */
-  developerMode: Pick<DeveloperMode, 'switchOn' | 'switchOff'>;
+  developerMode: Pick<DeveloperMode, 'switchOn' | 'switchOff' | 'on'>;
   emit(e: ConsoleEvent): void;
   /** The policy methods' work (src/main/core/api/policy.ts). */
   policy: PolicyApi;
@@ -80,7 +81,7 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
       if (action) {
         const admitted = inputGate.admit(action);
         if (!admitted.ok) {
-          const target = method === 'decideApproval' ? { requestId: (checked.value as { requestId: string }).requestId } : {};
+          const target = method === 'decideApproval' || method === 'stopRequest' ? { requestId: (checked.value as { requestId: string }).requestId } : {};
           receipt({ requestId: null, event: 'refused', faculty: 'console', actor: { kind: 'console' }, detail: { method, action, ...target, code: admitted.error.code, message: admitted.error.message } });
           return admitted;
         }
@@ -101,7 +102,7 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
   return {
     getSnapshot: handler('getSnapshot', (): Result<ConsoleSnapshot> =>
       // No token secret in here: the snapshot reaches the page (issue 9 item 4).
-      ok({ approvals: broker.approvals.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: p.endpoint(), agentTokens: p.agentTokens(), settings: p.consoleSettings() }),
+      ok({ approvals: broker.approvals.list(), inFlight: broker.inFlight.list(), link: link.status(), sharedTabs: broker.getSharedTabs(), endpoint: p.endpoint(), agentTokens: p.agentTokens(), settings: p.consoleSettings() }),
     ),
     decideApproval: handler('decideApproval', (x) => broker.decide(x.requestId, x.decision, x.reason)),
     queryReceipts: handler('queryReceipts', (x) => {
@@ -207,12 +208,16 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     }),
     stopScript: handler('stopScript', (x) => broker.scripts.stop(x.runId)),
     listScriptRuns: handler('listScriptRuns', () => ok(broker.scripts.list())),
-    // A run's offer after an unknown outcome: the person's reload of a shared tab, receipted.
-    reloadTab: handler('reloadTab', async (x) => {
-      if (!broker.sharing.get(x.tabId)) return err('tab-not-shared', `Tab ${x.tabId} is not shared; only a shared tab is reloaded from the console.`);
-      const r = await link.request({ op: 'reload-tab', tabId: x.tabId }, { timeoutMs: 15_000 });
+    // Stop (issue 12 item 5, docs/stop.md): the person's decisions, gated above like Approve/Deny.
+    stopRequest: handler('stopRequest', (x) => broker.stop(x.requestId)),
+    stopEverything: handler('stopEverything', async () => ok(await stopEverything({ broker, agentEndpoint, developerMode: p.developerMode, receipt }))),
+    // The person's reload of a shared tab (offered after a Stop or a raw-JavaScript run left an outcome unknown), receipted.
+    reloadTab: handler('reloadTab', async (x): Promise<Result<null>> => {
+      const tab = broker.sharing.get(x.tabId);
+      if (!tab) return err('tab-not-shared', `Tab ${x.tabId} is not shared: only a shared tab can be reloaded from the console.`);
+      const r = await link.request({ op: 'reload-tab', tabId: x.tabId }, { timeoutMs: 10_000 });
       if (!r.ok) return r;
-      receipt({ requestId: null, event: 'tab-reloaded', faculty: 'console', actor: PERSON, detail: { tabId: x.tabId } });
+      receipt({ requestId: null, event: 'tab-reloaded', faculty: 'console', actor: PERSON, tabId: x.tabId, origin: tab.origin, detail: {} });
       return ok(null);
     }),
   };

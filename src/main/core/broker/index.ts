@@ -30,6 +30,7 @@ import { PictureStore } from '../faculties/semantic-picture';
 import { LivePatches, revertFaculty } from '../faculties/live-patch';
 import { ScriptRuns } from '../faculties/raw-js';
 import type { LivePatchInfo } from '../../../shared/live-patch';
+import { InFlight, type StopResult } from './in-flight';
 
 export { ApprovalQueue } from './approvals';
 export { ArgumentValidator } from './validator';
@@ -86,6 +87,8 @@ export class Broker {
   readonly patches = new LivePatches();
   /** Every raw-JavaScript run, live, with Stop (ConsoleApi.runConsoleLine, stopScript; ../faculties/raw-js.ts). */
   readonly scripts: ScriptRuns = new ScriptRuns(this);
+  /** The reviewed actions in flight, and the one place that stops them (./in-flight.ts; docs/stop.md). */
+  readonly inFlight = new InFlight();
   private readonly link: ExtensionLink;
   private readonly pipeline: Pipeline;
   private readonly readTimeoutMs: number;
@@ -113,6 +116,7 @@ export class Broker {
       link: opts.link,
       pictures: this.pictures,
       patches: this.patches,
+      inFlight: this.inFlight,
       receipts,
       policy: this.policy,
       approvals: this.approvals,
@@ -210,6 +214,15 @@ export class Broker {
    */
   decide(requestId: string, decision: 'approve' | 'deny', reason?: string): Result<null> {
     return this.approvals.decide(requestId, decision, reason);
+  }
+
+  /**
+   * The person's Stop on one request in flight (./in-flight.ts InFlight.stop): before dispatch it
+   * ends `cancelled`, after dispatch `outcome-unknown` (the agent's pending call answers with that error).
+   * Errors: `unknown-request`, `already-stopped`.
+   */
+  stop(requestId: string): Result<StopResult> {
+    return this.inFlight.stop(requestId, 'stop');
   }
 
   // ---- calls refused at the door ---------------------------------------------------

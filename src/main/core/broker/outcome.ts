@@ -14,6 +14,7 @@ import { stripUrl } from '../../../shared/url';
 import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 import type { BrokerAnswer, Trail } from './trail';
+import { stopReason, type StopCause } from './in-flight';
 
 /** Error codes from the extension that by definition mean "refused before dispatch". */
 const PRE_DISPATCH_CODES = new Set<string>([
@@ -84,6 +85,8 @@ export interface OutcomeContext {
   env: FacultyEnv;
   /** How long the console waited for the extension's answer (ms), for the agent's message. */
   waitedMs: number;
+  /** The person stopped the request after its dispatch began (./in-flight.ts): whatever came back, its outcome is unknown. */
+  stopped?: StopCause;
 }
 
 /**
@@ -110,6 +113,15 @@ const { f, trail, actor, ctx, r, argsHash } = o;
       },
     });
   };
+  if (o.stopped) {
+    // The console stopped waiting at the person's word and asked the extension to abort (executeTool's
+    // signal, or the content script's work). Even an answer that raced the stop is not taken as the
+    // outcome: the person was told it was stopped, and the page's own code may still be running.
+    return unknown(
+      `The person stopped this request after it was dispatched (${stopReason(o.stopped)}): the console stopped waiting and asked the extension to abort it, but the page's own code may still run.`,
+      { reason: 'stopped-by-person', by: o.stopped, ...(res.ok ? {} : { linkAnswer: res.error.code }) },
+    );
+  }
   if (!res.ok) {
     if (ctx.signal?.aborted || res.error.code === 'aborted') {
       // Aborting makes the link ask the extension to cancel (op 'cancel'), but the

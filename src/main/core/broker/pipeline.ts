@@ -39,6 +39,7 @@ import type { LivePatches } from '../faculties/live-patch';
 import { LedgerUnavailable, Trail, ledgerUnavailableMessage, refusalDetail, type BrokerAnswer, type ReceiptSink, type TrailFields } from './trail';
 import type { ArgumentValidator } from './validator';
 import type { Turns } from '../turns';
+import { stopReason, type Flight, type InFlight } from './in-flight';
 
 export type { ActionFaculty, ActionRequestBase, ActionTarget, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 
@@ -72,6 +73,8 @@ export interface PipelineOptions {
   progressIntervalMs?: number;
   /** Each request resumes after its receipts reach the disk on its own turn (../turns.ts). */
   turns?: Turns;
+  /** The requests in flight: every action registers here, and Stop reaches it here (./in-flight.ts). */
+  inFlight: InFlight;
 }
 
 /**
@@ -176,8 +179,25 @@ export class Pipeline {
       /* the caller's notice must not break the request */
     }
     const state = { dispatched: false };
-    // The answer goes to the agent once every receipt of the request is on disk.
-    return trail.settled(await this.actionSteps(f, req, ctx, trail, shaped, state), state.dispatched);
+    // Registered for the whole request, so the person's Stop (and Stop everything) reaches it in any phase.
+    const flight = this.o.inFlight.begin({
+      requestId: trail.requestId,
+      faculty: f.faculty,
+      operation: f.operation,
+      tabId: req.tabId,
+      agent: ctx.byPerson ? 'person' : (ctx.actor.name ?? 'unknown agent'),
+    });
+    try {
+      // The answer goes to the agent once every receipt of the request is on disk.
+      return await trail.settled(await this.actionSteps(f, req, ctx, trail, shaped, state, flight), state.dispatched);
+    } finally {
+      flight.end();
+    }
+  }
+
+  /** The request's end when the person stopped it before dispatch (`cancelled`, actor the person), else null. */
+  private stoppedBeforeDispatch(trail: Trail, flight: Flight): BrokerAnswer<ActionValue> | null {
+    return flight.stopped ? trail.cancelled({ kind: 'person' }, stopReason(flight.stopped)) : null;
   }
 
   private async actionSteps<R extends ActionRequestBase>(
@@ -187,6 +207,7 @@ export class Pipeline {
     trail: Trail,
     shaped: Awaited<ReturnType<typeof shapeArguments>>,
     state: { dispatched: boolean },
+    flight: Flight,
   ): Promise<BrokerAnswer<ActionValue>> {
     const actor = ctx.actor;
     const operationId = typeof req.operationId === 'string' ? req.operationId.slice(0, 128) : undefined;
@@ -241,13 +262,15 @@ export class Pipeline {
           return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was done. Try again once it is connected.');
         }
         trail.write('approved', { kind: 'person' }, { byPerson: 'console' });
+        flight.approved();
       } else if (decision.action === 'allow' && ctx.kind === 'low-impact-mutation') {
         if (this.o.link.status().state !== 'connected') {
           return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was done. Try again once it is connected.');
         }
         trail.write('approved', { kind: 'console' }, { byRule: decision.ruleIndex, policy: decision.reason });
+        flight.approved();
       } else {
-        const approval = await this.requestApproval(f, trail, ctx, r, args, argsHash, decision.reason, operationId);
+        const approval = await this.requestApproval(f, trail, ctx, r, args, argsHash, decision.reason, operationId, flight);
         if (approval) return approval;
       }
 
@@ -271,7 +294,7 @@ export class Pipeline {
       }
       // This request's turn before the last checks; the disk is waited for once, after `dispatched`.
       await this.o.turns?.take();
-      const early = this.beforeSend(trail, f, ctx, r, 'while this request waited for approval');
+      const early = this.beforeSend(trail, f, ctx, r, 'while this request waited for approval', flight);
       if (early) return early;
 
       // 7. dispatch. From here on, not knowing the outcome means outcome-unknown.
@@ -283,20 +306,33 @@ export class Pipeline {
       await trail.settle({ turn: false });
       // That wait let other work run: what the checks above ruled out is checked again, with no await
       // between this and the send (an earlier request on this subject may have become outcome-unknown).
-      const late = this.beforeSend(trail, f, ctx, r, 'while its receipts were written');
+      const late = this.beforeSend(trail, f, ctx, r, 'while its receipts were written', flight);
       if (late) return late;
       state.dispatched = true;
       const stopProgress = waitsForPerson ? this.progressWhileWaiting(ctx, timeoutMs) : () => undefined;
       let res: Result<InvocationResult>;
       try {
-        res = await this.dispatch(f, ctx, r, args, signed.value, timeoutMs);
+        res = await this.dispatch(f, ctx, r, args, signed.value, timeoutMs, flight);
       } finally {
         stopProgress();
+        // The extension has answered (or the console stopped waiting): from here a Stop has nothing left to stop.
+        flight.answered();
       }
 
       // 8. mapOutcome.
       return mapOutcome(
-        { f, trail, actor, ctx, r, argsHash, discoveries: this.o.discoveries, env: this.env, waitedMs: timeoutMs + this.o.linkGraceMs },
+        {
+          f,
+          trail,
+          actor,
+          ctx,
+          r,
+          argsHash,
+          discoveries: this.o.discoveries,
+          env: this.env,
+          waitedMs: timeoutMs + this.o.linkGraceMs,
+          ...(flight.stopped ? { stopped: flight.stopped } : {}),
+        },
         res,
       );
     } catch (e) {
@@ -315,9 +351,10 @@ export class Pipeline {
     argsHash: string,
     policyReason: string,
     operationId: string | undefined,
+    flight: Flight,
   ): Promise<BrokerAnswer<ActionValue> | null> {
     const actor = ctx.actor;
-    const refused = this.admission(trail, ctx);
+    const refused = this.admission(trail, ctx, flight);
     if (refused) return refused;
     // Evidence taken only now that the person is to be asked (the target's picture).
     const evidence = f.evidence ? await f.evidence(r, this.env, ctx.signal) : null;
@@ -354,9 +391,12 @@ export class Pipeline {
     // The person sees the request only once its receipts are on disk. The wait lets other requests
     // run, so the caps and the link are checked again with no await between this and the queue.
     await trail.settle();
-    const late = this.admission(trail, ctx);
+    const late = this.admission(trail, ctx, flight);
     if (late) return late;
-    const outcome: ApprovalDecision = await this.o.approvals.request(view, ctx.signal);
+    const asked = this.o.approvals.request(view, ctx.signal);
+    // The person's Stop withdraws the pending approval (cancelled by the person).
+    flight.awaitingApproval((reason) => this.o.approvals.cancel(trail.requestId, 'person', reason));
+    const outcome: ApprovalDecision = await asked;
     switch (outcome.kind) {
       case 'denied':
         trail.write('denied', { kind: 'person' }, outcome.reason ? { reason: outcome.reason } : {});
@@ -380,13 +420,16 @@ export class Pipeline {
         return trail.refuse({ kind: 'console' }, outcome.code, `Refused before dispatch: ${outcome.reason}. Nothing was dispatched; ${f.lookAgain(r.target.tabId)}.`);
       case 'approved':
         trail.write('approved', { kind: 'person' }, {});
+        flight.approved();
         return null;
     }
   }
 
   /** The checks before a request joins the person's queue: the link, the agent's cancel, the global and per-agent caps. */
-  private admission(trail: Trail, ctx: AgentContext): BrokerAnswer<ActionValue> | null {
+  private admission(trail: Trail, ctx: AgentContext, flight: Flight): BrokerAnswer<ActionValue> | null {
     const actor = ctx.actor;
+    const stopped = this.stoppedBeforeDispatch(trail, flight);
+    if (stopped) return stopped;
     if (this.o.link.status().state !== 'connected') {
       return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was shown to the person. Try again once it is connected.');
     }
@@ -414,8 +457,10 @@ export class Pipeline {
    * for the disk (`meanwhile` says when): the agent's cancel, the link, and an outcome-unknown on
    * this subject that arose meanwhile. null: send; else the request's final answer.
    */
-  private beforeSend(trail: Trail, f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction, meanwhile: string): BrokerAnswer<ActionValue> | null {
+  private beforeSend(trail: Trail, f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction, meanwhile: string, flight: Flight): BrokerAnswer<ActionValue> | null {
     const actor = ctx.actor;
+    const stopped = this.stoppedBeforeDispatch(trail, flight);
+    if (stopped) return stopped;
     if (ctx.signal?.aborted) return trail.cancelled(actor, `the agent cancelled the request ${meanwhile}, before dispatch`);
     if (this.o.link.status().state !== 'connected') {
       return trail.refuse(actor, 'link-down', `The browser extension disconnected ${meanwhile}; nothing was dispatched. Try again once it is connected.`);
@@ -454,11 +499,20 @@ export class Pipeline {
   }
 
   /** Step 7: the one `dispatch` link request; never throws (a throw is an unknown outcome). */
-  private async dispatch(f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction, args: Record<string, unknown>, grant: Grant, timeoutMs: number): Promise<Result<InvocationResult>> {
-    // Our own controller: the agent's signal aborts it, and nothing else shares it.
+  private async dispatch(
+    f: ActionFaculty<ActionRequestBase>,
+    ctx: AgentContext,
+    r: ResolvedAction,
+    args: Record<string, unknown>,
+    grant: Grant,
+    timeoutMs: number,
+    flight: Flight,
+  ): Promise<Result<InvocationResult>> {
+    // Our own controller: the agent's signal and the person's Stop (./in-flight.ts) abort it, and nothing else shares it.
     const ctl = new AbortController();
     const onAbort = () => ctl.abort();
     ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    flight.dispatched(onAbort);
     try {
       return await this.o.link.request(
         {

@@ -1,0 +1,130 @@
+/// <reference types="chrome" />
+// Stop and the kill switch (issue 12 item 5) and the badges (item 7) end to end on real parts:
+// Chromium 156 with WebMCP and the built extension, the native host, the real core, the console
+// UI over the web host, an MCP SDK client. The person's acts are clicks in the console page.
+//
+//  1. A page tool whose execute never returns: approved, then stopped from the dialog → the
+//     agent's call answers outcome-unknown (stopped by the person), the receipt says so, and the
+//     reload the dialog offers reloads the tab. Meanwhile the pending count shows on the
+//     extension's action badge (read in its service worker) and in the console's title.
+//  2. Stop everything from the header: the pending request denied, the tab unshared, the agent's
+//     session closed, developer mode off, with its one receipt; the badge is red while developer
+//     mode is on.
+// Build first: npx electron-vite build && npm run build:extension && npm run build:tools
+import { expect, test } from '@playwright/test';
+import type { Page, Worker } from '@playwright/test';
+import { pairedMainJob, texts, untrustedBody, waitForApproval, waitForCore } from './support/main-job-fixture';
+
+const w = pairedMainJob(test, 'stop-e2e');
+
+/** The action badge as every tab without its own value shows it, and as `tabId` shows it. */
+async function badge(worker: Worker, tabId?: number): Promise<{ text: string; color: number[] }> {
+  return worker.evaluate(async (id) => {
+    const at = id === undefined ? {} : { tabId: id };
+    return { text: await chrome.action.getBadgeText(at), color: await chrome.action.getBadgeBackgroundColor(at) };
+  }, tabId);
+}
+
+async function toolsOf(tabId: number): Promise<Array<{ name: string; descriptorHash: string }>> {
+  const r = await w.client.callTool({ name: 'webmcp_discover', arguments: { tabId } });
+  expect(r.isError, texts(r)[0]).toBeFalsy();
+  return (JSON.parse(untrustedBody(texts(r)[1] as string)) as { tools: Array<{ name: string; descriptorHash: string }> }).tools;
+}
+
+let page: Page;
+let tabId: number;
+/** MCP sessions open now, over every agent token. */
+const sessions = () => w.job.core.agentTokens().reduce((n, t) => n + t.sessions, 0);
+
+test('Stop on a tool that never answers: outcome-unknown, the agent told, a reload offered; the badge and the title count the waiting approval', async () => {
+  test.setTimeout(120_000);
+  const { job } = w;
+  const ui = job.consolePage!;
+  page = await job.openPage(job.servers.url('misbehaving'));
+  tabId = await job.shareThroughApi(page);
+  const hang = (await toolsOf(tabId)).find((t) => t.name === 'hangs_forever')!;
+  const call = w.client.callTool({ name: 'webmcp_invoke', arguments: { tabId, name: hang.name, descriptorHash: hang.descriptorHash, arguments: {} } }, undefined, { timeout: 60_000 });
+  const view = await waitForApproval(job.core, (a) => a.tab.tabId === tabId);
+
+  // The count: on the extension's action badge (every tab, and the shared one), and in the title.
+  await expect.poll(async () => (await badge(job.worker)).text).toBe('1');
+  expect(await badge(job.worker, tabId)).toEqual({ text: '1', color: [232, 113, 10, 255] });
+  await expect(ui).toHaveTitle('(1) Echo Console');
+
+  await ui.bringToFront();
+  const dialog = ui.getByTestId('approval-dialog');
+  await expect(dialog).toHaveAttribute('data-request-id', view.requestId);
+  await dialog.getByTestId('end-of-request').scrollIntoViewIfNeeded(); // Approve arms once the whole request was seen
+  await expect(dialog.getByTestId('approve-button')).toBeEnabled();
+  await dialog.getByTestId('approve-button').click();
+  await expect(ui).toHaveTitle('Echo Console');
+  await expect.poll(async () => (await badge(job.worker)).text).toBe('');
+
+  // The dialog stays on the approved request while it runs, with its Stop.
+  const running = ui.getByTestId('running-dialog');
+  await expect(running).toHaveAttribute('data-phase', 'dispatched');
+  // The Approvals page lists it under "Running now" too, with its own Stop (for after the dialog is closed).
+  await expect(ui.getByTestId('running-item')).toHaveAttribute('data-request-id', view.requestId);
+  await running.getByTestId('stop-button').click();
+
+  const r = await call;
+  expect(r.isError).toBe(true);
+  expect(texts(r).join('\n')).toContain('The person stopped this request after it was dispatched');
+  expect(texts(r).join('\n')).toContain('outcome-unknown');
+  const last = job.core.ledger.query({ requestId: view.requestId, limit: 1 }).receipts[0]!;
+  expect(last).toMatchObject({ event: 'outcome-unknown', detail: { reason: 'stopped-by-person', by: 'stop' } });
+  expect(job.core.broker.inFlight.list()).toEqual([]);
+
+  // The dialog offers the reload; the tab reloads (a new document), receipted.
+  await expect(running.getByTestId('stopped-unknown')).toBeVisible();
+  const reloaded = page.waitForEvent('load');
+  await running.getByTestId('running-reload').click();
+  await reloaded;
+  await waitForCore(job.core, () => (job.core.ledger.query({ event: 'tab-reloaded', limit: 1 }).receipts[0]?.tabId === tabId ? true : undefined));
+  await expect(running).toHaveCount(0);
+});
+
+test('Stop everything from the header: pending denied, tab unshared, session closed, developer mode off, one receipt; the badge is red in developer mode', async () => {
+  test.setTimeout(120_000);
+  const { job } = w;
+  const ui = job.consolePage!;
+  await page.locator('html[data-ready="true"]').waitFor({ state: 'attached' });
+  // The web host cannot switch developer mode on (trust rule 19): the person does it in the desktop app; here the core's switch stands in.
+  job.core.developerMode.switchOn();
+  const tool = (await toolsOf(tabId)).find((t) => t.name === 'returns_function')!;
+  const call = w.client.callTool({ name: 'webmcp_invoke', arguments: { tabId, name: tool.name, descriptorHash: tool.descriptorHash, arguments: {} } }, undefined, { timeout: 60_000 });
+  const view = await waitForApproval(job.core, (a) => a.tab.tabId === tabId);
+  await expect.poll(async () => (await badge(job.worker)).text).toBe('1');
+  expect((await badge(job.worker)).color).toEqual([217, 48, 37, 255]);
+  await expect(ui).toHaveTitle('(1) DEVELOPER MODE · Echo Console');
+  expect(sessions()).toBe(1);
+
+  // The header's button stays reachable above the open dialog.
+  await ui.bringToFront();
+  await expect(ui.getByTestId('approval-dialog')).toBeVisible();
+  await ui.getByTestId('stop-everything').click();
+  await expect(ui.getByTestId('stop-report')).toContainText('1 request denied');
+  await expect(ui.getByTestId('stop-report')).toContainText('1 tab unshared');
+
+  // The agent was told why before its session closed.
+  const r = await call;
+  expect(r.isError).toBe(true);
+  expect(texts(r).join('\n')).toContain('Stop everything');
+  const act = job.core.ledger.query({ event: 'stopped-everything', limit: 5 }).receipts;
+  expect(act).toHaveLength(1);
+  expect(act[0]).toMatchObject({ actor: { kind: 'person' }, detail: { denied: [view.requestId], unshared: [tabId], sessionsClosed: 1, developerModeSwitchedOff: true } });
+  expect(job.core.ledger.query({ requestId: view.requestId, limit: 1 }).receipts[0]).toMatchObject({ event: 'denied', actor: { kind: 'person' } });
+  expect(job.core.broker.getSharedTabs()).toEqual([]);
+  expect(job.core.developerMode.on).toBe(false);
+  expect(sessions()).toBe(0);
+  await expect(ui).toHaveTitle('Echo Console');
+  await expect.poll(async () => badge(job.worker)).toEqual({ text: '', color: [95, 99, 104, 255] });
+  // The extension no longer lists the tab as shared: its own badge is back to nothing, and it
+  // refuses to reload the tab for the console (a shared tab only).
+  await expect.poll(async () => (await badge(job.worker, tabId)).text).toBe('');
+  const refused = await job.worker.evaluate(
+    (id) => (globalThis as unknown as { echoConsole: { handleRequest(r: unknown): Promise<unknown> } }).echoConsole.handleRequest({ op: 'reload-tab', tabId: id }),
+    tabId,
+  );
+  expect(refused).toMatchObject({ ok: false, error: { code: 'tab-not-shared' } });
+});
