@@ -26,7 +26,7 @@ export const RECEIPT_EVENTS = [
   'reverted',
   /** Live Patch: a patch was reverted as far as the page allowed, but the page is not equal to its prior state (it changed what the patch touched). */
   'revert-mismatch',
-  /** The person reloaded a shared tab from the console (offered after a Stop or a raw-JavaScript run left an outcome unknown; detail: tabId). */
+  /** The person reloaded a shared tab from the console (offered after a Stop or a raw-JavaScript run left an outcome unknown; the receipt's tabId and origin). */
   'tab-reloaded',
   'discovered',
   'paired',

@@ -247,7 +247,7 @@ describe('the pipeline through the real core (FakeLink)', () => {
     // The run's offer: the person reloads the shared tab (receipted); another tab is refused.
     expect(await core.api.reloadTab({ tabId: 7 })).toEqual({ ok: true, value: null });
     expect(link.requests.filter((r) => r.op === 'reload-tab')).toEqual([{ op: 'reload-tab', tabId: 7 }]);
-    expect(core.ledger.query({ event: 'tab-reloaded' }).receipts[0]).toMatchObject({ actor: { kind: 'person' }, faculty: 'console', detail: { tabId: 7 } });
+    expect(core.ledger.query({ event: 'tab-reloaded' }).receipts[0]).toMatchObject({ actor: { kind: 'person' }, faculty: 'console', tabId: 7 });
     expect(await core.api.reloadTab({ tabId: 99 })).toMatchObject({ ok: false, error: { code: 'tab-not-shared' } });
     expect(link.requests.filter((r) => r.op === 'reload-tab')).toHaveLength(1);
   });
