@@ -170,7 +170,7 @@ test('developer mode on by the person in the web host (--developer-mode), list_c
     expect(world.receipts({ requestId: lineId }).every((r) => r.actor.kind === 'person' && (r.event === 'requested' || r.subjectHash === sha(lineCode)))).toBe(true);
     expect(await world.core.api.reloadTab({ tabId })).toEqual({ ok: true, value: null });
     await expect(page.locator('#marker')).toHaveText('untouched');
-    expect(world.receipts({ event: 'tab-reloaded' })[0]).toMatchObject({ actor: { kind: 'person' }, detail: { tabId } });
+    expect(world.receipts({ event: 'tab-reloaded' })[0]).toMatchObject({ actor: { kind: 'person' }, tabId });
 
     // 8. The idle timeout turns developer mode off: receipt, list_changed, the tool gone, a call refused with a receipt.
     const changes = listChanged;
