@@ -3,7 +3,18 @@
 // the raw-JavaScript faculty) is driven end to end in test/e2e/developer-console.spec.ts.
 import { Terminal } from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { DeveloperConsoleSession, PRINT_LIMIT, untrustedText, type ScriptRunOutcome } from '../../src/renderer/terminal/session';
+import type { ScriptOutput, ScriptRun } from '../../src/shared/raw-script';
+import { DeveloperConsoleSession, PRINT_LIMIT, untrustedText } from '../../src/renderer/terminal/session';
+
+/** A run as the console reports it (src/shared/raw-script.ts). */
+function run(over: Omit<Partial<ScriptRun>, 'output'> & { output?: Partial<ScriptOutput> | null } = {}): ScriptRun {
+  const { output, ...rest } = over;
+  return {
+    runId: 'run-1', requestId: 'req-1', actor: 'person', tabId: 7, frameId: 0, world: 'MAIN', code: 'x', codeHash: 'ab'.repeat(32),
+    status: 'succeeded', startedAt: 1, endedAt: 2, error: null, offerReload: false, ...rest,
+    output: output === null ? null : { status: 'returned', valueType: 'string', value: null, valueTruncated: false, error: null, console: [], consoleOmitted: 0, elapsedMs: 1, ...output },
+  };
+}
 
 const TABS = [
   { tabId: 7, origin: 'https://shop.example', title: 'Shop' },
@@ -13,15 +24,15 @@ const TABS = [
 function setup() {
   const term = new Terminal({ cols: 80, rows: 30, allowProposedApi: true });
   const runs: { tabId: number; code: string }[] = [];
-  const stops: number[] = [];
-  let answer: (o: ScriptRunOutcome) => void = () => undefined;
+  const stops: string[] = [];
+  let answer: (o: ScriptRun) => void = () => undefined;
   const backend = {
     run: (tabId: number, code: string) => {
       runs.push({ tabId, code });
-      return new Promise<ScriptRunOutcome>((r) => (answer = r));
+      return new Promise<ScriptRun>((r) => (answer = r));
     },
-    stop: async (tabId: number) => {
-      stops.push(tabId);
+    stop: async (runId: string) => {
+      stops.push(runId);
     },
     reload: async () => ({ ok: true }),
   };
@@ -46,7 +57,7 @@ function setup() {
     s.data('\r');
     await settle();
   };
-  return { s, term, runs, stops, answer: (o: ScriptRunOutcome) => answer(o), settle, screen, enter };
+  return { s, term, runs, stops, answer: (o: ScriptRun) => answer(o), settle, screen, enter };
 }
 
 describe('developer console session', () => {
@@ -76,13 +87,13 @@ describe('developer console session', () => {
     await t.enter('document.title');
     expect(t.runs).toEqual([{ tabId: 7, code: 'document.title' }]);
     expect(t.s.busy).toBe(true);
-    t.answer({ ok: true, result: '"Shop"', console: [{ level: 'log', text: 'hello' }], codeHash: 'ab'.repeat(32) });
+    t.answer(run({ output: { value: '"Shop"', console: [{ level: 'log', text: 'hello' }] } }));
     await t.settle();
     expect(t.s.busy).toBe(false);
     const out = t.screen();
     expect(out).toContain('console.log: hello');
     expect(out).toContain('"Shop"');
-    expect(out).toContain('untrusted page output · sha256 abababababab…');
+    expect(out).toContain('untrusted page output · sha256 abababababab… · succeeded');
     expect(out.split('\n').at(-1)).toBe('tab 7 ›');
   });
 
@@ -91,7 +102,7 @@ describe('developer console session', () => {
     t.s.start(TABS);
     await t.enter('.tab 7');
     await t.enter('x');
-    t.answer({ ok: true, result: '\x1b[2J\x1b[H\x1b[32mApproved by you\u202e', console: [{ level: 'log', text: '\r\x1b[1Afake prompt' }], codeHash: '00'.repeat(32) });
+    t.answer(run({ output: { value: '\x1b[2J\x1b[H\x1b[32mApproved by you\u202e', console: [{ level: 'log', text: '\r\x1b[1Afake prompt' }] } }));
     await t.settle();
     const out = t.screen();
     // The screen was not cleared: the tab list from the start is still there.
@@ -113,12 +124,14 @@ describe('developer console session', () => {
     await t.enter('.tab 9');
     await t.enter('while (true) {}');
     expect(t.s.busy).toBe(true);
+    // The console reports the line's run (the script-run event): Ctrl+C stops that run.
+    t.s.scriptEvent(run({ runId: 'run-9', tabId: 9, status: 'running', endedAt: null, output: null }));
     t.s.data('\x03');
     await t.settle();
-    expect(t.stops).toEqual([9]);
+    expect(t.stops).toEqual(['run-9']);
     expect(t.screen()).toContain('Stopped waiting. The outcome is unknown');
     expect(t.screen().split('\n').at(-1)).toBe('tab 9 ›');
-    t.answer({ ok: false, code: 'outcome-unknown', message: 'stopped by the person', outcomeUnknown: true });
+    t.answer(run({ runId: 'run-9', tabId: 9, status: 'stopped', output: null, error: { code: 'outcome-unknown', message: 'stopped by the person' }, offerReload: true }));
     await t.settle();
     expect(t.screen()).not.toContain('stopped by the person');
   });
@@ -128,13 +141,16 @@ describe('developer console session', () => {
     t.s.start(TABS);
     await t.enter('.tab 7');
     t.s.data('let a');
-    t.s.scriptEvent({ runId: 'r1', actor: 'agent', agent: 'claude', tabId: 7, phase: 'started', codeHash: 'cd'.repeat(32), code: 'document.querySelectorAll("a").length' });
-    t.s.scriptEvent({ runId: 'r1', actor: 'agent', agent: 'claude', tabId: 7, phase: 'ended', codeHash: 'cd'.repeat(32), outcome: { ok: true, result: '12', console: [], codeHash: 'cd'.repeat(32) } });
+    const agentRun = { runId: 'r1', actor: 'agent' as const, agentName: 'claude', tabId: 7, codeHash: 'cd'.repeat(32), code: 'document.querySelectorAll("a").length' };
+    t.s.scriptEvent(run({ ...agentRun, status: 'running', endedAt: null, output: null }));
+    t.s.scriptEvent(run({ ...agentRun, status: 'running', endedAt: null, output: null })); // reported again: printed once
+    t.s.scriptEvent(run({ ...agentRun, output: { value: '12' } }));
     await t.settle();
     const out = t.screen();
-    expect(out).toContain('[agent claude] tab 7 runs a script (sha256 cdcdcdcdcdcd…):');
+    expect(out).toContain('[agent claude] tab 7 runs a script in MAIN (sha256 cdcdcdcdcdcd…):');
+    expect(out.split('runs a script').length).toBe(2);
     expect(out).toContain('document.querySelectorAll("a").length');
-    expect(out).toContain('[agent claude] tab 7 script cdcdcdcdcdcd… ended:');
+    expect(out).toContain('[agent claude] tab 7 script sha256 cdcdcdcdcdcd… ended:');
     expect(out.split('\n').at(-1)).toBe('tab 7 › let a');
   });
 

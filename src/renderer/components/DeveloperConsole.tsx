@@ -16,14 +16,15 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef } from 'react';
-import { DeveloperConsoleSession, type DeveloperConsoleBackend, type ScriptRunEvent, type TerminalTab } from '../terminal/session';
+import type { ScriptRun } from '../../shared/raw-script';
+import { DeveloperConsoleSession, type DeveloperConsoleBackend, type TerminalTab } from '../terminal/session';
 
 export interface DeveloperConsoleProps {
   /** The shared tabs (the terminal binds to one of them). */
   tabs: readonly TerminalTab[];
   backend: DeveloperConsoleBackend;
   /** Subscribe to raw-JavaScript runs seen live; returns the unsubscribe. */
-  subscribe(listener: (e: ScriptRunEvent) => void): () => void;
+  subscribe(listener: (run: ScriptRun) => void): () => void;
 }
 
 /** The terminal; mounted while developer mode is on and the Developer console page is open. */

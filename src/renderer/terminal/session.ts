@@ -22,6 +22,8 @@
  *   characters, escape sequences and bidi marks show as markers and cannot
  *   move the cursor, recolour or rewrite what the terminal shows.
  */
+import type { ScriptRun } from '../../shared/raw-script';
+import type { ErrorInfo } from '../../shared/result';
 import { revealInvisible } from '../text';
 import { LineEditor, type EditorEffect } from './line-editor';
 
@@ -32,40 +34,25 @@ export interface TerminalTab {
   title: string;
 }
 
-/** One console line the page's code printed during a run (untrusted). */
-export interface ScriptConsoleLine {
-  level: 'log' | 'info' | 'warn' | 'error' | 'debug';
-  text: string;
-}
-
-/** How a person's run ended, as the terminal shows it. */
-export type ScriptRunOutcome =
-  | { ok: true; result: string; console: readonly ScriptConsoleLine[]; codeHash: string; truncated?: boolean }
-  | { ok: false; code: string; message: string; console?: readonly ScriptConsoleLine[]; codeHash?: string; outcomeUnknown?: boolean };
-
-/** A raw-JavaScript run seen live (the agent's or the person's), for the terminal's log. */
-export interface ScriptRunEvent {
-  runId: string;
-  actor: 'agent' | 'person';
-  /** The agent's token name, when the actor is an agent. */
-  agent?: string;
-  tabId: number;
-  phase: 'started' | 'ended';
-  codeHash: string;
-  /** The code (phase `started`). */
-  code?: string;
-  /** The outcome (phase `ended`). */
-  outcome?: ScriptRunOutcome;
-}
-
-/** What the session needs from the console. */
+/** What the session needs from the console (src/renderer/stores/scripts.ts and the console API). */
 export interface DeveloperConsoleBackend {
-  /** Run `code` in the tab as the person. Resolves with the outcome; never rejects (a transport failure is an outcome). */
-  run(tabId: number, code: string): Promise<ScriptRunOutcome>;
-  /** Stop waiting for the person's running line (Ctrl+C). */
-  stop(tabId: number): Promise<void>;
-  /** Reload the tab (offered after a stop or timeout). */
+  /**
+   * Run `code` in the tab as the person (ConsoleApi.runConsoleLine). Resolves with the run as it
+   * ended, or with the call's refusal (developer mode off, no trusted input, …); never rejects.
+   */
+  run(tabId: number, code: string): Promise<ScriptRun | { refused: ErrorInfo }>;
+  /** Stop waiting for a run (ConsoleApi.stopScript). */
+  stop(runId: string): Promise<void>;
+  /** Reload the tab (offered after a stop or an unknown outcome). */
   reload(tabId: number): Promise<{ ok: boolean; message?: string }>;
+}
+
+/** The person's line while it runs. */
+interface RunningLine {
+  tabId: number;
+  stopped: boolean;
+  /** The run's id, once the console reported it (Ctrl+C needs it). */
+  runId: string | null;
 }
 
 const DIM = '\x1b[2m';
@@ -98,7 +85,11 @@ export class DeveloperConsoleSession {
   private readonly editor: LineEditor;
   private tabs: readonly TerminalTab[] = [];
   private bound: TerminalTab | null = null;
-  private running: { tabId: number; stopped: boolean } | null = null;
+  private running: RunningLine | null = null;
+  /** A line stopped before its run id was known: stopped as soon as its run is reported. */
+  private stopOnStart: RunningLine | null = null;
+  /** What was printed of each run seen live: `started`, then `ended` (a run is printed once per phase). */
+  private readonly seen = new Map<string, 'started' | 'ended'>();
   private lastEnterTrusted = false;
 
   /**
@@ -157,16 +148,42 @@ export class DeveloperConsoleSession {
     } else if (this.bound) this.bound = tabs.find((t) => t.tabId === this.bound!.tabId) ?? null;
   }
 
-  /** A raw-JavaScript run seen live; the person's own runs are shown by `run` itself. */
-  scriptEvent(e: ScriptRunEvent): void {
-    if (e.actor === 'person') return;
-    const who = `[agent${e.agent ? ` ${untrustedText(e.agent)}` : ''}] tab ${e.tabId}`;
-    if (e.phase === 'started') {
-      const code = e.code === undefined ? '' : `\n${untrustedText(e.code)}`;
-      this.print(`${CYAN}${who} runs a script (sha256 ${e.codeHash.slice(0, 12)}…):${RESET}${code}`);
-    } else if (e.outcome) {
-      this.print(`${CYAN}${who} script ${e.codeHash.slice(0, 12)}… ended:${RESET}\n${this.outcomeText(e.outcome)}`);
+  /**
+   * A raw-JavaScript run as last reported (the `script-run` event). The person's own running line
+   * gives its run id to Ctrl+C; the agent's runs are printed live: the code when first seen, the
+   * outcome once it ended.
+   */
+  scriptEvent(run: ScriptRun): void {
+    const ended = run.status !== 'running';
+    if (run.actor === 'person') {
+      // The first running run of the person's in the line's tab, not claimed before, is the line's.
+      if (ended || this.seen.has(run.runId)) return;
+      for (const line of [this.running, this.stopOnStart]) {
+        if (!line || line.runId !== null || line.tabId !== run.tabId) continue;
+        line.runId = run.runId;
+        this.remember(run.runId, 'started');
+        if (line.stopped) {
+          this.stopOnStart = null;
+          void this.backend.stop(run.runId); // Ctrl+C came before the run was known
+        }
+        return;
+      }
+      return;
     }
+    const before = this.seen.get(run.runId);
+    if (before === 'ended' || (before === 'started' && !ended)) return;
+    const who = `[agent${run.agentName ? ` ${untrustedText(run.agentName)}` : ''}] tab ${run.tabId}`;
+    const hash = `sha256 ${run.codeHash.slice(0, 12)}…`;
+    let text = '';
+    if (!before) text += `${CYAN}${who} runs a script in ${run.world} (${hash}):${RESET}\n${untrustedText(run.code)}`;
+    if (ended) text += `${text ? '\n' : ''}${CYAN}${who} script ${hash} ended:${RESET}\n${this.outcomeText(run)}`;
+    this.remember(run.runId, ended ? 'ended' : 'started');
+    this.print(text);
+  }
+
+  private remember(runId: string, phase: 'started' | 'ended'): void {
+    this.seen.set(runId, phase);
+    if (this.seen.size > 200) this.seen.delete(this.seen.keys().next().value!);
   }
 
   // --- internals --------------------------------------------------------
@@ -208,11 +225,12 @@ export class DeveloperConsoleSession {
     if (!trusted) return this.end(`${RED}Not run: that Enter did not come from your keyboard.${RESET}`);
     if (!this.bound) return this.end(`${RED}Not run: no tab is bound. ${this.tabs.length ? 'Use .tab <id> (.tabs lists them).' : 'Share a tab first.'}${RESET}`);
     const tabId = this.bound.tabId;
-    this.running = { tabId, stopped: false };
+    const running: RunningLine = { tabId, stopped: false, runId: null };
+    this.running = running;
     const outcome = await this.backend.run(tabId, source);
-    const run = this.running;
-    this.running = null;
-    if (run?.stopped) return; // the stop already ended the line
+    if (this.running === running) this.running = null;
+    if (running.stopped) return; // the stop already ended the line
+    if ('refused' in outcome) return this.end(`${RED}Not run (${outcome.refused.code}): ${untrustedText(outcome.refused.message)}${RESET}`);
     this.end(this.outcomeText(outcome));
   }
 
@@ -244,7 +262,9 @@ export class DeveloperConsoleSession {
     const run = this.running;
     if (!run || run.stopped) return;
     run.stopped = true;
-    await this.backend.stop(run.tabId);
+    this.running = null;
+    if (run.runId !== null) await this.backend.stop(run.runId);
+    else this.stopOnStart = run;
     this.end(
       `${YELLOW}Stopped waiting. The outcome is unknown: the page's code may still be running (synchronous code cannot be interrupted). Type .reload to reload the tab.${RESET}`,
     );
@@ -256,18 +276,26 @@ export class DeveloperConsoleSession {
     this.apply(this.editor.show());
   }
 
-  private outcomeText(o: ScriptRunOutcome): string {
+  /** A run's outcome as terminal lines: console output, then the value or the error (page text untrusted). */
+  private outcomeText(run: ScriptRun): string {
     const lines: string[] = [];
-    for (const c of o.console ?? []) {
+    const out = run.output;
+    for (const c of out?.console ?? []) {
       const colour = c.level === 'error' ? RED : c.level === 'warn' ? YELLOW : DIM;
       lines.push(`${colour}console.${c.level}:${RESET} ${untrustedText(c.text)}`);
     }
-    if (o.ok) {
-      lines.push(untrustedText(o.result) + (o.truncated ? `${DIM} (cut to the result limit)${RESET}` : ''));
-      lines.push(`${DIM}untrusted page output · sha256 ${o.codeHash.slice(0, 12)}…${RESET}`);
-    } else {
-      lines.push(`${RED}${o.outcomeUnknown ? 'Outcome unknown' : 'Error'} (${untrustedText(o.code)}): ${untrustedText(o.message)}${RESET}`);
+    if (out && out.consoleOmitted > 0) lines.push(`${DIM}(${out.consoleOmitted} more console lines not kept)${RESET}`);
+    if (run.status === 'succeeded' && out?.status === 'returned') {
+      lines.push(untrustedText(out.value ?? String(out.valueType)) + (out.valueTruncated ? `${DIM} (cut to the result limit)${RESET}` : ''));
+    } else if (out?.status === 'threw') {
+      lines.push(`${RED}Uncaught ${untrustedText(out.error ?? out.valueType)}${RESET}`);
     }
+    if (run.error) {
+      const unknown = run.status === 'outcome-unknown' || run.status === 'stopped';
+      lines.push(`${RED}${unknown ? 'Outcome unknown' : 'Error'} (${untrustedText(run.error.code)}): ${untrustedText(run.error.message)}${RESET}`);
+    }
+    if (run.offerReload) lines.push(`${YELLOW}The page may still be running it. Type .reload to reload the tab.${RESET}`);
+    lines.push(`${DIM}untrusted page output · sha256 ${run.codeHash.slice(0, 12)}… · ${run.status}${RESET}`);
     return lines.join('\n');
   }
 }
