@@ -286,7 +286,9 @@ export class DeveloperConsoleSession {
     }
     if (out && out.consoleOmitted > 0) lines.push(`${DIM}(${out.consoleOmitted} more console lines not kept)${RESET}`);
     if (run.status === 'succeeded' && out?.status === 'returned') {
-      lines.push(untrustedText(out.value ?? String(out.valueType)) + (out.valueTruncated ? `${DIM} (cut to the result limit)${RESET}` : ''));
+      // A string is shown quoted, as a REPL does, so "21" and 21 read apart; other values as the page gave them (JSON or String()).
+      const shown = out.valueType === 'string' && out.value !== null ? JSON.stringify(out.value) : (out.value ?? out.valueType);
+      lines.push(untrustedText(shown) + (out.valueTruncated ? `${DIM} (cut to the result limit)${RESET}` : ''));
     } else if (out?.status === 'threw') {
       lines.push(`${RED}Uncaught ${untrustedText(out.error ?? out.valueType)}${RESET}`);
     }
