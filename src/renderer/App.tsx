@@ -18,6 +18,7 @@ import { revealInvisible } from './text';
 import { ApprovalList } from './components/ApprovalList';
 import { ConnectionPanel } from './components/ConnectionPanel';
 import { ConsoleBanner } from './components/ConsoleBanner';
+import { DeveloperConsole } from './components/DeveloperConsole';
 import { PairingNotice } from './components/PairingNotice';
 import { PolicyEditor } from './components/PolicyEditor';
 import { LivePatchPanel } from './components/LivePatchPanel';
@@ -32,6 +33,7 @@ import type { LedgerFilter } from '../shared/ledger-export';
 import { useNow } from './hooks';
 import { consoleReachable, linkLabel } from './stores/connection';
 import type { ConsoleStores } from './stores';
+import type { ScriptRun } from '../shared/raw-script';
 
 export const StoresContext = createContext<ConsoleStores | null>(null);
 
@@ -47,7 +49,7 @@ function useOnline(): boolean {
   return useStore(connection, (s) => consoleReachable(s.transport));
 }
 
-type Section = 'approvals' | 'timeline' | 'receipts' | 'inspector' | 'patches' | 'connection' | 'policy' | 'settings';
+type Section = 'approvals' | 'timeline' | 'receipts' | 'inspector' | 'patches' | 'developer' | 'connection' | 'policy' | 'settings';
 
 function Approvals() {
   const { approvals } = useStores();
@@ -416,6 +418,41 @@ function Inspector() {
   );
 }
 
+/**
+ * The developer console (issue 11 item 4), only while developer mode is on: the terminal over the
+ * scripts store (the person's lines, Ctrl+C, and every run seen live) and the shared tabs.
+ */
+function DeveloperConsolePage() {
+  const { scripts, connection } = useStores();
+  const sharedTabs = useStore(connection, (s) => s.sharedTabs);
+  const tabs = useMemo(() => sharedTabs.map((t) => ({ tabId: t.tabId, origin: t.origin, title: t.title })), [sharedTabs]);
+  const backend = useMemo(
+    () => ({
+      run: async (tabId: number, code: string) => {
+        const run = await scripts.getState().runLine({ tabId, code });
+        return run ?? { refused: scripts.getState().error ?? { code: 'internal', message: 'the console did not answer' } };
+      },
+      stop: (runId: string) => scripts.getState().stop(runId),
+      reload: async (tabId: number) => {
+        const reloaded = await scripts.getState().reload(tabId);
+        return reloaded ? { ok: true } : { ok: false, message: scripts.getState().error?.message ?? 'the console did not reload it' };
+      },
+    }),
+    [scripts],
+  );
+  const subscribe = useMemo(
+    () => (listener: (run: ScriptRun) => void) =>
+      scripts.subscribe((s, before) => {
+        for (const run of s.runs) if (!before.runs.includes(run)) listener(run);
+      }),
+    [scripts],
+  );
+  useEffect(() => {
+    void scripts.getState().load();
+  }, [scripts]);
+  return <DeveloperConsole tabs={tabs} backend={backend} subscribe={subscribe} />;
+}
+
 /** The extension's link state; a button that opens the Connection page. */
 function LinkBadge(props: { onOpen(): void }) {
   const { connection } = useStores();
@@ -500,17 +537,22 @@ function DeveloperModeMark() {
 export function App(props: { transportKind: 'ipc' | 'ws' }) {
   const [section, setSection] = useState<Section>('approvals');
   useDeepLinks(setSection);
-  const { approvals } = useStores();
+  const { approvals, connection, settings } = useStores();
   const count = useStore(approvals, (s) => s.pending.length);
-  const { connection } = useStores();
   // Dimmed only once the console was lost (not during the first connection).
   const lost = useStore(connection, (s) => s.transport === 'reconnecting' || s.transport === 'unauthorized');
+  const developerMode = useStore(settings, (s) => s.settings?.developerMode === true);
+  // The developer console exists only while developer mode is on: leaving it closes the page.
+  useEffect(() => {
+    if (!developerMode) setSection((now) => (now === 'developer' ? 'approvals' : now));
+  }, [developerMode]);
   const nav: [Section, string][] = [
     ['approvals', 'Approvals'],
     ['timeline', 'Timeline'],
     ['receipts', 'Receipts'],
     ['inspector', 'Tool inspector'],
     ['patches', 'Live Patches'],
+    ...(developerMode ? ([['developer', 'Developer console']] as [Section, string][]) : []),
     ['connection', 'Connection'],
     ['policy', 'Policy'],
     ['settings', 'Settings'],
@@ -556,6 +598,7 @@ export function App(props: { transportKind: 'ipc' | 'ws' }) {
           {section === 'receipts' ? <Receipts /> : null}
           {section === 'inspector' ? <Inspector /> : null}
           {section === 'patches' ? <Patches /> : null}
+          {section === 'developer' && developerMode ? <DeveloperConsolePage /> : null}
           {section === 'connection' ? <Connection /> : null}
           {section === 'policy' ? <Policy /> : null}
           {section === 'settings' ? <Settings /> : null}
