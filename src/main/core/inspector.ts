@@ -25,6 +25,7 @@ import { lintTab, type PageLintFacts } from '../../shared/page-lint';
 import { err, ok, toErrorInfo, type Result } from '../../shared/result';
 import type { Actor } from '../../shared/receipt';
 import { REFRESH_MIN_INTERVAL_MS, type Broker } from './broker';
+import { TabRefresher } from './broker/tab-refresh';
 import { Discoveries } from './broker/discoveries';
 import type { ActionFaculty, AgentContext } from './broker/pipeline';
 import { invokeValueOf, webmcpInvoke, type InvokeRequest } from './faculties/webmcp-invoke';
@@ -61,8 +62,8 @@ export class Inspector {
   /** The inspector's own latest discovery per tab (never the agent's). */
   readonly discoveries = new Discoveries();
   private readonly views = new Map<number, InspectorView>();
-  private readonly refreshing = new Map<number, { again: boolean }>();
-  private readonly lastRefresh = new Map<number, number>();
+  /** Re-inspections after a change: one pass per tab at a time, REFRESH_MIN_INTERVAL_MS apart (broker/tab-refresh.ts). */
+  private readonly refresher = new TabRefresher(REFRESH_MIN_INTERVAL_MS);
   private readonly unsubscribe: Array<() => void> = [];
   private disposed = false;
   /** The webmcp-invoke faculty, resolving descriptors against the inspector's discoveries. */
@@ -156,30 +157,11 @@ export class Inspector {
 
   /** Inspect again after a change, at most once per REFRESH_MIN_INTERVAL_MS per tab; changes meanwhile make one more. Never throws. */
   private refresh(tabId: number): void {
-    const running = this.refreshing.get(tabId);
-    if (running) {
-      running.again = true;
-      return;
-    }
-    const state = { again: false };
-    this.refreshing.set(tabId, state);
-    void (async () => {
-      try {
-        do {
-          state.again = false;
-          const wait = (this.lastRefresh.get(tabId) ?? -Infinity) + REFRESH_MIN_INTERVAL_MS - performance.now();
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          if (this.disposed || !this.views.has(tabId)) break;
-          this.lastRefresh.set(tabId, performance.now());
-          const r = await this.inspect(tabId);
-          if (!r.ok && (r.error.code === 'tab-not-shared' || r.error.code === 'navigated')) this.drop(tabId);
-        } while (state.again);
-      } catch {
-        /* best effort: the next change or the person's Inspect tries again */
-      } finally {
-        this.refreshing.delete(tabId);
-      }
-    })();
+    this.refresher.request(tabId, async () => {
+      if (this.disposed || !this.views.has(tabId)) return 'stop';
+      const r = await this.inspect(tabId);
+      if (!r.ok && (r.error.code === 'tab-not-shared' || r.error.code === 'navigated')) this.drop(tabId);
+    });
   }
 
   /**

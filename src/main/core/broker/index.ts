@@ -31,6 +31,7 @@ import { LivePatches, revertFaculty } from '../faculties/live-patch';
 import { ScriptRuns } from '../faculties/raw-js';
 import type { LivePatchInfo } from '../../../shared/live-patch';
 import { InFlight, type StopResult } from './in-flight';
+import { TabRefresher } from './tab-refresh';
 
 export { ApprovalQueue } from './approvals';
 export { ArgumentValidator } from './validator';
@@ -288,10 +289,8 @@ export class Broker {
     );
   }
 
-  /** Tabs whose refresh is running, and whether another change came meanwhile. */
-  private readonly refreshing = new Map<number, { again: boolean }>();
-  /** When each tab's last console-side refresh started (ms, performance.now()). */
-  private readonly lastRefresh = new Map<number, number>();
+  /** The rediscoveries after `tools-changed`: one pass per tab at a time, REFRESH_MIN_INTERVAL_MS apart (./tab-refresh.ts). */
+  private readonly refresher = new TabRefresher(REFRESH_MIN_INTERVAL_MS);
 
   /**
    * The page said its tools changed (`tools-changed`, at most about once per
@@ -303,51 +302,30 @@ export class Broker {
    * runs make one more. Never throws.
    */
   private refreshTools(tabId: number): void {
-    const running = this.refreshing.get(tabId);
-    if (running) {
-      running.again = true;
-      return;
-    }
     if (!this.discoveries.get(tabId)) return; // the agent knows nothing of this tab to keep current
-    const state = { again: false };
-    this.refreshing.set(tabId, state);
-    void (async () => {
-      try {
-        do {
-          state.again = false;
-          // At most one refresh per tab per REFRESH_MIN_INTERVAL_MS, whatever the frames send.
-          const wait = (this.lastRefresh.get(tabId) ?? -Infinity) + REFRESH_MIN_INTERVAL_MS - performance.now();
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          this.lastRefresh.set(tabId, performance.now());
-          const startedAt = this.discoveries.generation(tabId);
-          const r = await this.link.request({ op: 'discover', tabId }, { timeoutMs: this.readTimeoutMs });
-          if (!r.ok) {
-            // Gone or no longer shared: what the console knew is stale. A dropped link: keep it (the checks at dispatch still hold).
-            if (r.error.code === 'tab-not-shared' || r.error.code === 'navigated' || r.error.code === 'no-document') this.discoveries.forget(tabId);
-            break;
-          }
-          if (this.discoveries.generation(tabId) !== startedAt) {
-            // The agent discovered, or the page navigated, while this one was asked: its answer is
-            // stale. Ask again (at the same bounded rate) so the change it was for is not lost.
-            if (this.discoveries.get(tabId)) state.again = true;
-            continue;
-          }
-          const fresh = this.withUsability(r.value);
-          if (!this.discoveries.refresh(fresh, startedAt)) continue;
-          const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
-          for (const v of this.approvals.list()) {
-            if (v.tab.tabId !== tabId || v.faculty !== 'webmcp-invoke' || v.subject.type !== 'webmcp-tool') continue;
-            if (!found.has(JSON.stringify([v.frame.frameId, v.documentId, v.subject.toolName, v.subject.descriptorHash]))) {
-              this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
-            }
-          }
-        } while (state.again);
-      } catch {
-        /* a refresh is best effort: the extension checks again at dispatch */
-      } finally {
-        this.refreshing.delete(tabId);
+    this.refresher.request(tabId, async () => {
+      const startedAt = this.discoveries.generation(tabId);
+      const r = await this.link.request({ op: 'discover', tabId }, { timeoutMs: this.readTimeoutMs });
+      if (!r.ok) {
+        // Gone or no longer shared: what the console knew is stale. A dropped link: keep it (the checks at dispatch still hold).
+        if (r.error.code === 'tab-not-shared' || r.error.code === 'navigated' || r.error.code === 'no-document') this.discoveries.forget(tabId);
+        return 'stop';
       }
-    })();
+      if (this.discoveries.generation(tabId) !== startedAt) {
+        // The agent discovered, or the page navigated, while this one was asked: its answer is
+        // stale. Ask again (at the same bounded rate) so the change it was for is not lost.
+        return this.discoveries.get(tabId) ? 'again' : undefined;
+      }
+      const fresh = this.withUsability(r.value);
+      if (!this.discoveries.refresh(fresh, startedAt)) return;
+      const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
+      for (const v of this.approvals.list()) {
+        if (v.tab.tabId !== tabId || v.faculty !== 'webmcp-invoke' || v.subject.type !== 'webmcp-tool') continue;
+        if (!found.has(JSON.stringify([v.frame.frameId, v.documentId, v.subject.toolName, v.subject.descriptorHash]))) {
+          this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
+        }
+      }
+    });
   }
 
   /**
