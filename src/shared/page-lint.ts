@@ -17,6 +17,7 @@
  * trust rules stay the console's (a password form is blocked whether or not it is linted).
  */
 import type { DiscoveryResult, ToolDescriptor } from './types';
+import { nameSkeleton } from './tool-name';
 
 /** Every rule id. */
 export const LINT_RULE_IDS = [
@@ -423,20 +424,6 @@ export function schemaSize(schema: unknown): { bytes: number; properties: number
   return { bytes: new TextEncoder().encode(text).length, properties };
 }
 
-/** A look-alike skeleton of a tool name (extension/src/lib/inspect.ts nameSkeleton is the discovery's; same folding). */
-function skeleton(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[_.-]/g, '')
-    .replace(/rn/g, 'm')
-    .replace(/vv/g, 'w')
-    .replace(/cl/g, 'd')
-    .replace(/0/g, 'o')
-    .replace(/[1i|]/g, 'l')
-    .replace(/5/g, 's')
-    .replace(/2/g, 'z')
-    .replace(/8/g, 'b');
-}
 
 /** Violations (discovery's DiscoveryViolation reasons) that mean a schema was too big to list. */
 const HUGE_VIOLATIONS = new Set(['schema-too-large', 'schema-too-deep']);
@@ -479,7 +466,7 @@ export function lintDiscovery(d: Pick<DiscoveryResult, 'tools' | 'violations' | 
     if (frames.size > 1) out.push({ rule: 'name-collision', frameId: -1, toolName: n, detail: `${quote(n)} is registered in frames ${[...frames].sort((a, b) => a - b).join(', ')}.` });
   }
   const bySkeleton = new Map<string, Set<string>>();
-  for (const n of byName.keys()) bySkeleton.set(skeleton(n), (bySkeleton.get(skeleton(n)) ?? new Set()).add(n));
+  for (const n of byName.keys()) bySkeleton.set(nameSkeleton(n), (bySkeleton.get(nameSkeleton(n)) ?? new Set()).add(n));
   for (const names of bySkeleton.values()) {
     if (names.size > 1) {
       const list = [...names].sort();

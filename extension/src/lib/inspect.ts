@@ -10,6 +10,7 @@
  * (cleaning would make the approved text differ from what the page declared).
  */
 import { LIMITS, jsonDepth, utf8Bytes } from '../../../src/shared/limits';
+import { nameSkeleton } from '../../../src/shared/tool-name';
 import { CanonicalizationError, canonicalJson, descriptorHashInput } from '../../../src/shared/canonical';
 import type { BlockReason, DiscoveryViolation, ToolAnnotations } from '../../../src/shared/types';
 
@@ -228,26 +229,7 @@ export function schemaStrings(schema: unknown): string[] {
   return out;
 }
 
-/**
- * A look-alike skeleton of a tool name: case folded, separators dropped, and
- * characters that read alike at a glance merged (0/o, 1/l/i/|, 5/s, 2/z, 8/b,
- * rn/m, vv/w, cl/d). Two different names with one skeleton ("delete_all" and
- * "de1ete-all") can be mistaken for each other by a person approving. Names
- * are already ASCII (LIMITS.toolNamePattern), so Unicode confusables cannot occur.
- */
-export function nameSkeleton(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[_.-]/g, '')
-    .replace(/rn/g, 'm')
-    .replace(/vv/g, 'w')
-    .replace(/cl/g, 'd')
-    .replace(/0/g, 'o')
-    .replace(/[1i|]/g, 'l')
-    .replace(/5/g, 's')
-    .replace(/2/g, 'z')
-    .replace(/8/g, 'b');
-}
+export { nameSkeleton } from '../../../src/shared/tool-name';
 
 /**
  * Indexes of names that are confusable with another, different name in the
