@@ -13,11 +13,9 @@
 import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Page } from '@playwright/test';
-import { rendererAttestedGate } from '../../src/main/core/trusted-input';
-import { startWebHost } from '../../src/main/web/server';
 import { test, expect, until } from './support/link-fixture';
 import { agent, textOf } from './support/semantic-agent';
-import { RENDERER_DIR } from './support/real-console';
+import { launchDeveloperWorld } from './support/developer-world';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
@@ -32,15 +30,7 @@ async function typeLine(page: Page, line: string): Promise<void> {
 }
 
 test('the developer console: bound to a shared tab, a line typed runs as the person with its hash, a synthetic Enter runs nothing, the agent’s script shows live, page output is inert, Ctrl+C stops waiting, gone when developer mode is off', async ({ launchWorld }) => {
-  let idle: (() => void) | null = null;
-  const world = await launchWorld({
-    core: {
-      inputGate: rendererAttestedGate({ developerMode: true }),
-      developerModeTimer: (fn) => ((idle = fn), { cancel: () => void (idle = null) }),
-    },
-  });
-  const host = await startWebHost({ api: world.core.api, subscribe: (l) => world.core.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
-  world.core.setConsoleOrigins(host.origins);
+  const { world, host, fireIdle } = await launchDeveloperWorld(launchWorld);
   const client = await agent(world);
   try {
     const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/raw-js/page.html'));
@@ -98,14 +88,23 @@ test('the developer console: bound to a shared tab, a line typed runs as the per
     await expect(screen(consolePage)).toContainText(`script sha256 ${sha(agentCode).slice(0, 12)}… ended:`);
 
     // Ctrl+C stops waiting for a line that never ends: outcome unknown, reload offered.
-    await typeLine(consolePage, 'new Promise(() => {})');
-    await until(() => world.receipts({ event: 'dispatched' }).find((r) => r.faculty === 'raw-js' && r.subjectHash === sha('new Promise(() => {})')), 'the endless line dispatched');
+    // The line marks the page first, so the test presses Ctrl+C only once the line has reached the page
+    // (a Stop before the send would rightly be `cancelled`, nothing having run).
+    const endlessLine = 'document.getElementById("marker").textContent = "endless"; new Promise(() => {})';
+    await typeLine(consolePage, endlessLine);
+    await expect(page.locator('#marker')).toHaveText('endless');
+    const endless = await until(() => world.receipts({ event: 'dispatched' }).find((r) => r.faculty === 'raw-js' && r.subjectHash === sha(endlessLine)), 'the endless line dispatched');
     await consolePage.keyboard.press('Control+C');
-    await expect(screen(consolePage)).toContainText('Stopped waiting. The outcome is unknown');
-    await until(() => world.receipts({ event: 'outcome-unknown' }).find((r) => r.subjectHash === sha('new Promise(() => {})')), 'the outcome-unknown receipt of the stopped line');
+    await expect(screen(consolePage)).toContainText('Stopped waiting.');
+    const terminalText = await screen(consolePage).textContent();
+    const trail = () => world.receipts({ requestId: endless.requestId ?? undefined });
+    await until(() => trail().find((r) => r.event === 'outcome-unknown'), 'the outcome-unknown receipt of the stopped line').catch((e: Error) => {
+      throw new Error(`${e.message}; its receipts: ${trail().map((r) => r.event).join(', ')}; the terminal: ${terminalText}`);
+    });
+    await expect(screen(consolePage)).toContainText('Outcome unknown (outcome-unknown)');
 
     // Developer mode off (the idle timeout): the page and its nav entry are gone.
-    idle!();
+    fireIdle();
     await expect(consolePage.getByTestId('nav-developer')).toHaveCount(0);
     await expect(consolePage.getByTestId('developer-console')).toHaveCount(0);
     await consolePage.close();

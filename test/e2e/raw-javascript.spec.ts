@@ -13,7 +13,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { rendererAttestedGate } from '../../src/main/core/trusted-input';
 import { startWebHost } from '../../src/main/web/server';
 import { argumentsHash } from '../../src/shared/canonical';
 import { LIMITS } from '../../src/shared/limits';
@@ -21,23 +20,15 @@ import type { RawScriptSubject } from '../../src/shared/ipc';
 import type { ScriptRun } from '../../src/shared/raw-script';
 import { test, expect, until } from './support/link-fixture';
 import { agent, events, header, textOf } from './support/semantic-agent';
+import { launchDeveloperWorld } from './support/developer-world';
 import { RENDERER_DIR, startRealConsole } from './support/real-console';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const requestIdOf = (r: CallToolResult) => /requestId: (\S+)/.exec(textOf(r))?.[1] ?? (header(r).requestId as string);
 
 test('developer mode on by the person in the web host (--developer-mode), list_changed, approved scripts with results, chrome.storage unreadable, CSP refusal, a one-character change refused, the idle timeout; receipts of each', async ({ launchWorld }) => {
-  let idle: (() => void) | null = null;
-  const world = await launchWorld({
-    core: {
-      // What `node out/main/web.js --developer-mode` builds (src/main/web/index.ts).
-      inputGate: rendererAttestedGate({ developerMode: true }),
-      // The idle timer, fired by the test instead of waiting 30 minutes (no timed assertion).
-      developerModeTimer: (fn) => ((idle = fn), { cancel: () => void (idle = null) }),
-    },
-  });
-  const host = await startWebHost({ api: world.core.api, subscribe: (l) => world.core.onEvent(l), rendererDir: RENDERER_DIR, port: 0 });
-  world.core.setConsoleOrigins(host.origins);
+  // What `node out/main/web.js --developer-mode` builds; the idle timer fired by the test instead of waiting 30 minutes.
+  const { world, host, idleArmed, fireIdle } = await launchDeveloperWorld(launchWorld);
   const client = await agent(world);
   let listChanged = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged++);
@@ -174,8 +165,8 @@ test('developer mode on by the person in the web host (--developer-mode), list_c
 
     // 8. The idle timeout turns developer mode off: receipt, list_changed, the tool gone, a call refused with a receipt.
     const changes = listChanged;
-    expect(idle).not.toBeNull();
-    idle!();
+    expect(idleArmed()).toBe(true);
+    fireIdle();
     expect(world.core.developerMode.on).toBe(false);
     expect(world.receipts({ event: 'developer-mode-off' })[0]).toMatchObject({ actor: { kind: 'console' }, detail: { on: false, by: 'console', why: 'idle-timeout' } });
     await until(() => listChanged > changes, 'list_changed after the idle timeout');

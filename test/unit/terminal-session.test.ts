@@ -119,7 +119,7 @@ describe('developer console session', () => {
     expect(shown).toContain('50 more characters not shown');
   });
 
-  it('Ctrl+C while a line runs stops waiting, says the outcome is unknown, and ignores the late answer', async () => {
+  it('Ctrl+C while a line runs stops waiting at once, then shows the run’s own end when it comes', async () => {
     const t = setup();
     t.s.start(TABS);
     await t.enter('.tab 9');
@@ -130,11 +130,13 @@ describe('developer console session', () => {
     t.s.data('\x03');
     await t.settle();
     expect(t.stops).toEqual(['run-9']);
-    expect(t.screen()).toContain('Stopped waiting. The outcome is unknown');
+    expect(t.screen()).toContain('Stopped waiting. If the line had reached the page, its outcome is unknown');
     expect(t.screen().split('\n').at(-1)).toBe('tab 9 ›');
     t.answer(run({ runId: 'run-9', tabId: 9, status: 'stopped', output: null, error: { code: 'outcome-unknown', message: 'stopped by the person' }, offerReload: true }));
     await t.settle();
-    expect(t.screen()).not.toContain('stopped by the person');
+    // The run's own end follows, above the prompt.
+    expect(t.screen()).toContain('Outcome unknown (outcome-unknown): stopped by the person');
+    expect(t.screen().split('\n').at(-1)).toBe('tab 9 ›');
   });
 
   it("shows the agent's scripts live above the person's half-typed line", async () => {

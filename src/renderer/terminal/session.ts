@@ -15,8 +15,9 @@
  *   terminal's key handler reports it (`enterTrusted`); a line submitted by
  *   any other event is not sent, and the terminal says why.
  * - **Ctrl+C** while a line runs: `backend.stop` (the console stops waiting
- *   and records `outcome-unknown`: synchronous page code cannot be interrupted).
- *   The terminal offers `.reload`.
+ *   and records `outcome-unknown`, or `cancelled` when the line had not reached
+ *   the page yet: synchronous page code cannot be interrupted). The terminal
+ *   offers `.reload`, and prints the run's end when it comes.
  * - **Page text is untrusted**: every string that came from the page (results,
  *   console lines, error messages) goes through `revealInvisible`, so control
  *   characters, escape sequences and bidi marks show as markers and cannot
@@ -229,7 +230,12 @@ export class DeveloperConsoleSession {
     this.running = running;
     const outcome = await this.backend.run(tabId, source);
     if (this.running === running) this.running = null;
-    if (running.stopped) return; // the stop already ended the line
+    if (running.stopped) {
+      // The stop already ended the line; its real end (cancelled before it reached the page, or
+      // outcome unknown after) is shown above the prompt when it comes.
+      if (!('refused' in outcome)) this.print(this.outcomeText(outcome));
+      return;
+    }
     if ('refused' in outcome) return this.end(`${RED}Not run (${outcome.refused.code}): ${untrustedText(outcome.refused.message)}${RESET}`);
     this.end(this.outcomeText(outcome));
   }
@@ -266,7 +272,7 @@ export class DeveloperConsoleSession {
     if (run.runId !== null) await this.backend.stop(run.runId);
     else this.stopOnStart = run;
     this.end(
-      `${YELLOW}Stopped waiting. The outcome is unknown: the page's code may still be running (synchronous code cannot be interrupted). Type .reload to reload the tab.${RESET}`,
+      `${YELLOW}Stopped waiting. If the line had reached the page, its outcome is unknown: the page's code may still be running (synchronous code cannot be interrupted); .reload reloads the tab. Its end follows.${RESET}`,
     );
   }
 
@@ -293,7 +299,7 @@ export class DeveloperConsoleSession {
       lines.push(`${RED}Uncaught ${untrustedText(out.error ?? out.valueType)}${RESET}`);
     }
     if (run.error) {
-      const unknown = run.status === 'outcome-unknown' || run.status === 'stopped';
+      const unknown = run.error.code === 'outcome-unknown';
       lines.push(`${RED}${unknown ? 'Outcome unknown' : 'Error'} (${untrustedText(run.error.code)}): ${untrustedText(run.error.message)}${RESET}`);
     }
     if (run.offerReload) lines.push(`${YELLOW}The page may still be running it. Type .reload to reload the tab.${RESET}`);

@@ -147,7 +147,11 @@ export class ScriptRuns {
       this.devMode?.touch();
       const current = this.runs.get(runId) ?? run;
       const base = { ...current, requestId: answer.requestId || null };
-      if (current.status === 'stopped') return { answer, run: this.end(base, { status: 'stopped', offerReload: true }) };
+      if (current.status === 'stopped') {
+        // Stopped by the person: before the send it was cancelled (nothing ran, nothing to reload); after it, the outcome is unknown.
+        const why = answer.ok ? null : { code: answer.error.code, message: redactText(answer.error.message).value.slice(0, 1000) };
+        return { answer, run: this.end(base, { status: 'stopped', error: why, offerReload: why?.code !== 'cancelled' }) };
+      }
       if (answer.ok) {
         const output = scriptOutputOf(answer.value.result);
         return { answer, run: this.end(base, output ? { status: 'succeeded', output } : { status: 'failed', error: { code: 'bad-answer', message: "The page's answer could not be read." } }) };
