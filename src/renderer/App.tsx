@@ -22,32 +22,15 @@ import { DeveloperConsole } from './components/DeveloperConsole';
 import { PairingNotice } from './components/PairingNotice';
 import { PolicyEditor } from './components/PolicyEditor';
 import { LivePatchPanel } from './components/LivePatchPanel';
-import { ReceiptList } from './components/ReceiptList';
 import { SettingsPanel } from './components/SettingsPanel';
 import { ToolInspector } from './components/ToolInspector';
-import { Timeline } from './components/Timeline';
-import { parseRoute, routeFragment, type Route } from './route';
-import { sessionFromFragment } from './transport/token';
-import { LedgerPanel } from './components/LedgerPanel';
-import type { LedgerFilter } from '../shared/ledger-export';
 import { useNow } from './hooks';
 import { consoleReachable, linkLabel } from './stores/connection';
-import type { ConsoleStores } from './stores';
+import { LedgerTools, Receipts, TimelinePage, useDeepLinks } from './audit-pages';
+import { useOnline, useStores } from './use-stores';
 import type { ScriptRun } from '../shared/raw-script';
 
-export const StoresContext = createContext<ConsoleStores | null>(null);
-
-function useStores(): ConsoleStores {
-  const s = useContext(StoresContext);
-  if (!s) throw new Error('StoresContext is missing');
-  return s;
-}
-
-/** Whether the console answers (an open transport); false while connecting, reconnecting or refused. */
-function useOnline(): boolean {
-  const { connection } = useStores();
-  return useStore(connection, (s) => consoleReachable(s.transport));
-}
+export { StoresContext } from './use-stores';
 
 type Section = 'approvals' | 'timeline' | 'receipts' | 'inspector' | 'patches' | 'developer' | 'connection' | 'policy' | 'settings';
 
@@ -203,132 +186,6 @@ function StopNotices() {
       <ReloadOffers offers={listed} busyTab={busy?.startsWith('tab:') ? Number(busy.slice(4)) : null} onReload={(t) => void s.reload(t)} onDismiss={s.dismissOffer} />
     </>
   );
-}
-
-function Receipts() {
-  const { receipts } = useStores();
-  const s = useStore(receipts);
-  const online = useOnline();
-  return (
-    <ReceiptList
-      items={s.items}
-      loading={s.loading}
-      hasMore={s.nextCursor !== null}
-      error={s.error}
-      verify={s.verify}
-      verifying={s.verifying}
-      verifyError={s.verifyError}
-      verifyProgress={s.verifyProgress}
-      offline={!online}
-      expanded={s.expanded}
-      search={s.search}
-      onMore={() => void s.loadMore()}
-      onVerify={() => void s.runVerify()}
-      onToggle={s.toggle}
-      onFind={(id) => void s.find(id)}
-      onClearSearch={s.clearSearch}
-    />
-  );
-}
-
-/** The request timeline; loaded when first shown (a deep link loads it itself). */
-function TimelinePage() {
-  const { timeline, connection } = useStores();
-  const s = useStore(timeline);
-  const tokens = useStore(connection, (c) => c.agentTokens);
-  const online = useOnline();
-  useEffect(() => {
-    const t = timeline.getState();
-    if (!t.loaded && !t.loading) void t.setFilter(t.filter);
-  }, [timeline]);
-  // Stable callbacks: the rows are memoized (components/Timeline.tsx).
-  const openRequest = useCallback((id: string) => void timeline.getState().openRequest(id), [timeline]);
-  const loadMore = useCallback(() => void timeline.getState().loadMore(), [timeline]);
-  return (
-    <Timeline
-      filter={s.filter}
-      query={s.query}
-      rows={s.rows}
-      loading={s.loading}
-      loaded={s.loaded}
-      hasMore={s.nextCursor !== null}
-      error={s.error}
-      total={s.total}
-      countedQuery={s.countedQuery}
-      expanded={s.expanded}
-      trails={s.trails}
-      focusReceipt={s.focusReceipt}
-      notice={s.notice}
-      offline={!online}
-      agents={(tokens ?? []).map((t) => t.name)}
-      onFilter={(f) => void s.setFilter(f)}
-      onMore={loadMore}
-      onToggle={s.toggle}
-      onOpenRequest={openRequest}
-    />
-  );
-}
-
-/**
- * Export and retention (./components/LedgerPanel.tsx), under the timeline: the export takes the
- * timeline's current filters, applied receipt by receipt (docs/ledger.md, "Export"); a request's
- * `open` state is not a receipt's, so that one filter is left out of the export.
- */
-function LedgerTools() {
-  const { ledger, settings, timeline } = useStores();
-  const s = useStore(ledger);
-  const current = useStore(timeline, (t) => t.filter);
-  const retentionDays = useStore(settings, (x) => x.settings?.retentionDays);
-  const online = useOnline();
-  const filter = useMemo((): LedgerFilter => {
-    const { outcome, ...rest } = current;
-    return outcome === undefined || outcome === 'open' ? rest : { ...rest, outcome };
-  }, [current]);
-  return (
-    <LedgerPanel
-      filter={filter}
-      run={s.run}
-      starting={s.starting}
-      exportError={s.exportError}
-      retentionDays={retentionDays}
-      retentionSaving={s.retentionSaving}
-      retentionSaved={s.retentionSaved}
-      retentionError={s.retentionError}
-      offline={!online}
-      onExport={(format) => void s.startExport(filter, format)}
-      onCancel={() => void s.cancelExport()}
-      onSaveRetention={(days) => void s.saveRetention(days)}
-    />
-  );
-}
-
-/**
- * Follow a deep link (src/renderer/route.ts): at start and whenever the fragment changes.
- * A link pasted into the web host's tab loses the session id from the fragment; it is put
- * back from the previous URL, so a reload still finds the session.
- */
-function useDeepLinks(show: (s: Section) => void): void {
-  const { timeline } = useStores();
-  useEffect(() => {
-    const follow = (route: Route) => {
-      show('timeline');
-      const t = timeline.getState();
-      if (route.view === 'receipt') void t.openReceipt(route.receiptId);
-      else if (route.request) void t.openRequest(route.request);
-      else void t.setFilter(route.filter);
-    };
-    const first = parseRoute(window.location.hash);
-    if (first) follow(first);
-    const onHash = (e: HashChangeEvent) => {
-      const route = parseRoute(window.location.hash);
-      if (!route) return;
-      const sid = sessionFromFragment(window.location.hash) ?? sessionFromFragment(new URL(e.oldURL).hash);
-      if (sid && !sessionFromFragment(window.location.hash)) window.history.replaceState(null, '', window.location.pathname + window.location.search + routeFragment(route, sid));
-      follow(route);
-    };
-    window.addEventListener('hashchange', onHash);
-    return () => window.removeEventListener('hashchange', onHash);
-  }, [timeline, show]);
 }
 
 function Connection() {
@@ -536,7 +393,7 @@ function DeveloperModeMark() {
 /** The whole console. */
 export function App(props: { transportKind: 'ipc' | 'ws' }) {
   const [section, setSection] = useState<Section>('approvals');
-  useDeepLinks(setSection);
+  useDeepLinks(useCallback(() => setSection('timeline'), []));
   const { approvals, connection, settings } = useStores();
   const count = useStore(approvals, (s) => s.pending.length);
   // Dimmed only once the console was lost (not during the first connection).
