@@ -49,6 +49,7 @@ export {
   LedgerSigningKey, MAX_UNSIGNED_TAIL, GUARD_TRIGGERS, checkpointSignatureProblem, keyIdOf, type LedgerProblem,
 } from './checkpoints';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './query';
+import { erasePayloadsIn } from './retention';
 export { DEFAULT_REQUEST_PAGE, MAX_REQUEST_PAGE, MAX_REQUEST_TEXT } from './requests';
 export { EXPORT_WINDOW, CSV_COLUMNS, csvField, type ExportOptions } from './filtered-export';
 export { OPEN_EVENTS, RECOVERY_LOOKBACK, MAX_RECOVERY_LOOKBACK, RECOVERY_SQL } from './recovery-queries';
@@ -567,48 +568,20 @@ export class Ledger {
   }
 
   /**
-   * Retention (docs/ledger.md, "Retention"): erase the payload (`detail`) of every
-   * receipt of the payload-hash rule (format 4) with `time < before`, in
-   * transactions of at most `batch` receipts (default ERASE_BATCH), yielding to
-   * the event loop between them. Each erased row keeps every other field, its hash
-   * and its payload hash; `detail` becomes null and `erasedAt` the time of the
-   * erasure (`now`, default the ledger's clock). Receipts written before format 4
-   * hash their detail itself: they cannot be erased without breaking the chain, so
-   * they are kept and counted in `oldRuleKept`. The guard trigger allows exactly
-   * this UPDATE and nothing else (schema.ts). The request index's copy of a request's reason
-   * (requests.ts, timeline text search) is cleared for requests whose last receipt is before `before`.
+   * Retention (docs/ledger.md, "Retention"; the work: retention.ts): erase the payload of every
+   * receipt of the payload-hash rule (format 4) with `time < before`, in batches (default ERASE_BATCH);
+   * rows keep every other field and their hashes, `erasedAt` is `now` (default the ledger's clock).
+   * Receipts written before format 4 hash their detail itself: kept, counted in `oldRuleKept`.
    * @param opts.before ms since the epoch (exclusive).
    * @returns `{erased, oldRuleKept}`: payloads erased now, and older-rule receipts before `before` left as they are.
-   * @throws LedgerStateError when closed or read-only (or closed meanwhile); LedgerInputError for a bad `before`;
-   *   the signal's reason when aborted (batches already committed stay erased).
+   * @throws LedgerStateError when closed or read-only (or closed meanwhile); LedgerInputError for a bad `before`; the signal's reason when aborted (committed batches stay erased).
    */
   async erasePayloads(opts: { before: number; now?: number; batch?: number; signal?: AbortSignal }): Promise<{ erased: number; oldRuleKept: number }> {
     this.writable();
     if (!Number.isSafeInteger(opts.before)) throw new LedgerInputError('erasePayloads: before must be an integer (ms since the epoch)');
-    const batch = Math.max(1, Math.min(opts.batch ?? ERASE_BATCH, 100_000));
     const db = this.open();
     if (this.format < 4) return { erased: 0, oldRuleKept: 0 };
-    // The partial index receipts_payload_kept holds exactly the erasable rows, by time.
-    const erase = db.prepare(
-      "UPDATE receipts SET detail = 'null', erased_at = @now WHERE seq IN " +
-        '(SELECT seq FROM receipts WHERE payload_hash IS NOT NULL AND erased_at IS NULL AND time < @before LIMIT @batch)',
-    );
-    let erased = 0;
-    for (;;) {
-      opts.signal?.throwIfAborted();
-      this.open();
-      const now = opts.now ?? this.now();
-      const n = db.transaction(() => erase.run({ now, before: opts.before, batch }).changes).immediate();
-      if (n > 0) this.durability?.committed();
-      erased += n;
-      if (n < batch) break;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    // The request index keeps a copy of a reason (payload text, for the timeline's text search):
-    // a request whose every receipt is past the retention period loses it too.
-    db.prepare('UPDATE requests SET reason = NULL WHERE last_time < ? AND reason IS NOT NULL').run(opts.before);
-    const oldRuleKept = db.prepare('SELECT count(*) FROM receipts WHERE time < ? AND payload_hash IS NULL').pluck().get(opts.before) as number;
-    return { erased, oldRuleKept };
+    return erasePayloadsIn(db, opts, { batch: opts.batch ?? ERASE_BATCH, now: () => opts.now ?? this.now(), alive: () => void this.open(), committed: () => this.durability?.committed() });
   }
 
   /** Close the database; later calls throw LedgerStateError. Idempotent. */
