@@ -1,6 +1,7 @@
 // Issue 12 items 2 and 3 in the built renderer over the loopback web host and the
 // REAL console core: Verify ledger reports progress then its result (count, head,
-// checkpoint, witness); an export of the ledger verifies with the CLI; retention,
+// checkpoint, witness); an export of the ledger verifies with the CLI, and an export of a
+// filtered timeline verifies with its left-out receipts reported as gaps; retention,
 // driven by the core's injected clock, erases payloads and Verify still passes.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -39,7 +40,7 @@ function cliVerify(file: string, publicKey: string): { status: number | null; st
   return spawnSync(process.execPath, ['--import', 'tsx', path.resolve('scripts/ledger-cli.ts'), 'verify', file, '--public-key', publicKey], { encoding: 'utf8' });
 }
 
-test('Verify ledger with progress and result, an export that verifies, and retention erasing payloads while verify passes', async () => {
+test('Verify ledger with progress and result, an export that verifies, a filtered export whose gaps are reported, and retention erasing payloads while verify passes', async () => {
   const { core, host, browser } = world;
   // 25,000 receipts of an agent's typing, so verify and export report progress in several chunks.
   const typed: ReceiptInput = {
@@ -90,6 +91,23 @@ test('Verify ledger with progress and result, an export that verifies, and reten
   const first = cliVerify(file, publicKey as string);
   expect(first.stdout).toMatch(/^ok: \d+ receipts, every hash intact, no gaps; signed checkpoint #\d+ verifies/);
   expect(first.status).toBe(0);
+
+  // An export of a filtered timeline (one origin): the receipts it leaves out are reported as gaps, by range, and it still verifies.
+  const shop: ReceiptInput = { ...typed, requestId: 'req-shop', event: 'requested', operation: 'click', origin: 'https://shop.example', detail: { url: 'https://shop.example/cart' } };
+  const [asked, , , clicked] = core.ledger.appendBatch([shop, typed, typed, { ...shop, event: 'succeeded' }]);
+  const [s1, s2] = [asked?.seq as number, clicked?.seq as number];
+  await page.getByTestId('filter-origin').fill('https://shop.example');
+  await page.getByTestId('filter-apply').click();
+  await expect(page.getByTestId('timeline-count')).toHaveText(/^1 request matches/);
+  const filtered = nextEvent((e) => (e.kind === 'ledger-progress' && e.progress.task === 'export' && e.progress.state !== 'running' ? e.progress : undefined));
+  await page.getByTestId('export-start').click();
+  const part = await filtered;
+  expect(part).toMatchObject({ state: 'done', result: { rows: 2 } });
+  const gapped = cliVerify(part.result?.file as string, publicKey as string);
+  expect(gapped.stdout).toMatch(/^ok: 2 receipts, every hash intact, \d gaps \(\d+ receipts not in the export\)/);
+  expect(gapped.stdout).toContain(`gaps: #1..#${s1 - 1}, #${s1 + 1}..#${s2 - 1}`);
+  expect(gapped.status).toBe(0);
+  await page.getByTestId('filter-clear').click();
 
   // Retention: 40 days later, the person keeps payloads for 30 days: they are erased, the chain verifies.
   clock = T0 + 40 * DAY;
