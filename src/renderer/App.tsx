@@ -11,7 +11,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog, RunningDialog } from './components/ApprovalDialog';
-import { ReloadOffers, StopButton, StopEverythingButton } from './components/StopButton';
+import { ReloadOffers, StopEverythingButton } from './components/StopButton';
 import { inFlightById } from './stores/inflight';
 import { consoleTitle, stopReportText } from './stop-text';
 import { revealInvisible } from './text';
@@ -27,6 +27,7 @@ import { ToolInspector } from './components/ToolInspector';
 import { useNow } from './hooks';
 import { consoleReachable, linkLabel } from './stores/connection';
 import { LedgerTools, Receipts, TimelinePage, useDeepLinks } from './audit-pages';
+import { StopRequest } from './stop-request';
 import { useOnline, useStores } from './use-stores';
 import type { ScriptRun } from '../shared/raw-script';
 
@@ -133,21 +134,9 @@ function Running() {
         if (offer) s.dismissOffer(offer.tabId);
         s.unwatch();
       }}
+      onLeave={s.unwatch}
     />
   );
-}
-
-/**
- * Stop for one request in flight, wired to the stores: the container a timeline row uses
- * (`<StopRequest requestId={…} />`); renders nothing when the request is not in flight.
- */
-export function StopRequest(props: { requestId: string }) {
-  const { inflight } = useStores();
-  const request = useStore(inflight, (s) => inFlightById(s.requests, props.requestId));
-  const busy = useStore(inflight, (s) => s.busy === props.requestId);
-  const online = useOnline();
-  if (!request) return null;
-  return <StopButton requestId={request.requestId} phase={request.phase} busy={busy} disabled={!online || request.stopping === true} onStop={(id) => void inflight.getState().stop(id)} />;
 }
 
 /** The header's kill switch, and what it did; the tab reloads offered after stops. */

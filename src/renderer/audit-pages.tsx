@@ -9,6 +9,7 @@ import { LedgerPanel } from './components/LedgerPanel';
 import { ReceiptList } from './components/ReceiptList';
 import { Timeline } from './components/Timeline';
 import { parseRoute, routeFragment, type Route } from './route';
+import { StopRequest } from './stop-request';
 import { sessionFromFragment } from './transport/token';
 import type { LedgerFilter } from '../shared/ledger-export';
 import { useOnline, useStores } from './use-stores';
@@ -52,6 +53,7 @@ export function TimelinePage() {
   // Stable callbacks: the rows are memoized (components/Timeline.tsx).
   const openRequest = useCallback((id: string) => void timeline.getState().openRequest(id), [timeline]);
   const loadMore = useCallback(() => void timeline.getState().loadMore(), [timeline]);
+  const renderStop = useCallback((id: string) => <StopRequest requestId={id} />, []);
   return (
     <Timeline
       filter={s.filter}
@@ -73,6 +75,7 @@ export function TimelinePage() {
       onMore={loadMore}
       onToggle={s.toggle}
       onOpenRequest={openRequest}
+      renderStop={renderStop}
     />
   );
 }

@@ -6,7 +6,9 @@
 //  1. A page tool whose execute never returns: approved, then stopped from the dialog → the
 //     agent's call answers outcome-unknown (stopped by the person), the receipt says so, and the
 //     reload the dialog offers reloads the tab. Meanwhile the pending count shows on the
-//     extension's action badge (read in its service worker) and in the console's title.
+//     extension's action badge (read in its service worker) and in the console's title. Then a
+//     second such call: the running dialog's deep link opens its timeline row, whose Stop stops
+//     it; the reload offer is listed under the header.
 //  2. Stop everything from the header: the pending request denied, the tab unshared, the agent's
 //     session closed, developer mode off, with its one receipt; the badge is red while developer
 //     mode is on.
@@ -54,6 +56,8 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   await ui.bringToFront();
   const dialog = ui.getByTestId('approval-dialog');
   await expect(dialog).toHaveAttribute('data-request-id', view.requestId);
+  // The dialog points at the request's row in the timeline (its deep link).
+  await expect(dialog.getByTestId('field-request-link')).toHaveAttribute('href', `#/timeline?request=${encodeURIComponent(view.requestId)}`);
   await dialog.getByTestId('end-of-request').scrollIntoViewIfNeeded(); // Approve arms once the whole request was seen
   await expect(dialog.getByTestId('approve-button')).toBeEnabled();
   await dialog.getByTestId('approve-button').click();
@@ -82,6 +86,30 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   await reloaded;
   await waitForCore(job.core, () => (job.core.ledger.query({ event: 'tab-reloaded', limit: 1 }).receipts[0]?.tabId === tabId ? true : undefined));
   await expect(running).toHaveCount(0);
+
+  // Stop from the timeline row: a second call, approved; the running dialog's link opens its row in the timeline, with the Stop.
+  let again: { name: string; descriptorHash: string } | undefined;
+  await expect.poll(async () => (again = (await toolsOf(tabId)).find((t) => t.name === 'hangs_forever')) !== undefined).toBe(true);
+  const second = w.client.callTool({ name: 'webmcp_invoke', arguments: { tabId, name: again!.name, descriptorHash: again!.descriptorHash, arguments: {} } }, undefined, { timeout: 60_000 });
+  const view2 = await waitForApproval(job.core, (a) => a.tab.tabId === tabId);
+  await dialog.getByTestId('end-of-request').scrollIntoViewIfNeeded();
+  await dialog.getByTestId('approve-button').click();
+  await expect(running).toHaveAttribute('data-phase', 'dispatched');
+  await running.getByTestId('running-request-link').click();
+  await expect(running).toHaveCount(0);
+  await expect(ui.getByTestId('nav-timeline')).toHaveAttribute('aria-current', 'page');
+  const row = ui.locator(`[data-testid=request-row][data-request-id="${view2.requestId}"]`);
+  await expect(row.getByTestId('request-expand')).toHaveAttribute('aria-expanded', 'true');
+  await expect(row.getByTestId('request-outcome')).toContainText('open');
+  await row.getByTestId('stop-button').click();
+  const r2 = await second;
+  expect(texts(r2).join('\n')).toContain('outcome-unknown');
+  await expect(row.getByTestId('request-outcome')).toHaveText('outcome-unknown');
+  await expect(row.getByTestId('stop-button')).toHaveCount(0);
+  // Its reload offer, with the dialog closed, is listed under the header.
+  await expect(ui.getByTestId('reload-offer')).toHaveAttribute('data-tab-id', String(tabId));
+  await ui.getByTestId('reload-dismiss').click();
+  await ui.getByTestId('nav-approvals').click();
 });
 
 test('Stop everything from the header: pending denied, tab unshared, session closed, developer mode off, one receipt; the badge is red in developer mode', async () => {

@@ -28,6 +28,7 @@ import type { ApprovalView, InFlightView } from '../../shared/ipc';
 import type { ReloadOffer } from '../stores/inflight';
 import { StopButton } from './StopButton';
 import type { ErrorInfo } from '../../shared/result';
+import { requestLink } from '../../shared/request-summary';
 import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../text';
 import { Field, HashField } from './fields';
 import { SubjectHeading, SubjectView } from './subjects';
@@ -205,6 +206,9 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
                 {a.documentId}
               </code>
             </Field>
+            <Field label="Request">
+              <RequestLink requestId={a.requestId} onFollow={onClose} testId="field-request-link" />
+            </Field>
             <Field label={`Tab ${a.tab.tabId}`} wide>
               <span data-testid="field-tab-title">{revealInvisible(a.tab.title) || '(untitled)'}</span>
               <code className="subtle" data-testid="field-tab-url">
@@ -300,6 +304,19 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
   );
 }
 
+/**
+ * The request's deep link (`#/timeline?request=<id>`, docs/timeline.md): following it closes the
+ * dialog (an approval stays waiting in the list; a running request keeps running) and opens the
+ * request's row, with its trail, in the timeline.
+ */
+function RequestLink(props: { requestId: string; onFollow(): void; testId: string }) {
+  return (
+    <a href={requestLink(props.requestId)} onClick={props.onFollow} title="Open this request in the timeline" data-testid={props.testId}>
+      <code>{props.requestId}</code>
+    </a>
+  );
+}
+
 /** JSON text of an untrusted value for the hidden-character checks; never throws. */
 function safeJson(value: unknown): string {
   try {
@@ -321,6 +338,8 @@ export interface RunningDialogProps {
   onStop(requestId: string): void;
   onReload(tabId: number): void;
   onClose(): void;
+  /** The person followed the request's link to the timeline: stop showing the dialog, keep any reload offer (listed under the header). */
+  onLeave(): void;
 }
 
 /**
@@ -328,7 +347,7 @@ export interface RunningDialogProps {
  * until it ends. Stopped after dispatch, it says the outcome is unknown and offers the tab's
  * reload. Escape or "Close" leaves it running (the header's Stop everything still reaches it).
  */
-export function RunningDialog({ requestId, request, offer, busy, offline, error, onStop, onReload, onClose }: RunningDialogProps) {
+export function RunningDialog({ requestId, request, offer, busy, offline, error, onStop, onReload, onClose, onLeave }: RunningDialogProps) {
   const titleId = useId();
   const ref = useRef<HTMLDivElement>(null);
   const [ignored, setIgnored] = useState(false);
@@ -370,6 +389,9 @@ export function RunningDialog({ requestId, request, offer, busy, offline, error,
               unsaved on the page).
             </p>
           ) : null}
+          <p className="small">
+            Request <RequestLink requestId={requestId} onFollow={onLeave} testId="running-request-link" />
+          </p>
           {error ? (
             <p className="error" role="alert" data-testid="running-error">
               {error.message}

@@ -2,7 +2,7 @@
  * Stop (issue 12 item 5; docs/stop.md), presentational:
  *  - `StopButton`: stop one request in flight. Reusable: the approval dialog shows it once a
  *    request is approved, and a timeline row may show it for any request in flight (wire it to
- *    `stores/inflight.ts` `stop(requestId)`; App.tsx `StopRequest` is the container).
+ *    `stores/inflight.ts` `stop(requestId)`; src/renderer/stop-request.tsx `StopRequest` is the container).
  *  - `StopEverythingButton`: the kill switch in the console header. No confirmation step: it only
  *    takes power away, and a kill switch is one act (docs/stop.md says why).
  *  - `ReloadOffers`: the tab reloads offered after a Stop that left an outcome unknown.

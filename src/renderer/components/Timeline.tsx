@@ -15,7 +15,7 @@
  *   generation shown, for tests and the bench to wait on (never timed in tests).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type MouseEvent } from 'react';
+import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type MouseEvent, type ReactNode } from 'react';
 import { fingerprint } from '../../shared/canonical';
 import { FACULTIES, OUTCOME_EVENTS, RECEIPT_EVENTS, type Receipt } from '../../shared/receipt';
 import type { RequestFilter, RequestSummary } from '../../shared/request-summary';
@@ -46,6 +46,12 @@ export interface TimelineProps {
   onMore(): void;
   onToggle(requestId: string): void;
   onOpenRequest(requestId: string): void;
+  /**
+   * What an open row (no outcome yet) shows beside its outcome: the Stop of a request in flight
+   * (issue 12 item 5; src/renderer/stop-request.tsx `StopRequest`, which renders nothing when the request is not in
+   * flight). Keep it stable (useCallback): the rows are memoized.
+   */
+  renderStop?(requestId: string): ReactNode;
 }
 
 const COLUMNS = ['Time', 'Agent', 'Faculty · operation', 'Tool or target', 'Origin', 'Tab', 'Outcome', 'Duration', 'Decided by'] as const;
@@ -132,6 +138,7 @@ const RequestRows = memo(function RequestRows(props: {
   offline: boolean;
   onToggle(id: string): void;
   onOpenRequest(id: string): void;
+  renderStop?(id: string): ReactNode;
   measure(el: HTMLTableSectionElement | null): void;
 }) {
   const { s, open } = props;
@@ -175,6 +182,7 @@ const RequestRows = memo(function RequestRows(props: {
         <td>{s.tabId ?? none}</td>
         <td data-testid="request-outcome">
           <OutcomePill outcome={s.outcome} />
+          {s.outcome === null && props.renderStop ? <span className="row-stop">{props.renderStop(s.requestId)}</span> : null}
         </td>
         <td className="nowrap">{shortDuration(s.durationMs)}</td>
         <td className="nowrap" data-testid="request-decider">
@@ -274,6 +282,7 @@ function RequestTable(p: TimelineProps) {
               offline={p.offline}
               onToggle={p.onToggle}
               onOpenRequest={p.onOpenRequest}
+              renderStop={p.renderStop}
               measure={measure}
             />
           );
