@@ -8,7 +8,7 @@
  * as unknown), and the pairing notice while the extension awaits pairing. The
  * link badge in the header opens the Connection page.
  */
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { Suspense, createContext, lazy, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog, RunningDialog } from './components/ApprovalDialog';
 import { ReloadOffers, StopEverythingButton } from './components/StopButton';
@@ -18,7 +18,6 @@ import { revealInvisible } from './text';
 import { ApprovalList } from './components/ApprovalList';
 import { ConnectionPanel } from './components/ConnectionPanel';
 import { ConsoleBanner } from './components/ConsoleBanner';
-import { DeveloperConsole } from './components/DeveloperConsole';
 import { PairingNotice } from './components/PairingNotice';
 import { PolicyEditor } from './components/PolicyEditor';
 import { LivePatchPanel } from './components/LivePatchPanel';
@@ -265,6 +264,13 @@ function Inspector() {
 }
 
 /**
+ * The terminal (xterm and acorn, about a third of the renderer's code) is loaded only when the
+ * developer console is first shown, so the other pages start without it (the timeline's first
+ * screenful, issue 12 "Measured"; `npm run bench -- timeline`).
+ */
+const DeveloperConsole = lazy(() => import('./components/DeveloperConsole').then((m) => ({ default: m.DeveloperConsole })));
+
+/**
  * The developer console (issue 11 item 4), only while developer mode is on: the terminal over the
  * scripts store (the person's lines, Ctrl+C, and every run seen live) and the shared tabs.
  */
@@ -296,7 +302,11 @@ function DeveloperConsolePage() {
   useEffect(() => {
     void scripts.getState().load();
   }, [scripts]);
-  return <DeveloperConsole tabs={tabs} backend={backend} subscribe={subscribe} />;
+  return (
+    <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+      <DeveloperConsole tabs={tabs} backend={backend} subscribe={subscribe} />
+    </Suspense>
+  );
 }
 
 /** The extension's link state; a button that opens the Connection page. */
