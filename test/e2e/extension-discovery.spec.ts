@@ -50,10 +50,18 @@ test('lists same-origin iframe tools with their frameId; excludes cross-origin a
   );
   const { page, tabId } = await openShared(ext.worker, () => ext.context.newPage(), `${pages.a}/frames`);
   await page.waitForLoadState('load');
-  await expect.poll(async () => {
-    const r = await request(ext.worker, { op: 'discover', tabId });
-    return r.ok ? r.value.tools.map((t) => t.name).sort() : r.error.code;
-  }).toEqual(['same_frame_tool', 'top_tool']);
+  // A failure says what the last discovery saw (violations per frame) and which frames the page had.
+  let last: unknown;
+  await expect
+    .poll(async () => {
+      const r = await request(ext.worker, { op: 'discover', tabId });
+      last = { discovery: r.ok ? { tools: r.value.tools.map((t) => [t.name, t.frameId]), violations: r.value.violations } : r.error, frames: page.frames().map((f) => f.url()) };
+      return r.ok ? r.value.tools.map((t) => t.name).sort() : r.error.code;
+    })
+    .toEqual(['same_frame_tool', 'top_tool'])
+    .catch((e: Error) => {
+      throw new Error(`${e.message}\nlast: ${JSON.stringify(last)}`);
+    });
   // Not vacuous: the cross-origin frame (allow="tools") did register its tool, in its own document.
   const crossFrame = page.frames().find((f) => f.url().startsWith(pages.b))!;
   await expect
