@@ -10,7 +10,7 @@ import { RETENTION_DAYS } from '../../shared/ledger-export';
 import type { VerifyReport } from '../../shared/receipt';
 import type { ErrorInfo } from '../../shared/result';
 import type { ExportRun } from '../stores/ledger';
-import { formatTime } from '../text';
+import { formatCount, formatTime } from '../text';
 
 /** A progress bar with its count, for a run over `total` receipts. */
 export function LedgerProgressBar(p: { done: number; total: number; label: string; testId: string }) {
@@ -18,7 +18,7 @@ export function LedgerProgressBar(p: { done: number; total: number; label: strin
     <div className="ledger-progress" data-testid={p.testId}>
       <progress max={Math.max(p.total, 1)} value={Math.min(p.done, p.total)} aria-label={p.label} />
       <span className="muted small">
-        {p.label}: {p.done.toLocaleString('en')} of {p.total.toLocaleString('en')} receipts
+        {p.label}: {formatCount(p.done)} of {formatCount(p.total)} receipts
       </span>
     </div>
   );
@@ -31,7 +31,7 @@ export function VerifyDetails(p: { report: VerifyReport }) {
   return (
     <dl className="verify-details" data-testid="verify-details">
       <dt>Receipts</dt>
-      <dd data-testid="verify-count">{r.count.toLocaleString('en')}{r.ok ? '' : ' intact before the break'}</dd>
+      <dd data-testid="verify-count">{formatCount(r.count)}{r.ok ? '' : ' intact before the break'}</dd>
       <dt>Head hash</dt>
       <dd><code data-testid="verify-head">{r.headHash}</code></dd>
       <dt>Last signed checkpoint</dt>
