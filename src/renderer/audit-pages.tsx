@@ -14,10 +14,15 @@ import { sessionFromFragment } from './transport/token';
 import type { LedgerFilter } from '../shared/ledger-export';
 import { useOnline, useStores } from './use-stores';
 
+/** The receipts list with Verify ledger; its first page is loaded when the page is first shown (and again after a lost connection, stores/index.ts). */
 export function Receipts() {
   const { receipts } = useStores();
   const s = useStore(receipts);
   const online = useOnline();
+  useEffect(() => {
+    const r = receipts.getState();
+    if (online && !r.loaded && !r.loading) void r.loadFirst();
+  }, [receipts, online]);
   return (
     <ReceiptList
       items={s.items}

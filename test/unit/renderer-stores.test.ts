@@ -14,7 +14,7 @@ import { createConnectionStore, linkLabel } from '../../src/renderer/stores/conn
 import { applyEvent, bindConsole, createConsoleStores } from '../../src/renderer/stores';
 import { createReceiptsStore, mergeReceipts, RECEIPT_PAGE_SIZE } from '../../src/renderer/stores/receipts';
 import { createSettingsStore } from '../../src/renderer/stores/settings';
-import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
+import { confusableWords, formatCount, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../../src/renderer/text';
 import { exchangeToken, sessionFragment, sessionFromFragment, takeToken } from '../../src/renderer/transport/token';
 import { webSession } from '../support/web-session';
 import { createWsClient } from '../../src/renderer/transport/ws-client';
@@ -234,13 +234,17 @@ describe('settings store', () => {
 });
 
 describe('event routing', () => {
-  it('routes each pushed event to its store, and loads the snapshot when bound', async () => {
+  it('routes each pushed event to its store, and loads the snapshot when bound (the receipts only when their page asks)', async () => {
     const fake = new FakeConsole({ approvals: [A], receiptCount: 2 });
     const api = Object.assign(fake, {});
     const stores = createConsoleStores(api);
     const off = bindConsole(api, stores, { state: () => 'open', onState: () => () => undefined });
     await vi.waitFor(() => expect(stores.approvals.getState().pending).toHaveLength(1));
-    await vi.waitFor(() => expect(stores.receipts.getState().items).toHaveLength(2));
+    // The receipts page loads its first page when first shown, not at start (the timeline's first screenful does not wait for it).
+    expect(fake.calls.filter((c) => c.method === 'queryReceipts')).toEqual([]);
+    applyEvent(stores, { kind: 'receipts', receipts: [] });
+    await stores.receipts.getState().loadFirst();
+    expect(stores.receipts.getState().items).toHaveLength(2);
     fake.emit({ kind: 'link', link: { state: 'awaiting-pairing', paired: false, pairingCode: '481 207' } });
     expect(stores.connection.getState().link?.pairingCode).toBe('481 207');
     applyEvent(stores, { kind: 'settings', settings: { approvalTimeoutMs: 30_000, developerMode: true, developerModeIdleMinutes: 30, retentionDays: null } });
@@ -339,6 +343,8 @@ describe('untrusted text', () => {
     expect(formatDuration(61_000)).toBe('1:01');
     expect(formatDuration(-5)).toBe('0:00');
     expect(formatDuration(3_600_000)).toBe('1:00:00');
+    // Counts as toLocaleString('en') writes them, without Intl.
+    for (const n of [0, 7, 999, 1000, 12_345, 1_000_000, 196_000, 1_234_567_890, -4200]) expect(formatCount(n)).toBe(n.toLocaleString('en'));
   });
 
   it('never shows more time left than the request timeout, even with a clock tick from before it arrived', () => {

@@ -128,17 +128,16 @@ export function bindConsole(
     if (s === 'open') {
       clearTransportErrors(stores);
       void loadSnapshot(api, stores);
-      void stores.receipts.getState().loadFirst();
-      // Back after a lost connection: the live tail missed what happened meanwhile.
+      // Back after a lost connection: the live lists missed what happened meanwhile. The
+      // receipts page loads its first page itself when first shown (audit-pages.tsx), so a
+      // console opened on another page does not wait behind that query.
+      if (stores.receipts.getState().loaded) void stores.receipts.getState().loadFirst();
       const t = stores.timeline.getState();
       if (t.loaded) void t.setFilter(t.filter);
     }
   });
   // IPC is open from the start; the WebSocket loads on its first 'open' above.
-  if (transport.state() === 'open') {
-    void loadSnapshot(api, stores);
-    void stores.receipts.getState().loadFirst();
-  }
+  if (transport.state() === 'open') void loadSnapshot(api, stores);
   return () => {
     offEvent();
     offState();

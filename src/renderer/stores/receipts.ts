@@ -111,7 +111,8 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       const shown = search?.status === 'done' ? new Set(search.results.map((r) => r.requestId)) : null;
       const joining = shown ? receipts.filter((r) => r.requestId !== null && shown.has(r.requestId)) : [];
       set({
-        items: mergeReceipts(get().items, [...receipts]),
+        // Before the first page is loaded the list holds nothing: that page brings these too.
+        ...(get().loaded ? { items: mergeReceipts(get().items, [...receipts]) } : {}),
         ...(joining.length > 0 && search ? { search: { ...search, results: mergeReceipts(search.results, joining) } } : {}),
       });
     },
