@@ -147,6 +147,14 @@ describe('receipts store', () => {
     expect(s.getState().items[0]!.id).toBe('new');
     expect(s.getState().items.filter((r) => r.id === 'new')).toHaveLength(1);
     expect(mergeReceipts([], [])).toEqual([]);
+    // Newer receipts go on top without re-sorting the rest; a repeat among them is kept once; an older one is placed by seq.
+    const list = s.getState().items;
+    const r = (id: string, seq: number) => ({ ...fake.receipts[0]!, id, seq });
+    const merged = mergeReceipts(list, [r('n2', 1001), r('n1', 1000), r('n2', 1001)]);
+    expect(merged.map((x) => x.seq)).toEqual([1001, 1000, ...list.map((x) => x.seq)]);
+    expect(merged.slice(2)).toEqual(list);
+    const late = mergeReceipts(merged, [r('late', 500)]);
+    expect(late.map((x) => x.seq)).toEqual([...merged.map((x) => x.seq), 500].sort((x, y) => y - x));
   });
 
   it('applies a pushed batch of receipts in one store update, each placed by seq and its request trail joined', async () => {

@@ -64,8 +64,19 @@ export interface ReceiptsState {
   clearSearch(): void;
 }
 
-/** Merge receipts by id, newest (highest seq) first. */
+/**
+ * Merge receipts by id, newest (highest seq) first. `a` is a list this function made (sorted,
+ * no duplicates). When every receipt of `b` is newer than `a`'s newest (the live tail's case)
+ * they are put on top without re-sorting `a`: a long-open Receipts page then pays for the new
+ * receipts only, not a sort of everything it holds on every pushed batch.
+ */
 export function mergeReceipts(a: Receipt[], b: Receipt[]): Receipt[] {
+  const top = a[0];
+  if (top && b.length > 0 && b.every((r) => r.seq > top.seq)) {
+    const fresh = new Map<string, Receipt>();
+    for (const r of b) fresh.set(r.id, r);
+    return [...[...fresh.values()].sort((x, y) => y.seq - x.seq), ...a];
+  }
   const byId = new Map<string, Receipt>();
   for (const r of [...a, ...b]) byId.set(r.id, r);
   return [...byId.values()].sort((x, y) => y.seq - x.seq);
