@@ -198,7 +198,7 @@ test('an overlay covers the button: target-covered names it; closing it by a cli
   }
 });
 
-test('target-changed between approval and dispatch; a hover grant replayed as a click is refused; a page ticking near the target does not confirm a click that did nothing; hover, focus and scroll with readback; clicks inside open and closed shadow roots and a same-origin iframe', async ({ world }) => {
+test('target-changed between approval and dispatch; a hover grant replayed as a click is refused; a page ticking near the target does not confirm a click that did nothing; hover, focus and scroll with readback; clicks inside open and closed shadow roots and a same-origin iframe; typing into a field in a shadow root and in the iframe', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/controls.html'));
   const client = await agent(world);
   try {
@@ -302,6 +302,16 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     expect(header(inFrame.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed', effect: 'dom-changed-near-target' });
     expect(inFrame.view!.frame.frameId).not.toBe(0);
     await expect(page.frameLocator('#frame').locator('#said')).toHaveText('frame done');
+
+    // 6. Typing into a text field inside the open shadow root and into one in the same-origin iframe: reviewed,
+    // set, and confirmed by readback in its own document; the frame's is dispatched to the frame.
+    const shadowNote = await act(world, client, 'page_type', { tabId, ref: await refOf(client, tabId, /^textbox "Shadow note"/), text: 'from the agent' });
+    expect(header(shadowNote.r), textOf(shadowNote.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed', effect: 'value-set' });
+    expect(await page.evaluate(() => (globalThis as unknown as { document: Document }).document.querySelector('open-box')!.shadowRoot!.querySelector('input')!.value)).toBe('from the agent');
+    const frameNote = await act(world, client, 'page_type', { tabId, ref: await refOf(client, tabId, /^textbox "Frame note"/), text: 'in the frame' });
+    expect(header(frameNote.r), textOf(frameNote.r)).toMatchObject({ outcome: 'succeeded', readback: 'confirmed', effect: 'value-set' });
+    expect(frameNote.view!.frame.frameId).not.toBe(0);
+    await expect(page.frameLocator('#frame').locator('#frame-note')).toHaveValue('in the frame');
   } finally {
     await client.close();
   }
