@@ -85,8 +85,25 @@ test('developer mode on by the person in the web host (--developer-mode), list_c
     expect(runs.filter((r) => r.codeHash === sha(code)).map((r) => [r.actor, r.status])).toEqual([['agent', 'running'], ['agent', 'succeeded']]);
     expect(runs.find((r) => r.status === 'succeeded')!.output).toMatchObject({ status: 'returned', value: '22', console: [{ level: 'log', text: 'hello from Raw JavaScript target' }] });
 
-    // 4. A script cannot read chrome.storage (where the pairing key is): the MAIN world has none.
+    // 3b. The same in the page's same-origin iframe, by its frameId: the dialog names the frame, and the script
+    //     runs in that document only (its title is the frame's; the top's marker stays as step 3 left it).
     const w = await world.worker();
+    const frames = await w.evaluate((id) => chrome.webNavigation.getAllFrames({ tabId: id }), tabId);
+    const inner = frames!.find((f) => f.url.endsWith('/raw-js/frame.html'))!;
+    expect(inner.frameId).toBeGreaterThan(0);
+    const frameCode = 'document.getElementById("marker").textContent = "ran in the frame"; document.title';
+    const frameP = client.callTool({ name: 'page_run_script', arguments: { tabId, frameId: inner.frameId, code: frameCode, world: 'MAIN' } }) as Promise<CallToolResult>;
+    const frameView = await until(() => world.core.broker.approvals.list().find((v) => v.subjectHash === sha(frameCode)), 'the approval of the frame script');
+    expect(frameView.frame.frameId).toBe(inner.frameId);
+    await expect(consolePage.getByTestId('field-frame')).toHaveText(String(inner.frameId));
+    await world.core.api.decideApproval({ requestId: frameView.requestId, decision: 'approve' });
+    const frameRan = await frameP;
+    expect(header(frameRan), textOf(frameRan)).toMatchObject({ outcome: 'succeeded', frameId: inner.frameId, status: 'returned' });
+    expect(textOf(frameRan)).toMatch(/"value":\s*"Raw JavaScript frame"/);
+    await expect(page.frameLocator('#inner').locator('#marker')).toHaveText('ran in the frame');
+    await expect(page.locator('#marker')).toHaveText('ran');
+
+    // 4. A script cannot read chrome.storage (where the pairing key is): the MAIN world has none.
     expect(await w.evaluate(async () => Object.keys(await chrome.storage.local.get(null)).length)).toBeGreaterThan(0);
     const steal = '(async () => { try { return "READ " + JSON.stringify(await chrome.storage.local.get(null)); } catch (e) { return "unreadable: " + e.name; } })()';
     const stealP = client.callTool({ name: 'page_run_script', arguments: { tabId, code: steal, world: 'MAIN' } }) as Promise<CallToolResult>;
