@@ -202,6 +202,21 @@ test('the dialog cannot hide what is approved: 69 TAG characters are shown as th
   await expect(page.getByTestId('approve-button')).toBeEnabled();
 });
 
+test('the dialog\'s request link opens the timeline even when the address already shows that link (the desktop app, after following it once)', async () => {
+  const a = fake.approvals[0] as ReturnType<typeof sampleApproval>;
+  const dialog = page.getByTestId('approval-dialog');
+  await expect(dialog).toHaveAttribute('data-request-id', a.requestId);
+  const link = dialog.getByTestId('field-request-link');
+  const href = (await link.getAttribute('href')) as string;
+  expect(href).toBe(`#/timeline?request=${a.requestId}`);
+  // The desktop app's fragment is the route alone (no session id): after a first follow of this link it is exactly the link.
+  await page.evaluate((h) => (globalThis as unknown as { history: { replaceState(d: null, u: string, url: string): void } }).history.replaceState(null, '', h), href);
+  await link.click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('nav-timeline')).toHaveAttribute('aria-current', 'page');
+  await expect.poll(() => fake.calls.some((c) => c.method === 'queryRequests' && (c.params as { requestId?: string } | undefined)?.requestId === a.requestId)).toBe(true);
+});
+
 test('"Deny" sends the optional reason', async () => {
   await expect(page.getByRole('dialog')).toBeVisible();
   await page.getByTestId('deny-reason').fill('Not this one');
