@@ -217,6 +217,21 @@ test('the dialog\'s request link opens the timeline even when the address alread
   await expect.poll(() => fake.calls.some((c) => c.method === 'queryRequests' && (c.params as { requestId?: string } | undefined)?.requestId === a.requestId)).toBe(true);
 });
 
+test('the dialog keeps the keyboard inside it: Shift+Tab from its request link does not reach the page behind', async () => {
+  const dialog = page.getByTestId('approval-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toBeFocused();
+  const focusInDialog = () => dialog.evaluate((d) => d.contains((globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement as never));
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByTestId('field-request-link')).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
+  expect(await focusInDialog()).toBe(true);
+  for (let i = 0; i < 12; i++) {
+    await page.keyboard.press('Tab');
+    expect(await focusInDialog()).toBe(true);
+  }
+});
+
 test('"Deny" sends the optional reason', async () => {
   await expect(page.getByRole('dialog')).toBeVisible();
   await page.getByTestId('deny-reason').fill('Not this one');

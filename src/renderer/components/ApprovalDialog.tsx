@@ -105,8 +105,8 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
       return;
     }
     if (e.key === 'Tab' && dialogRef.current) {
-      // Keep focus inside the modal dialog.
-      const focusable = [...dialogRef.current.querySelectorAll<HTMLElement>('button:not([disabled]), input, [tabindex="0"]')];
+      // Keep focus inside the modal dialog (its request link too: Shift+Tab from it left the dialog).
+      const focusable = [...dialogRef.current.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input, [tabindex="0"]')];
       if (focusable.length === 0) return;
       const first = focusable[0]!;
       const last = focusable[focusable.length - 1]!;
