@@ -232,6 +232,23 @@ test('the dialog keeps the keyboard inside it: Shift+Tab from its request link d
   }
 });
 
+test('a developer console whose terminal fails to load says so, and the rest of the console keeps working', async () => {
+  // The terminal is a chunk of its own, loaded when the page is first shown; here its file cannot be fetched
+  // (the host went away meanwhile, or the app was rebuilt in place under a running console).
+  await page.route(/\/assets\/DeveloperConsole-[^/]+\.js$/, (r) => r.abort('connectionfailed'));
+  await expect(page.getByTestId('approval-dialog')).toBeVisible();
+  fake.settings = { ...fake.settings, developerMode: true };
+  fake.emit({ kind: 'settings', settings: fake.settings });
+  await page.getByTestId('close-button').click();
+  await page.getByTestId('nav-developer').click();
+  await expect(page.getByTestId('nav-developer')).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('stop-everything')).toBeVisible();
+  // Said, not "Loading the terminal…" for ever (the failed import was only an uncaught error).
+  await expect(page.getByTestId('developer-console-failed')).toBeVisible();
+  await page.getByTestId('nav-approvals').click();
+  await expect(page.getByTestId('approval-list')).toBeVisible();
+});
+
 test('"Deny" sends the optional reason', async () => {
   await expect(page.getByRole('dialog')).toBeVisible();
   await page.getByTestId('deny-reason').fill('Not this one');
