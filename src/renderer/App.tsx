@@ -8,7 +8,7 @@
  * as unknown), and the pairing notice while the extension awaits pairing. The
  * link badge in the header opens the Connection page.
  */
-import { Suspense, createContext, lazy, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { Component, Suspense, createContext, lazy, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import { ApprovalDialog, RunningDialog } from './components/ApprovalDialog';
 import { ReloadOffers, StopEverythingButton } from './components/StopButton';
@@ -271,6 +271,25 @@ function Inspector() {
 const DeveloperConsole = lazy(() => import('./components/DeveloperConsole').then((m) => ({ default: m.DeveloperConsole })));
 
 /**
+ * Says that the terminal's chunk could not be loaded (the host went away meanwhile, or the app was
+ * rebuilt under a running console): without it the page showed "Loading the terminal…" for ever.
+ */
+class TerminalLoadFailed extends Component<{ children: ReactNode }, { failed: boolean }> {
+  override state = { failed: false };
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true };
+  }
+  override render(): ReactNode {
+    if (!this.state.failed) return this.props.children;
+    return (
+      <p className="error" role="alert" data-testid="developer-console-failed">
+        The developer console&apos;s terminal could not be loaded. Reload the console to try again; the other pages work meanwhile.
+      </p>
+    );
+  }
+}
+
+/**
  * The developer console (issue 11 item 4), only while developer mode is on: the terminal over the
  * scripts store (the person's lines, Ctrl+C, and every run seen live) and the shared tabs.
  */
@@ -303,9 +322,11 @@ function DeveloperConsolePage() {
     void scripts.getState().load();
   }, [scripts]);
   return (
-    <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
-      <DeveloperConsole tabs={tabs} backend={backend} subscribe={subscribe} />
-    </Suspense>
+    <TerminalLoadFailed>
+      <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+        <DeveloperConsole tabs={tabs} backend={backend} subscribe={subscribe} />
+      </Suspense>
+    </TerminalLoadFailed>
   );
 }
 

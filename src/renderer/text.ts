@@ -166,6 +166,8 @@ export function formatDuration(ms: number): string {
  * timeline bench's profile), which delayed the timeline's first screenful.
  */
 export function formatCount(n: number): string {
+  // Only a whole count takes the fast path; anything else (never a count the console makes) as Intl writes it.
+  if (!Number.isSafeInteger(n)) return n.toLocaleString('en');
   const digits = String(Math.trunc(Math.abs(n)));
   return `${n < 0 ? '-' : ''}${digits.replace(/\B(?=(\d{3})+$)/g, ',')}`;
 }

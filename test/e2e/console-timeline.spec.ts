@@ -104,3 +104,33 @@ test('a filtered timeline of a generated ledger, a request expanded into its tra
   expect(problems).toEqual([]);
   await page.close();
 });
+
+test('the live tail keeps the rows being read in place while scrolled down', async () => {
+  const { core, host, browser } = world;
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(host.newConsoleUrl());
+  await page.getByTestId('nav-timeline').click();
+  await expect(page.getByTestId('timeline-count')).toHaveText(/requests match, newest first\.$/);
+  const scroller = page.getByTestId('timeline-scroll');
+  await scroller.evaluate((el) => void (el.scrollTop = 400));
+  // The first row wholly in view, and where it is.
+  const reading = () =>
+    scroller.evaluate((el) => {
+      const top = el.getBoundingClientRect().top + 40;
+      const row = [...el.querySelectorAll('[data-testid=request-row]')].find((r) => r.getBoundingClientRect().top >= top);
+      return { id: row?.getAttribute('data-request-id') ?? null, top: row?.getBoundingClientRect().top ?? null, scrollTop: el.scrollTop };
+    });
+  // Settled: the rows in view measured, two readings alike.
+  let last = '';
+  await expect.poll(async () => { const now = JSON.stringify(await reading()); const same = now === last; last = now; return same; }).toBe(true);
+  const before = await reading();
+  expect(before.id).not.toBeNull();
+  for (let i = 0; i < 3; i++) {
+    core.ledger.append({ requestId: `tail-keep-${i}`, event: 'requested', faculty: 'webmcp-invoke', origin: 'https://live.example', toolName: 'live_tool', operation: 'invoke', actor: { kind: 'agent', name: 'Cursor' } });
+  }
+  // The new rows went on top (the view moved down by them); the row being read stays where it was.
+  await expect.poll(async () => (await reading()).scrollTop).toBeGreaterThan(400);
+  const rowTop = (id: string) => scroller.evaluate((el, x) => el.querySelector(`[data-request-id="${x}"]`)?.getBoundingClientRect().top ?? null, id);
+  await expect.poll(() => rowTop(before.id as string)).toBe(before.top);
+  await page.close();
+});

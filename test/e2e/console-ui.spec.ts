@@ -202,6 +202,53 @@ test('the dialog cannot hide what is approved: 69 TAG characters are shown as th
   await expect(page.getByTestId('approve-button')).toBeEnabled();
 });
 
+test('the dialog\'s request link opens the timeline even when the address already shows that link (the desktop app, after following it once)', async () => {
+  const a = fake.approvals[0] as ReturnType<typeof sampleApproval>;
+  const dialog = page.getByTestId('approval-dialog');
+  await expect(dialog).toHaveAttribute('data-request-id', a.requestId);
+  const link = dialog.getByTestId('field-request-link');
+  const href = (await link.getAttribute('href')) as string;
+  expect(href).toBe(`#/timeline?request=${a.requestId}`);
+  // The desktop app's fragment is the route alone (no session id): after a first follow of this link it is exactly the link.
+  await page.evaluate((h) => (globalThis as unknown as { history: { replaceState(d: null, u: string, url: string): void } }).history.replaceState(null, '', h), href);
+  await link.click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('nav-timeline')).toHaveAttribute('aria-current', 'page');
+  await expect.poll(() => fake.calls.some((c) => c.method === 'queryRequests' && (c.params as { requestId?: string } | undefined)?.requestId === a.requestId)).toBe(true);
+});
+
+test('the dialog keeps the keyboard inside it: Shift+Tab from its request link does not reach the page behind', async () => {
+  const dialog = page.getByTestId('approval-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toBeFocused();
+  const focusInDialog = () => dialog.evaluate((d) => d.contains((globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement as never));
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByTestId('field-request-link')).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
+  expect(await focusInDialog()).toBe(true);
+  for (let i = 0; i < 12; i++) {
+    await page.keyboard.press('Tab');
+    expect(await focusInDialog()).toBe(true);
+  }
+});
+
+test('a developer console whose terminal fails to load says so, and the rest of the console keeps working', async () => {
+  // The terminal is a chunk of its own, loaded when the page is first shown; here its file cannot be fetched
+  // (the host went away meanwhile, or the app was rebuilt in place under a running console).
+  await page.route(/\/assets\/DeveloperConsole-[^/]+\.js$/, (r) => r.abort('connectionfailed'));
+  await expect(page.getByTestId('approval-dialog')).toBeVisible();
+  fake.settings = { ...fake.settings, developerMode: true };
+  fake.emit({ kind: 'settings', settings: fake.settings });
+  await page.getByTestId('close-button').click();
+  await page.getByTestId('nav-developer').click();
+  await expect(page.getByTestId('nav-developer')).toHaveAttribute('aria-current', 'page');
+  await expect(page.getByTestId('stop-everything')).toBeVisible();
+  // Said, not "Loading the terminal…" for ever (the failed import was only an uncaught error).
+  await expect(page.getByTestId('developer-console-failed')).toBeVisible();
+  await page.getByTestId('nav-approvals').click();
+  await expect(page.getByTestId('approval-list')).toBeVisible();
+});
+
 test('"Deny" sends the optional reason', async () => {
   await expect(page.getByRole('dialog')).toBeVisible();
   await page.getByTestId('deny-reason').fill('Not this one');

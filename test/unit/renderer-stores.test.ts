@@ -353,6 +353,8 @@ describe('untrusted text', () => {
     expect(formatDuration(3_600_000)).toBe('1:00:00');
     // Counts as toLocaleString('en') writes them, without Intl.
     for (const n of [0, 7, 999, 1000, 12_345, 1_000_000, 196_000, 1_234_567_890, -4200]) expect(formatCount(n)).toBe(n.toLocaleString('en'));
+    // Odd inputs read as Intl writes them, never a truncated or exponent form ("1,234" for 1234.5, "1e+21", "-0" for -0.5).
+    for (const n of [1234.5, -0.5, NaN, Infinity, -Infinity, 1e21, 2 ** 53 + 2]) expect(formatCount(n)).toBe(n.toLocaleString('en'));
   });
 
   it('never shows more time left than the request timeout, even with a clock tick from before it arrived', () => {

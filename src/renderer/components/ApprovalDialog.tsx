@@ -105,8 +105,8 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
       return;
     }
     if (e.key === 'Tab' && dialogRef.current) {
-      // Keep focus inside the modal dialog.
-      const focusable = [...dialogRef.current.querySelectorAll<HTMLElement>('button:not([disabled]), input, [tabindex="0"]')];
+      // Keep focus inside the modal dialog (its request link too: Shift+Tab from it left the dialog).
+      const focusable = [...dialogRef.current.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input, [tabindex="0"]')];
       if (focusable.length === 0) return;
       const first = focusable[0]!;
       const last = focusable[focusable.length - 1]!;
@@ -310,8 +310,16 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
  * request's row, with its trail, in the timeline.
  */
 function RequestLink(props: { requestId: string; onFollow(): void; testId: string }) {
+  const href = requestLink(props.requestId);
+  const follow = () => {
+    props.onFollow();
+    // A link to the fragment the address already shows fires no hashchange (the desktop app's
+    // fragment is the route alone, so after following this link once, or when the console was
+    // opened on it): the deep link is followed all the same (audit-pages.tsx useDeepLinks).
+    if (window.location.hash === href) window.dispatchEvent(new HashChangeEvent('hashchange', { oldURL: window.location.href, newURL: window.location.href }));
+  };
   return (
-    <a href={requestLink(props.requestId)} onClick={props.onFollow} title="Open this request in the timeline" data-testid={props.testId}>
+    <a href={href} onClick={follow} title="Open this request in the timeline" data-testid={props.testId}>
       <code>{props.requestId}</code>
     </a>
   );

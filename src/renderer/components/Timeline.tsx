@@ -218,10 +218,10 @@ function RequestTable(p: TimelineProps) {
     estimateSize: () => ROW_PX,
     getItemKey: (i) => rows[i]?.requestId ?? i,
     overscan: 12,
-    // A collapsed row is exactly ROW_PX (styles.css), so only an open one is measured: reading a
-    // row's box forces a layout, once per row as the rows come in (about 19 ms of the first
-    // screenful in the bench's profile). Its ResizeObserver entry gives the size when it changes.
-    measureElement: (el, entry) => (el.classList.contains('open') ? (entry?.borderBoxSize?.[0]?.blockSize ?? el.getBoundingClientRect().height) : ROW_PX),
+    // Every row is measured, collapsed ones too: answering ROW_PX for a collapsed row without
+    // reading its box (d6e5d90) broke the live tail's scroll keeping (the row being read jumped
+    // up by the new rows' height, console-timeline.spec.ts), and a collapsed row is 32 px, not ROW_PX.
+    measureElement: (el) => el.getBoundingClientRect().height,
   });
   // Live tail: rows put on top while the person is scrolled down move the view by as
   // many rows, so the rows they were reading stay where they were.
