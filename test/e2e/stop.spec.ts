@@ -67,6 +67,12 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   // The dialog stays on the approved request while it runs, with its Stop.
   const running = ui.getByTestId('running-dialog');
   await expect(running).toHaveAttribute('data-phase', 'dispatched');
+  // It keeps the keyboard inside it, as the approval dialog does (its link, Close and Stop; never the page behind).
+  const focusInRunning = () => running.evaluate((d) => d.contains((globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement as never));
+  for (const key of ['Shift+Tab', 'Shift+Tab', 'Tab', 'Tab', 'Tab', 'Tab']) {
+    await ui.keyboard.press(key);
+    expect(await focusInRunning(), key).toBe(true);
+  }
   // The Approvals page lists it under "Running now" too, with its own Stop (for after the dialog is closed).
   await expect(ui.getByTestId('running-item')).toHaveAttribute('data-request-id', view.requestId);
   await running.getByTestId('stop-button').click();

@@ -104,20 +104,7 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
       onClose();
       return;
     }
-    if (e.key === 'Tab' && dialogRef.current) {
-      // Keep focus inside the modal dialog (its request link too: Shift+Tab from it left the dialog).
-      const focusable = [...dialogRef.current.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input, [tabindex="0"]')];
-      if (focusable.length === 0) return;
-      const first = focusable[0]!;
-      const last = focusable[focusable.length - 1]!;
-      if (e.shiftKey && (document.activeElement === first || document.activeElement === dialogRef.current)) {
-        e.preventDefault();
-        last.focus();
-      } else if (!e.shiftKey && document.activeElement === last) {
-        e.preventDefault();
-        first.focus();
-      }
-    }
+    trapTab(e, dialogRef.current);
   };
 
   return (
@@ -305,6 +292,27 @@ export function ApprovalDialog({ approval: a, now, busy, offline = false, error,
 }
 
 /**
+ * Keep Tab and Shift+Tab inside a modal dialog (WAI-ARIA Authoring Practices, "Dialog (Modal)":
+ * Tab from the last focusable element goes to the first, Shift+Tab from the first to the last).
+ * Counts links, enabled buttons, inputs and `tabindex="0"` (the request link too: Shift+Tab from it
+ * once left the dialog). Does nothing for other keys or without a container.
+ */
+function trapTab(e: KeyboardEvent<HTMLDivElement>, container: HTMLElement | null): void {
+  if (e.key !== 'Tab' || !container) return;
+  const focusable = [...container.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input, [tabindex="0"]')];
+  if (focusable.length === 0) return;
+  const first = focusable[0]!;
+  const last = focusable[focusable.length - 1]!;
+  if (e.shiftKey && (document.activeElement === first || document.activeElement === container)) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
+/**
  * The request's deep link (`#/timeline?request=<id>`, docs/timeline.md): following it closes the
  * dialog (an approval stays waiting in the list; a running request keeps running) and opens the
  * request's row, with its trail, in the timeline.
@@ -374,7 +382,9 @@ export function RunningDialog({ requestId, request, offer, busy, offline, error,
           if (e.key === 'Escape') {
             e.preventDefault();
             onClose();
+            return;
           }
+          trapTab(e, ref.current);
         }}
         data-testid="running-dialog"
         data-request-id={requestId}
