@@ -73,6 +73,21 @@ export interface WebMcpToolSubject {
 }
 
 /**
+ * A page tool's fields, never present: every other subject extends it, so that code reading them
+ * off any subject (`view.subject.toolName === …`) reads `undefined` instead of needing a
+ * narrowing first.
+ */
+interface NoPageToolFields {
+  toolName?: undefined;
+  title?: undefined;
+  description?: undefined;
+  inputSchema?: undefined;
+  annotations?: undefined;
+  descriptorHash?: undefined;
+  form?: undefined;
+}
+
+/**
  * The faculty-specific part of an approval: one variant per faculty subject
  * (the dialog renders the common part once and one view per `type`). Later
  * faculties add theirs here (a target's evidence, a patch, a script).
@@ -85,7 +100,7 @@ export type ApprovalSubject = WebMcpToolSubject | SemanticTargetSubject | Semant
  * highlighted, unclipped, invisible characters revealed), its SHA-256 (the grant's subject hash)
  * and the world. The code is also in the request's arguments, bound by their hash.
  */
-export interface RawScriptSubject {
+export interface RawScriptSubject extends NoPageToolFields {
   type: 'raw-script';
   operation: 'run';
   code: string;
@@ -94,13 +109,6 @@ export interface RawScriptSubject {
   world: RawScriptWorld;
   /** The run's bound after dispatch (ms): past it, the outcome is unknown. */
   timeoutMs: number;
-  toolName?: undefined;
-  title?: undefined;
-  description?: undefined;
-  inputSchema?: undefined;
-  annotations?: undefined;
-  descriptorHash?: undefined;
-  form?: undefined;
 }
 
 /**
@@ -113,7 +121,7 @@ export interface RawScriptSubject {
  *    src/shared/live-patch.ts revertSubjectHash).
  * Fingerprints and target names are UNTRUSTED page text, redacted.
  */
-export interface LivePatchSubject {
+export interface LivePatchSubject extends NoPageToolFields {
   type: 'live-patch';
   operation: 'patch' | 'revert';
   /** patch: the target's ref (the element the grant binds); revert: null. */
@@ -130,13 +138,6 @@ export interface LivePatchSubject {
   trustedInput: false;
   /** The target's picture (patch only), as SemanticTargetSubject.picture. */
   picture?: TargetPicture;
-  toolName?: undefined;
-  title?: undefined;
-  description?: undefined;
-  inputSchema?: undefined;
-  annotations?: undefined;
-  descriptorHash?: undefined;
-  form?: undefined;
 }
 
 /**
@@ -146,7 +147,7 @@ export interface LivePatchSubject {
  * are UNTRUSTED page text, redacted; the texts are the agent's (also in the request's arguments,
  * which the grant binds by their hash). Events are synthetic. The picture is of the first field.
  */
-export interface SemanticFillSubject {
+export interface SemanticFillSubject extends NoPageToolFields {
   type: 'semantic-fill';
   operation: 'fill';
   /** The form's name as the fields' fingerprints give it, or null for fields outside any form. */
@@ -155,13 +156,6 @@ export interface SemanticFillSubject {
   trustedInput: false;
   /** The first field's picture, as SemanticTargetSubject.picture. */
   picture?: TargetPicture;
-  toolName?: undefined;
-  title?: undefined;
-  description?: undefined;
-  inputSchema?: undefined;
-  annotations?: undefined;
-  descriptorHash?: undefined;
-  form?: undefined;
 }
 
 /**
@@ -171,7 +165,7 @@ export interface SemanticFillSubject {
  * (`trustedInput: false`); a picture of the target, cropped and with secret fields blacked out,
  * when the tab is the active one of its window.
  */
-export interface SemanticTargetSubject {
+export interface SemanticTargetSubject extends NoPageToolFields {
   type: 'semantic-target';
   operation: SemanticOperation;
   /** The target's ref: the element the grant binds (the agent's, or the one the console resolved its fingerprint to). Null only in views recorded before that. */
@@ -186,15 +180,6 @@ export interface SemanticTargetSubject {
    * the person is about to be asked (it is taken only then).
    */
   picture?: TargetPicture;
-  // Never present: declared so that code reading a page tool's fields off any subject
-  // (`view.subject.toolName === …`) reads `undefined` here instead of needing a narrowing first.
-  toolName?: undefined;
-  title?: undefined;
-  description?: undefined;
-  inputSchema?: undefined;
-  annotations?: undefined;
-  descriptorHash?: undefined;
-  form?: undefined;
 }
 
 /**
