@@ -7,7 +7,8 @@
  * Presentational: state is in stores/timeline.ts.
  *
  * - Virtualized with @tanstack/react-virtual, like the receipts table: a
- *   collapsed row has a fixed height (ROW_PX), an open one is measured.
+ *   every row is measured (a collapsed one has one fixed height in styles.css;
+ *   ROW_PX is the estimate before it is measured).
  * - Older pages load as the end of the list comes near.
  * - Live tail: new requests are put on top; when the person has scrolled down,
  *   the scroll position moves by the rows added, so what they look at stays.
@@ -55,7 +56,11 @@ export interface TimelineProps {
 }
 
 const COLUMNS = ['Time', 'Agent', 'Faculty · operation', 'Tool or target', 'Origin', 'Tab', 'Outcome', 'Duration', 'Decided by'] as const;
-/** Height of a collapsed row (px; fixed in styles.css, so the live tail can keep the scroll position exactly). */
+/**
+ * A collapsed row's estimated height (px). The live tail moves the scroll position by this per row
+ * added on top; the virtualizer then corrects it by each new row's measured height (32 px with the
+ * styles.css rules), so the rows being read stay exactly in place (console-timeline.spec.ts).
+ */
 export const ROW_PX = 33;
 /** Load the next page when this few rows are left below the view. */
 const LOAD_AHEAD_ROWS = 60;
