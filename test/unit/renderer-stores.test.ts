@@ -395,6 +395,67 @@ describe('WebSocket client against the web host', () => {
     client.close();
   });
 
+  /** A socket factory that also writes what goes out (`sent <type or method>`) and the welcome coming back, in order. */
+  const loggedSocket = (cookie: string | null, log: string[]) => (url: string) => {
+    const ws = new WebSocket(url, { headers: { origin: host.origin, ...(cookie ? { cookie } : {}) } });
+    const send = ws.send.bind(ws);
+    ws.send = ((d: string) => {
+      const m = JSON.parse(d) as { type?: string; method?: string };
+      log.push(`sent ${m.type ?? m.method}`);
+      send(d);
+    }) as never;
+    // Registered before the client's own onmessage, so it logs before the client acts.
+    ws.on('message', (d) => {
+      if ((JSON.parse(String(d)) as { type?: string }).type === 'welcome') log.push('welcome');
+    });
+    return ws as never;
+  };
+
+  it('sends the calls made before the first connection right behind the hello, before the welcome comes back', async () => {
+    const session = await webSession(host);
+    const log: string[] = [];
+    const client = createWsClient({ origin: host.origin, ready: session.sid, createSocket: loggedSocket(session.cookie, log) });
+    const [snap, page] = await Promise.all([client.api.getSnapshot(), client.api.queryReceipts({ limit: 1 })]);
+    expect(snap.ok).toBe(true);
+    expect(page.ok).toBe(true);
+    // One round trip for the first screenful, not two: the answers were asked before the welcome.
+    expect(log).toEqual(['sent hello', 'sent getSnapshot', 'sent queryReceipts', 'welcome']);
+    expect(client.state()).toBe('open');
+    // Once open, a call goes out at once.
+    expect((await client.api.verifyLedger()).ok).toBe(true);
+    expect(log.at(-1)).toBe('sent verifyLedger');
+    client.close();
+  });
+
+  it('creates the socket in the same task when the session id is already known (a reload)', () => {
+    const urls: string[] = [];
+    const client = createWsClient({
+      origin: 'http://127.0.0.1:1',
+      ready: 'known-session-id',
+      createSocket: (url) => {
+        urls.push(url);
+        return { send: () => undefined, close: () => undefined, onopen: null, onmessage: null, onclose: null, onerror: null };
+      },
+    });
+    expect(urls).toEqual(['ws://127.0.0.1:1/api/known-session-id']);
+    client.close();
+  });
+
+  it('a page without a session that sends a decision right behind its hello: the console never reads it, and the call answers unauthorized', async () => {
+    fake.approvals = [A];
+    const log: string[] = [];
+    const client = createWsClient({ origin: host.origin, ready: null, createSocket: loggedSocket(null, log) });
+    const before = fake.calls.length;
+    const r = await client.api.decideApproval({ requestId: 'a', decision: 'approve' });
+    expect(r).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(client.state()).toBe('unauthorized');
+    // The attack was made (the decision went out behind the hello) and came to nothing.
+    expect(log).toEqual(['sent hello', 'sent decideApproval']);
+    expect(fake.calls.slice(before)).toEqual([]);
+    expect(fake.approvals.map((a) => a.requestId)).toContain('a');
+    client.close();
+  });
+
   it('stops without a session and answers calls with unauthorized', async () => {
     const client = createWsClient({ origin: host.origin, createSocket: socketWith(null) });
     const states: string[] = [];

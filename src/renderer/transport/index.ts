@@ -32,12 +32,14 @@ export function openTransport(win: Window = window): Transport {
   const origin = win.location.origin;
   const kept = sessionFromFragment(win.location.hash);
   const token = takeToken(win.location, win.history);
-  const ready: Promise<string | null> = token
+  // A reload knows its session now: the socket opens in this task, before the rest of the
+  // renderer's modules are evaluated (../boot.ts). A new link first spends its token.
+  const ready: Promise<string | null> | string | null = token
     ? exchangeToken(origin, token, (u, init) => win.fetch(u, init)).then((sid) => {
         if (sid) win.history.replaceState(null, '', win.location.pathname + win.location.search + sessionFragment(sid));
         return sid;
       })
-    : Promise.resolve(kept);
+    : kept;
   const client = createWsClient({ origin, ready });
   return { kind: 'ws', api: client.api, state: client.state, onState: client.onState };
 }

@@ -6,8 +6,12 @@
  * The socket opens `/api/<session id>`, where the browser sends the session
  * cookie (HttpOnly; set when the page spent its one-time link, ./token.ts), which
  * authenticates it; the first message is `{type:'hello'}` (the connection waits
- * for `ready`, the link's exchange); calls made before the first
- * `welcome` wait for it. A dropped socket reconnects by itself (1 s, 2 s, 4 s
+ * for `ready`, the link's exchange). Calls made before the first connection wait
+ * for the socket to open and go out right behind the hello, without waiting for
+ * the `welcome`: the host reads a socket's messages in order and answers nothing
+ * before the hello is accepted (src/main/web/server.ts), so the first screenful's
+ * queries cost no extra round trip. A refused session (4401) answers them
+ * `unauthorized`. A dropped socket reconnects by itself (1 s, 2 s, 4 s
  * ... up to 10 s) and never replays a call: calls in flight, and calls made
  * while it is reconnecting, answer `disconnected` at once (the console is gone;
  * making the person wait for a timeout tells them nothing). A refused token
@@ -47,10 +51,11 @@ export interface WsClientOptions {
   origin: string;
   /**
    * The session id (the socket opens `/api/<id>`, where the browser sends the session
-   * cookie); connect only once it settles (the one-time link's exchange). Null or
-   * absent: no session, the host answers 4401.
+   * cookie). Known now (a reload: the id is in the fragment): the socket is created at
+   * once, in the same task. A promise (the one-time link's exchange): once it settles.
+   * Null or absent: no session, the host answers 4401.
    */
-  ready?: Promise<string | null>;
+  ready?: Promise<string | null> | string | null;
   /** Answer a call with `timeout` after this long (ms). */
   callTimeoutMs?: number;
   createSocket?: (url: string) => WsLike;
@@ -77,6 +82,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
   const waitingForOpen: Array<() => void> = [];
   let state: TransportState = 'connecting';
   let socket: WsLike | null = null;
+  /** Whether the current socket is open and has sent its hello (calls may follow it). */
+  let helloSent = false;
   let nextId = 1;
   let retryMs = 1_000;
   let closedByUs = false;
@@ -94,7 +101,13 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     if (closedByUs) return;
     const ws = createSocket(url);
     socket = ws;
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'hello' } satisfies WsClientMessage));
+    ws.onopen = () => {
+      if (socket !== ws) return;
+      ws.send(JSON.stringify({ type: 'hello' } satisfies WsClientMessage));
+      helloSent = true;
+      // The first connection's waiting calls follow the hello at once (see the file header).
+      if (state === 'connecting') for (const go of waitingForOpen.splice(0)) go();
+    };
     ws.onmessage = (ev) => {
       let msg: WsServerMessage;
       try {
@@ -118,7 +131,10 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     ws.onclose = (ev) => {
       if (socket !== ws) return;
       socket = null;
-      for (const resolve of pending.values()) resolve(err('disconnected', MESSAGES.dropped));
+      helloSent = false;
+      // Refused at the door: the calls sent behind the hello were never read.
+      const refused = ev.code === WS_CLOSE.unauthorized && state === 'connecting';
+      for (const resolve of pending.values()) resolve(refused ? err('unauthorized', MESSAGES.unauthorized) : err('disconnected', MESSAGES.dropped));
       pending.clear();
       if (closedByUs) return;
       if (ev.code === WS_CLOSE.unauthorized) {
@@ -148,14 +164,15 @@ export function createWsClient(opts: WsClientOptions): WsClient {
       const send = () => {
         if (done) return;
         if (state === 'unauthorized') return finish(err('unauthorized', MESSAGES.unauthorized));
-        if (state !== 'open' || !socket) return finish(err('disconnected', MESSAGES.disconnected));
+        const canSend = state === 'open' || (state === 'connecting' && helloSent);
+        if (!canSend || !socket) return finish(err('disconnected', MESSAGES.disconnected));
         id = nextId++;
         pending.set(id, finish);
         const msg: WsClientMessage = params === undefined ? { id, method } : { id, method, params };
         socket.send(JSON.stringify(msg));
       };
       // Only the very first connection is waited for; while reconnecting the answer is `disconnected` at once.
-      if (state === 'connecting') waitingForOpen.push(send);
+      if (state === 'connecting' && !helloSent) waitingForOpen.push(send);
       else send();
     });
   }
@@ -197,7 +214,7 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     },
   };
 
-  if (opts.ready) {
+  if (opts.ready instanceof Promise) {
     void opts.ready.then(
       (sid) => {
         url = base + (sid ?? '');
@@ -205,7 +222,10 @@ export function createWsClient(opts: WsClientOptions): WsClient {
       },
       () => connect(),
     );
-  } else connect();
+  } else {
+    url = base + (opts.ready ?? '');
+    connect();
+  }
   return {
     api,
     state: () => state,
