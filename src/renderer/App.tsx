@@ -32,7 +32,7 @@ import type { ScriptRun } from '../shared/raw-script';
 
 export { StoresContext } from './use-stores';
 
-type Section = 'approvals' | 'timeline' | 'receipts' | 'inspector' | 'patches' | 'developer' | 'connection' | 'policy' | 'settings';
+export type Section = 'approvals' | 'timeline' | 'receipts' | 'inspector' | 'patches' | 'developer' | 'connection' | 'policy' | 'settings';
 
 function Approvals() {
   const { approvals } = useStores();
@@ -410,9 +410,12 @@ function DeveloperModeMark() {
   );
 }
 
-/** The whole console. */
-export function App(props: { transportKind: 'ipc' | 'ws' }) {
-  const [section, setSection] = useState<Section>('approvals');
+/**
+ * The whole console. `startSection`: the page shown first (main.tsx gives 'timeline' when the
+ * page opened on a deep link, whose query it has already sent); default 'approvals'.
+ */
+export function App(props: { transportKind: 'ipc' | 'ws'; startSection?: Section }) {
+  const [section, setSection] = useState<Section>(props.startSection ?? 'approvals');
   useDeepLinks(useCallback(() => setSection('timeline'), []));
   const { approvals, connection, settings } = useStores();
   const count = useStore(approvals, (s) => s.pending.length);

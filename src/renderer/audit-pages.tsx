@@ -8,7 +8,7 @@ import { useStore } from 'zustand';
 import { LedgerPanel } from './components/LedgerPanel';
 import { ReceiptList } from './components/ReceiptList';
 import { Timeline } from './components/Timeline';
-import { parseRoute, routeFragment, type Route } from './route';
+import { parseRoute, routeFragment } from './route';
 import { StopRequest } from './stop-request';
 import { sessionFromFragment } from './transport/token';
 import type { LedgerFilter } from '../shared/ledger-export';
@@ -119,28 +119,21 @@ export function LedgerTools() {
 }
 
 /**
- * Follow a deep link (src/renderer/route.ts): at start and whenever the fragment changes.
- * A link pasted into the web host's tab loses the session id from the fragment; it is put
- * back from the previous URL, so a reload still finds the session.
+ * Follow a deep link (src/renderer/route.ts) whenever the fragment changes; the one the page
+ * opened with is followed before the first render (main.tsx), so its query goes out with the
+ * socket's hello. A link pasted into the web host's tab loses the session id from the
+ * fragment; it is put back from the previous URL, so a reload still finds the session.
  */
 export function useDeepLinks(showTimeline: () => void): void {
   const { timeline } = useStores();
   useEffect(() => {
-    const follow = (route: Route) => {
-      showTimeline();
-      const t = timeline.getState();
-      if (route.view === 'receipt') void t.openReceipt(route.receiptId);
-      else if (route.request) void t.openRequest(route.request);
-      else void t.setFilter(route.filter);
-    };
-    const first = parseRoute(window.location.hash);
-    if (first) follow(first);
     const onHash = (e: HashChangeEvent) => {
       const route = parseRoute(window.location.hash);
       if (!route) return;
       const sid = sessionFromFragment(window.location.hash) ?? sessionFromFragment(new URL(e.oldURL).hash);
       if (sid && !sessionFromFragment(window.location.hash)) window.history.replaceState(null, '', window.location.pathname + window.location.search + routeFragment(route, sid));
-      follow(route);
+      showTimeline();
+      void timeline.getState().follow(route);
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);

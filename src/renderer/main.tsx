@@ -1,21 +1,29 @@
-/** Renderer entry: pick the transport (preload or WebSocket), wire the stores, render. */
+/**
+ * Renderer entry: pick the transport (preload or WebSocket), wire the stores, follow the deep
+ * link the page opened with (./route.ts), render. The snapshot and the deep link's query are
+ * asked before the first render, so in the web host they go out with the socket's hello
+ * (transport/ws-client.ts) while React draws the shell.
+ */
+// First: opens the socket before the modules below are evaluated (./boot.ts).
+import { transport } from './boot';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, StoresContext } from './App';
 import { PicturesContext } from './components/subjects/target-picture';
 import { bindConsole, createConsoleStores } from './stores';
-import { openTransport } from './transport';
+import { parseRoute } from './route';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
-const transport = openTransport();
 const stores = createConsoleStores(transport.api);
 bindConsole(transport.api, stores, transport);
+const start = parseRoute(window.location.hash);
+if (start) void stores.timeline.getState().follow(start);
 root.render(
   <StrictMode>
     <StoresContext.Provider value={stores}>
       <PicturesContext.Provider value={stores.pictures}>
-        <App transportKind={transport.kind} />
+        <App transportKind={transport.kind} startSection={start ? 'timeline' : undefined} />
       </PicturesContext.Provider>
     </StoresContext.Provider>
   </StrictMode>,

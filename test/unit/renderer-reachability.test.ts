@@ -70,6 +70,41 @@ describe('stores across a lost and restored console', () => {
     await vi.waitFor(() => expect(stores.receipts.getState().items[0]!.id).toBe('r4'));
   });
 
+  it('over the WebSocket asks the snapshot once, before the first welcome (it goes out behind the hello), and again after each lost connection', async () => {
+    const fake = new FakeConsole();
+    let state: TransportState = 'connecting';
+    const listeners = new Set<(s: TransportState) => void>();
+    const go = (s: TransportState) => {
+      state = s;
+      for (const l of listeners) l(s);
+    };
+    const snapshots = () => fake.calls.filter((c) => c.method === 'getSnapshot').length;
+    const stores = createConsoleStores(fake);
+    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    expect(snapshots()).toBe(1); // asked while still connecting
+    go('open');
+    await Promise.resolve();
+    expect(snapshots()).toBe(1); // the first welcome does not ask again
+    go('reconnecting');
+    go('open');
+    await vi.waitFor(() => expect(snapshots()).toBe(2));
+  });
+
+  it('asks the snapshot again when the first connection failed before its welcome', async () => {
+    const fake = new FakeConsole();
+    let state: TransportState = 'connecting';
+    const listeners = new Set<(s: TransportState) => void>();
+    const go = (s: TransportState) => {
+      state = s;
+      for (const l of listeners) l(s);
+    };
+    const stores = createConsoleStores(fake);
+    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    go('reconnecting'); // the snapshot asked while connecting was answered `disconnected`
+    go('open');
+    await vi.waitFor(() => expect(fake.calls.filter((c) => c.method === 'getSnapshot')).toHaveLength(2));
+  });
+
   it('keeps a failed pairing answer beside the code, and clears it when the link moves on', async () => {
     const fake = new FakeConsole();
     const s = createConnectionStore(

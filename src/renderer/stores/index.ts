@@ -123,11 +123,17 @@ export function bindConsole(
   api = withPlainErrors(api);
   const offEvent = api.onEvent((e) => applyEvent(stores, e));
   stores.connection.getState().setTransport(transport.state());
+  // The first snapshot is asked now: over the WebSocket it goes out with the hello, before the
+  // welcome (ws-client.ts). A later 'open' (back after a lost connection) asks again.
+  void loadSnapshot(api, stores);
+  let askedOnThisConnection = true;
   const offState = transport.onState((s) => {
     stores.connection.getState().setTransport(s);
+    if (s !== 'open') askedOnThisConnection = false;
     if (s === 'open') {
       clearTransportErrors(stores);
-      void loadSnapshot(api, stores);
+      if (!askedOnThisConnection) void loadSnapshot(api, stores);
+      askedOnThisConnection = false;
       // Back after a lost connection: the live lists missed what happened meanwhile. The
       // receipts page loads its first page itself when first shown (audit-pages.tsx), so a
       // console opened on another page does not wait behind that query.
@@ -136,8 +142,6 @@ export function bindConsole(
       if (t.loaded) void t.setFilter(t.filter);
     }
   });
-  // IPC is open from the start; the WebSocket loads on its first 'open' above.
-  if (transport.state() === 'open') void loadSnapshot(api, stores);
   return () => {
     offEvent();
     offState();

@@ -15,6 +15,7 @@ import type { ConsoleApi } from '../../shared/ipc';
 import type { Receipt } from '../../shared/receipt';
 import { foldReceipt, type RequestFilter, type RequestSummary } from '../../shared/request-summary';
 import type { ErrorInfo } from '../../shared/result';
+import type { Route } from '../route';
 
 /** Requests per page. */
 export const TIMELINE_PAGE_SIZE = 200;
@@ -59,6 +60,8 @@ export interface TimelineState {
   openRequest(requestId: string): Promise<void>;
   /** Deep link: the request holding this receipt, opened at it. */
   openReceipt(receiptId: string): Promise<void>;
+  /** Show what a deep link names (../route.ts): a receipt's request opened at it, one request opened, or the timeline filtered. */
+  follow(route: Route): Promise<void>;
 }
 
 type Api = Pick<ConsoleApi, 'queryRequests' | 'countRequests' | 'queryReceipts'>;
@@ -210,6 +213,10 @@ export function createTimelineStore(api: Api) {
         if (receipt.requestId === null) return set({ notice: `Receipt ${receiptId} is a console event, not part of a request: the Receipts page shows it.` });
         set({ focusReceipt: receiptId });
         await get().openRequest(receipt.requestId);
+      },
+      follow(route) {
+        if (route.view === 'receipt') return get().openReceipt(route.receiptId);
+        return route.request ? get().openRequest(route.request) : get().setFilter(route.filter);
       },
     };
   });
