@@ -223,6 +223,11 @@ function RequestTable(p: TimelineProps) {
     estimateSize: () => ROW_PX,
     getItemKey: (i) => rows[i]?.requestId ?? i,
     overscan: 12,
+    // The box's height before it is measured (styles.css `.receipts-scroll`: max-height 100vh − 280px),
+    // so the first render already holds the rows in view: without it the list renders empty, forces
+    // a layout to read its box, then renders and lays out again (the first screenful,
+    // `npm run bench -- timeline`). The real box replaces it as soon as it is read.
+    initialRect: { width: 0, height: Math.max(120, window.innerHeight - 280) },
     // Every row is measured, collapsed ones too: answering ROW_PX for a collapsed row without
     // reading its box (d6e5d90) broke the live tail's scroll keeping (the row being read jumped
     // up by the new rows' height, console-timeline.spec.ts), and a collapsed row is 32 px, not ROW_PX.
