@@ -290,6 +290,9 @@ describe('query', () => {
     expect(() => ledger.query({ limit: 0 })).toThrow(LedgerInputError);
     expect(() => ledger.query({ limit: MAX_PAGE_LIMIT + 1 })).toThrow(/limit must be an integer from 1 to 500/);
     expect(() => ledger.query({ cursor: 'seq>5' })).toThrow(/cursor/);
+    // A requests listing's cursor (Ledger.queryRequests) is not a receipts cursor, though the numbers fit.
+    expect(() => ledger.query({ cursor: 'q1.1.1' })).toThrow(/query cursor is not one this ledger issued/);
+    expect(ledger.query({ cursor: 'r1.1.1' }).receipts).toEqual([]);
     expect(() => ledger.query({ event: 'nope' as never })).toThrow(/event/);
     expect(() => ledger.query({ outcome: 'requested' as never })).toThrow(/outcome must be one of/);
     expect(() => ledger.query({ from: 1.5 })).toThrow(/from must be an integer/);

@@ -18,6 +18,29 @@ export class LedgerInputError extends Error {
   }
 }
 
+/**
+ * A page cursor: where the next page of a newest-first listing starts, below the (time, seq) of
+ * the last item shown. Opaque to callers: `<kind>1.<time base 36>.<seq base 36>`, the kind
+ * telling a receipts cursor (`r`, Ledger.query) from a requests cursor (`q`, Ledger.queryRequests),
+ * so one is never taken for the other.
+ */
+export function encodeCursor(kind: 'r' | 'q', time: number, seq: number): string {
+  return `${kind}1.${time.toString(36)}.${seq.toString(36)}`;
+}
+
+/**
+ * The (time, seq) a cursor of `kind` names.
+ * @throws LedgerInputError `<what> is not one this ledger issued` for anything else (another
+ *   kind's cursor, a non-string, a seq below 1, numbers past 2^53).
+ */
+export function decodeCursor(kind: 'r' | 'q', cursor: unknown, what: string): { time: number; seq: number } {
+  const m = typeof cursor === 'string' ? /^([rq])1\.(-?[0-9a-z]{1,11})\.([0-9a-z]{1,11})$/.exec(cursor) : null;
+  const time = m && m[1] === kind ? parseInt(m[2] as string, 36) : NaN;
+  const seq = m && m[1] === kind ? parseInt(m[3] as string, 36) : NaN;
+  if (!Number.isSafeInteger(time) || !Number.isSafeInteger(seq) || seq < 1) throw new LedgerInputError(`${what} is not one this ledger issued`);
+  return { time, seq };
+}
+
 /** Longest accepted string field (requestId, origin, documentId, toolName), in UTF-16 code units. */
 export const MAX_FIELD_CHARS = 2048;
 /** Longest accepted actor name or version, in UTF-16 code units. */

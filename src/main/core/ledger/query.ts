@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { OUTCOME_EVENTS, isOutcomeEvent, type Receipt, type ReceiptPage, type ReceiptQuery } from '../../../shared/receipt';
 import type { RawRow } from './chain';
-import { LedgerInputError, isReceiptEvent } from './input';
+import { LedgerInputError, decodeCursor, encodeCursor, isReceiptEvent } from './input';
 
 /** Default and maximum page size of `query`. */
 export const DEFAULT_PAGE_LIMIT = 100;
@@ -75,21 +75,6 @@ function checkTime(q: ReceiptQuery, key: 'from' | 'to'): void {
   }
 }
 
-/** Encode where the next page starts: below (time, seq) of the last receipt shown. Opaque to callers. */
-function encodeCursor(time: number, seq: number): string {
-  return `r1.${time.toString(36)}.${seq.toString(36)}`;
-}
-
-function decodeCursor(cursor: string): { time: number; seq: number } {
-  const m = /^r1\.(-?[0-9a-z]{1,11})\.([0-9a-z]{1,11})$/.exec(cursor);
-  const time = m ? parseInt(m[1] as string, 36) : NaN;
-  const seq = m ? parseInt(m[2] as string, 36) : NaN;
-  if (!Number.isSafeInteger(time) || !Number.isSafeInteger(seq) || seq < 1) {
-    throw new LedgerInputError('query cursor is not one this ledger issued');
-  }
-  return { time, seq };
-}
-
 /**
  * `Ledger.query` on the open database `db`: see its docstring for the filters,
  * the order and the cursor. `cache` keeps one prepared statement per
@@ -130,7 +115,7 @@ export function runQuery(db: Database.Database, cols: QueryColumns, cache: Map<s
     operation: q.operation,
     subjectHash: q.subjectHash,
   };
-  const cursor = q.cursor === undefined ? undefined : decodeCursor(String(q.cursor));
+  const cursor = q.cursor === undefined ? undefined : decodeCursor('r', q.cursor, 'query cursor');
   const keys = (Object.keys(values) as QueryKey[]).filter((k) => values[k] !== undefined);
   const cacheKey = keys.join(',') + (cursor ? ',cursor' : '');
   let stmt = cache.get(cacheKey);
@@ -171,5 +156,5 @@ export function runQuery(db: Database.Database, cols: QueryColumns, cache: Map<s
   if (more) rows.pop();
   const receipts = rows.map(rowToReceipt);
   const last = receipts[receipts.length - 1];
-  return { receipts, nextCursor: more && last ? encodeCursor(last.time, last.seq) : null };
+  return { receipts, nextCursor: more && last ? encodeCursor('r', last.time, last.seq) : null };
 }

@@ -14,7 +14,7 @@ import { FACULTIES, OUTCOME_EVENTS, type Actor, type Faculty, type OutcomeEvent,
 import {
   REASON_EVENTS, eventBit, foldReceipt, type Decider, type FoldableReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary,
 } from '../../../shared/request-summary';
-import { LedgerInputError, isReceiptEvent } from './input';
+import { LedgerInputError, decodeCursor, encodeCursor, isReceiptEvent } from './input';
 
 /**
  * The table and its indexes. `seq` is the seq of the request's first receipt, so
@@ -205,18 +205,6 @@ export const MAX_REQUEST_TEXT = 200;
 const REQUEST_OUTCOMES: ReadonlySet<string> = new Set([...OUTCOME_EVENTS, 'open']);
 const FACULTY_SET: ReadonlySet<string> = new Set(FACULTIES);
 
-function encodeCursor(time: number, seq: number): string {
-  return `q1.${time.toString(36)}.${seq.toString(36)}`;
-}
-
-function decodeCursor(cursor: unknown, name: string): { time: number; seq: number } {
-  const m = typeof cursor === 'string' ? /^q1\.(-?[0-9a-z]{1,11})\.([0-9a-z]{1,11})$/.exec(cursor) : null;
-  const time = m ? parseInt(m[1] as string, 36) : NaN;
-  const seq = m ? parseInt(m[2] as string, 36) : NaN;
-  if (!Number.isSafeInteger(time) || !Number.isSafeInteger(seq) || seq < 1) throw new LedgerInputError(`request ${name} is not one this ledger issued`);
-  return { time, seq };
-}
-
 /** LIKE pattern for a substring, with `\` escaping LIKE's own wildcards. */
 function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -303,12 +291,12 @@ export class RequestIndexReader {
     const sql = [...w.sql];
     let mode = 'first';
     if (q.cursor !== undefined) {
-      const c = decodeCursor(q.cursor, 'cursor');
+      const c = decodeCursor('q', q.cursor, 'request cursor');
       sql.push('(time, seq) < (@cTime, @cSeq)');
       Object.assign(params, { cTime: c.time, cSeq: c.seq });
       mode = 'older';
     } else if (q.after !== undefined) {
-      const c = decodeCursor(q.after, 'after');
+      const c = decodeCursor('q', q.after, 'request after');
       sql.push('(time, seq) > (@cTime, @cSeq)');
       Object.assign(params, { cTime: c.time, cSeq: c.seq });
       mode = 'newer';
@@ -327,14 +315,14 @@ export class RequestIndexReader {
       requests.reverse();
       const newest = requests[0];
       // More newer than this page: the caller continues with `after` = newestCursor; nextCursor is not used for a tail.
-      return { requests, nextCursor: null, newestCursor: newest ? encodeCursor(newest.time, newest.seq) : (q.after as string) };
+      return { requests, nextCursor: null, newestCursor: newest ? encodeCursor('q', newest.time, newest.seq) : (q.after as string) };
     }
     const last = requests[requests.length - 1];
     const first = requests[0];
     return {
       requests,
-      nextCursor: more && last ? encodeCursor(last.time, last.seq) : null,
-      newestCursor: mode === 'first' ? (first ? encodeCursor(first.time, first.seq) : encodeCursor(0, 1)) : null,
+      nextCursor: more && last ? encodeCursor('q', last.time, last.seq) : null,
+      newestCursor: mode === 'first' ? (first ? encodeCursor('q', first.time, first.seq) : encodeCursor('q', 0, 1)) : null,
     };
   }
 
