@@ -14,6 +14,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { fingerprint } from '../../src/shared/canonical';
 import type { Receipt } from '../../src/shared/receipt';
 import type { WebHost } from '../../src/main/web/server';
+import { sessionFromFragment } from '../../src/renderer/transport/token';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
 import { startFakeWebHost, useConsoleBrowser } from './support/web-console';
 
@@ -202,14 +203,37 @@ test('the dialog cannot hide what is approved: 69 TAG characters are shown as th
   await expect(page.getByTestId('approve-button')).toBeEnabled();
 });
 
-test('the dialog\'s request link opens the timeline even when the address already shows that link (the desktop app, after following it once)', async () => {
+test('the dialog\'s request link keeps the session, so opened in a new tab (Ctrl+click) it shows the request there', async () => {
+  const a = fake.approvals[0] as ReturnType<typeof sampleApproval>;
+  const dialog = page.getByTestId('approval-dialog');
+  await expect(dialog).toHaveAttribute('data-request-id', a.requestId);
+  const href = (await dialog.getByTestId('field-request-link').getAttribute('href')) as string;
+  const sid = sessionFromFragment(new URL(page.url()).hash);
+  expect(sid).toBeTruthy();
+  expect(href).toBe(`#/timeline?request=${a.requestId}&session=${sid}`);
+  const before = fake.calls.length;
+  const [tab] = await Promise.all([page.context().waitForEvent('page'), dialog.getByTestId('field-request-link').click({ modifiers: ['ControlOrMeta'] })]);
+  try {
+    await tab.waitForURL(`${host.origin}/${href}`);
+    await expect(tab.getByTestId('nav-timeline')).toHaveAttribute('aria-current', 'page');
+    await expect.poll(() => fake.calls.slice(before).some((c) => c.method === 'queryRequests' && (c.params as { requestId?: string } | undefined)?.requestId === a.requestId)).toBe(true);
+    await expect(tab.getByTestId('console-banner')).toHaveCount(0); // not "this page's session was refused"
+  } finally {
+    await tab.close();
+  }
+  // The first tab still shows the dialog, on the approval (a Ctrl+click follows the link elsewhere).
+  await expect(dialog).toHaveAttribute('data-request-id', a.requestId);
+  await expect(page.getByTestId('nav-timeline')).not.toHaveAttribute('aria-current', 'page');
+});
+
+test('the dialog\'s request link opens the timeline even when the address already shows that link (the console opened on it, or after following it once)', async () => {
   const a = fake.approvals[0] as ReturnType<typeof sampleApproval>;
   const dialog = page.getByTestId('approval-dialog');
   await expect(dialog).toHaveAttribute('data-request-id', a.requestId);
   const link = dialog.getByTestId('field-request-link');
   const href = (await link.getAttribute('href')) as string;
-  expect(href).toBe(`#/timeline?request=${a.requestId}`);
-  // The desktop app's fragment is the route alone (no session id): after a first follow of this link it is exactly the link.
+  expect(href).toMatch(new RegExp(`^#/timeline\\?request=${a.requestId}(&|$)`));
+  // The address is exactly the link: clicking it fires no hashchange of its own.
   await page.evaluate((h) => (globalThis as unknown as { history: { replaceState(d: null, u: string, url: string): void } }).history.replaceState(null, '', h), href);
   await link.click();
   await expect(dialog).toHaveCount(0);

@@ -57,7 +57,7 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   const dialog = ui.getByTestId('approval-dialog');
   await expect(dialog).toHaveAttribute('data-request-id', view.requestId);
   // The dialog points at the request's row in the timeline (its deep link).
-  await expect(dialog.getByTestId('field-request-link')).toHaveAttribute('href', `#/timeline?request=${encodeURIComponent(view.requestId)}`);
+  await expect(dialog.getByTestId('field-request-link')).toHaveAttribute('href', new RegExp(`^#/timeline\\?request=${encodeURIComponent(view.requestId)}&session=`));
   await dialog.getByTestId('end-of-request').scrollIntoViewIfNeeded(); // Approve arms once the whole request was seen
   await expect(dialog.getByTestId('approve-button')).toBeEnabled();
   await dialog.getByTestId('approve-button').click();

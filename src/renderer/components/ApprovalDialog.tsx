@@ -28,7 +28,8 @@ import type { ApprovalView, InFlightView } from '../../shared/ipc';
 import type { ReloadOffer } from '../stores/inflight';
 import { StopButton } from './StopButton';
 import type { ErrorInfo } from '../../shared/result';
-import { requestLink } from '../../shared/request-summary';
+import { routeFragment } from '../route';
+import { sessionFromFragment } from '../transport/token';
 import { confusableWords, formatDuration, hiddenCount, mixedScriptWords, prettyJson, revealInvisible, timeLeftMs } from '../text';
 import { Field, HashField } from './fields';
 import { SubjectHeading, SubjectView } from './subjects';
@@ -315,11 +316,15 @@ function trapTab(e: KeyboardEvent<HTMLDivElement>, container: HTMLElement | null
 /**
  * The request's deep link (`#/timeline?request=<id>`, docs/timeline.md): following it closes the
  * dialog (an approval stays waiting in the list; a running request keeps running) and opens the
- * request's row, with its trail, in the timeline.
+ * request's row, with its trail, in the timeline. In the web host it keeps the page's session id
+ * (`&session=…`, as the address does), so a link opened in a new tab (Ctrl+click, middle click)
+ * finds the session too; the id alone is not a credential (the HttpOnly cookie is, ../transport).
  */
 function RequestLink(props: { requestId: string; onFollow(): void; testId: string }) {
-  const href = requestLink(props.requestId);
-  const follow = () => {
+  const href = routeFragment({ view: 'timeline', filter: {}, request: props.requestId }, sessionFromFragment(window.location.hash));
+  const follow = (e: MouseEvent<HTMLAnchorElement>) => {
+    // Opened elsewhere (a new tab or window): this dialog stays as it is.
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.altKey || e.button !== 0) return;
     props.onFollow();
     // A link to the fragment the address already shows fires no hashchange (the desktop app's
     // fragment is the route alone, so after following this link once, or when the console was
