@@ -18,7 +18,8 @@
  * (./flood/console-profiled.ts).
  *
  * Also: `mainLoopBusy`, the share of time the console's main thread was busy
- * (idle window, flood window), what the flood got back (HTTP statuses, tool errors by code), and how
+ * (idle window, flood window); `cpuPressure`, the share of each window in which some
+ * runnable task on the machine waited for a CPU (Linux PSI, /proc/pressure/cpu); what the flood got back (HTTP statuses, tool errors by code), and how
  * many receipts it left (`verifyLedger` count before and after, which also
  * says the chain verified). `loadAtStart` / `loadAtEnd`: os.loadavg().
  * Never asserts timings: reading them is a person's job.
@@ -30,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { exchangeLink, tokenOf } from '../support/web-session';
 import { WS_PATH } from '../../src/shared/web-wire';
-import { loadAverage, stats } from './floor';
+import { cpuWaitUs, loadAverage, stats } from './floor';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -123,6 +124,12 @@ const busyShare = (a: { active: number; idle: number }, b: { active: number; idl
   return Math.round((active / (active + b.idle - a.idle)) * 1000) / 1000;
 };
 
+/** PSI's CPU wait so far (µs) and the wall clock (ms) it was read at. */
+const pressureAt = () => ({ waitUs: cpuWaitUs(), atMs: performance.now() });
+
+const pressureShare = (a: ReturnType<typeof pressureAt>, b: ReturnType<typeof pressureAt>) =>
+  a.waitUs === null || b.waitUs === null ? null : Math.round(((b.waitUs - a.waitUs) / 1000 / (b.atMs - a.atMs)) * 1000) / 1000;
+
 export async function run(): Promise<Record<string, unknown>> {
   const loadAtStart = loadAverage();
   const consoleProc = spawnTsx(process.env.BENCH_FLOOD_PROFILE ? 'console-profiled.ts' : 'console.ts', []);
@@ -141,14 +148,17 @@ export async function run(): Promise<Record<string, unknown>> {
     await ui.probe(() => performance.now() > stop);
     stop = performance.now() + IDLE_MS;
     const elu0 = await elu();
+    const psi0 = pressureAt();
     const idle = await ui.probe(() => performance.now() > stop);
     const elu1 = await elu();
+    const psi1 = pressureAt();
     const before = await countOf();
 
     const agents = spawnTsx('agents.ts', [info.mcpUrl, String(RATE), String(SECONDS), ...info.secrets.slice(0, TOKENS)]);
     const out = lines(agents);
     if ((await nextLine(out, 'the flood agents')) !== 'flooding') throw new Error('the flood agents did not start');
     const eluFlood = await elu();
+    const psiFlood = pressureAt();
     let floodDone = false;
     const tallyP = nextLine(out, 'the flood agents').then((l) => {
       floodDone = true;
@@ -156,6 +166,7 @@ export async function run(): Promise<Record<string, unknown>> {
     });
     const flood = await ui.probe(() => floodDone);
     const elu2 = await elu();
+    const psi2 = pressureAt();
     const tally = await tallyP;
     const after = await countOf();
     ui.close();
@@ -169,6 +180,9 @@ export async function run(): Promise<Record<string, unknown>> {
       ratioP99: Math.round((floodP99 / idleP99) * 100) / 100,
       // The share of wall time the console's main thread (the UI's event loop) was busy, idle and under the flood.
       mainLoopBusy: { idle: busyShare(elu0, elu1), underFlood: busyShare(eluFlood, elu2) },
+      // The share of wall time in which some runnable task on this machine waited for a CPU (Linux
+      // PSI; null without it), idle and under the flood: the console cannot answer while it waits.
+      cpuPressure: { idle: pressureShare(psi0, psi1), underFlood: pressureShare(psiFlood, psi2) },
       targetRatio: TARGET,
       agentsGot: {
         sent: sum((t) => t.sent),

@@ -20,7 +20,7 @@
  * profile, own servers; `close()` ends them all. Never asserts timings.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -65,6 +65,21 @@ export function stats(xs: readonly number[]): Stats {
 }
 
 /** `os.loadavg()` rounded: the 1, 5 and 15 minute load averages. */
+/**
+ * Linux CPU pressure so far: the total time (µs) in which some runnable task waited for a CPU
+ * (PSI, /proc/pressure/cpu `some total`, Documentation/accounting/psi.rst); null where PSI is
+ * missing. Two readings and the wall time between them give the share of that time in which
+ * something was kept off a CPU: on a shared 2-core machine, what a process cannot do anything about.
+ */
+export function cpuWaitUs(): number | null {
+  try {
+    const m = /^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function loadAverage(): { '1m': number; '5m': number; '15m': number } {
   const [a, b, c] = loadavg().map((x) => Math.round(x * 100) / 100) as [number, number, number];
   return { '1m': a, '5m': b, '15m': c };
