@@ -33,17 +33,24 @@ describe('the link badge and the banner while the console is unreachable', () =>
   });
 });
 
+/** A transport whose state the test moves with `go` (what ws-client.ts reports), for bindConsole. */
+function fakeTransport(initial: TransportState) {
+  let state = initial;
+  const listeners = new Set<(s: TransportState) => void>();
+  const transport = { state: () => state, onState: (l: (s: TransportState) => void) => (listeners.add(l), () => void listeners.delete(l)) };
+  const go = (s: TransportState) => {
+    state = s;
+    for (const l of listeners) l(s);
+  };
+  return { transport, go };
+}
+
 describe('stores across a lost and restored console', () => {
   it('refreshes the snapshot and receipts and forgets "unreachable" errors when the transport reopens', async () => {
     const fake = new FakeConsole({ approvals: [sampleApproval(Date.now())], receiptCount: 3 });
-    let state: TransportState = 'open';
-    const listeners = new Set<(s: TransportState) => void>();
-    const go = (s: TransportState) => {
-      state = s;
-      for (const l of listeners) l(s);
-    };
+    const { transport, go } = fakeTransport('open');
     const stores = createConsoleStores(fake);
-    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    bindConsole(fake, stores, transport);
     // The receipts page was shown (it loads its first page itself), so a reopened transport reloads it too.
     await stores.receipts.getState().loadFirst();
     expect(stores.receipts.getState().items).toHaveLength(3);
@@ -72,15 +79,10 @@ describe('stores across a lost and restored console', () => {
 
   it('over the WebSocket asks the snapshot once, before the first welcome (it goes out behind the hello), and again after each lost connection', async () => {
     const fake = new FakeConsole();
-    let state: TransportState = 'connecting';
-    const listeners = new Set<(s: TransportState) => void>();
-    const go = (s: TransportState) => {
-      state = s;
-      for (const l of listeners) l(s);
-    };
+    const { transport, go } = fakeTransport('connecting');
     const snapshots = () => fake.calls.filter((c) => c.method === 'getSnapshot').length;
     const stores = createConsoleStores(fake);
-    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    bindConsole(fake, stores, transport);
     expect(snapshots()).toBe(1); // asked while still connecting
     go('open');
     await Promise.resolve();
@@ -92,14 +94,9 @@ describe('stores across a lost and restored console', () => {
 
   it('asks the snapshot again when the first connection failed before its welcome', async () => {
     const fake = new FakeConsole();
-    let state: TransportState = 'connecting';
-    const listeners = new Set<(s: TransportState) => void>();
-    const go = (s: TransportState) => {
-      state = s;
-      for (const l of listeners) l(s);
-    };
+    const { transport, go } = fakeTransport('connecting');
     const stores = createConsoleStores(fake);
-    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    bindConsole(fake, stores, transport);
     go('reconnecting'); // the snapshot asked while connecting was answered `disconnected`
     go('open');
     await vi.waitFor(() => expect(fake.calls.filter((c) => c.method === 'getSnapshot')).toHaveLength(2));
