@@ -2,7 +2,9 @@
 // WebSocket, against the in-test ConsoleApi: token required, Origin and Host
 // checked, static files confined, API round trip, events pushed after auth only.
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +87,19 @@ async function call(ws: WebSocket, id: number, method: string, params?: unknown)
     const m = await nextMessage(ws);
     if (m.id === id) return m;
   }
+}
+
+/** A client-to-server WebSocket frame (RFC 6455 §5.2: FIN, masked), short payloads only. */
+function maskedFrame(opcode: number, payload: string | Buffer): Buffer {
+  const data = Buffer.from(payload);
+  if (data.length > 125) throw new Error('short frames only');
+  const mask = randomBytes(4);
+  const out = Buffer.alloc(6 + data.length);
+  out[0] = 0x80 | opcode;
+  out[1] = 0x80 | data.length;
+  mask.copy(out, 2);
+  for (let i = 0; i < data.length; i++) out[6 + i] = data[i]! ^ mask[i % 4]!;
+  return out;
 }
 
 describe('web host: HTTP', () => {
@@ -220,6 +235,73 @@ describe('web host: WebSocket', () => {
     const ws = await connectWith(session);
     expect((await closed(ws)).code).toBe(4401);
     expect(fake.calls).toHaveLength(0);
+  });
+
+  it('reads nothing more from a socket it refused: a hello and a decision sent behind a refused first call are never run', async () => {
+    const before = fake.calls.length;
+    const ws = await connectWith(await webSession(host));
+    const c = closed(ws);
+    // One burst: the host refuses the first message (a call before the hello) and must stop reading there.
+    ws.send(JSON.stringify({ id: 1, method: 'getSnapshot' }));
+    ws.send(JSON.stringify({ type: 'hello' }));
+    ws.send(JSON.stringify({ id: 2, method: 'decideApproval', params: { requestId: 'req-1', decision: 'approve' } }));
+    // The close handshake completes only after the host has read every frame sent before ours.
+    expect((await c).code).toBe(4401);
+    expect(fake.calls.slice(before)).toEqual([]);
+    expect(fake.approvals.map((a) => a.requestId)).toContain('req-1');
+  });
+
+  it("a hello that arrives after the host closed the socket for no hello (the page's open event ran late) is not read, nor the calls behind it", async () => {
+    // The page's side of the race, byte for byte: its socket is still open when it sends the hello and a
+    // decision, but the host's 4401 'no hello' close frame is already on its way. The page answers the
+    // decision `unauthorized` (src/renderer/transport/ws-client.ts: refused, never read), so it must not run.
+    const before = fake.calls.length;
+    const session = await webSession(host);
+    const sock = netConnect(host.port, '127.0.0.1');
+    let got = Buffer.alloc(0);
+    const seen = (test: (b: Buffer) => boolean) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!test(got)) return;
+          sock.off('data', onData);
+          resolve();
+        };
+        const onData = (d: Buffer) => {
+          got = Buffer.concat([got, d]);
+          check();
+        };
+        sock.on('data', onData);
+        check();
+      });
+    sock.write(
+      [
+        `GET /api/${session.sid} HTTP/1.1`,
+        `Host: 127.0.0.1:${host.port}`,
+        `Origin: ${host.origin}`,
+        `Cookie: ${session.cookie}`,
+        'Upgrade: websocket',
+        'Connection: Upgrade',
+        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
+        'Sec-WebSocket-Version: 13',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    const headEnd = () => got.indexOf('\r\n\r\n');
+    await seen((b) => headEnd() >= 0 && b.length >= headEnd() + 4 + 4);
+    expect(got.subarray(0, 12).toString()).toBe('HTTP/1.1 101');
+    const frame = got.subarray(headEnd() + 4);
+    // The host's close frame (opcode 8) with 4401: it waited for a hello and gave up.
+    expect(frame[0]).toBe(0x88);
+    expect(frame.readUInt16BE(2)).toBe(4401);
+    sock.write(maskedFrame(0x1, JSON.stringify({ type: 'hello' })));
+    sock.write(maskedFrame(0x1, JSON.stringify({ id: 1, method: 'decideApproval', params: { requestId: 'req-1', decision: 'approve' } })));
+    const ended = new Promise<void>((resolve) => sock.once('close', () => resolve()));
+    sock.end(maskedFrame(0x8, Buffer.from([0x03, 0xe8])));
+    // The host ends the connection once it reads our close frame, so it has read everything before it.
+    await ended;
+    expect(fake.calls.slice(before)).toEqual([]);
+    expect(fake.approvals.map((a) => a.requestId)).toContain('req-1');
   });
 
   it('answers calls after the token, validating payloads like IPC', async () => {

@@ -242,6 +242,11 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     });
     ws.on('error', () => ws.terminate());
     ws.on('message', (data, isBinary) => {
+      // Once the host has closed a socket (refused it: no hello, a call before the hello; or a bad
+      // message), `ws` still hands over the frames that were already on their way: read none of them.
+      // Else a hello arriving after the 'no hello' close would admit the calls behind it, which the page
+      // answers `unauthorized` (never read) while they ran.
+      if (ws.readyState !== ws.OPEN) return;
       let msg: unknown;
       try {
         msg = isBinary ? undefined : JSON.parse(data.toString());
