@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { startWebHost, type WebHost } from '../../src/main/web/server';
 import { API_METHOD_NAMES, plainError, withPlainErrors } from '../../src/renderer/transport/errors';
-import { createWsClient, type TransportState } from '../../src/renderer/transport/ws-client';
+import { createWsClient, MESSAGES, type TransportState } from '../../src/renderer/transport/ws-client';
 import type { EchoApi } from '../../src/shared/ipc';
 import { CHANNELS } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
@@ -90,6 +90,100 @@ describe('WebSocket client when the console host goes away', () => {
     expect(r).toMatchObject({ ok: false, error: { code: 'timeout' } });
     if (!r.ok) expect(r.error.message).not.toMatch(METHOD_OR_CHANNEL);
     client.close();
+  });
+});
+
+describe('WebSocket client: every close and reconnect order answers each call once, with its own answer', () => {
+  /** A socket the test drives by hand: it records what the client sends. */
+  class Scripted {
+    sent: Record<string, unknown>[] = [];
+    onopen: ((ev: unknown) => void) | null = null;
+    onmessage: ((ev: { data: unknown }) => void) | null = null;
+    onclose: ((ev: { code: number }) => void) | null = null;
+    onerror: ((ev: unknown) => void) | null = null;
+    send(d: string) {
+      this.sent.push(JSON.parse(d) as Record<string, unknown>);
+    }
+    close() {}
+    open() {
+      this.onopen?.({});
+    }
+    say(m: unknown) {
+      this.onmessage?.({ data: JSON.stringify(m) });
+    }
+    drop(code: number) {
+      this.onerror?.({});
+      this.onclose?.({ code });
+    }
+  }
+  const start = () => {
+    const sockets: Scripted[] = [];
+    // No call may wait for its timeout here: a hang fails the test by its own timeout.
+    const client = createWsClient({ origin: 'http://127.0.0.1:1', ready: 'sid', callTimeoutMs: 3_600_000, createSocket: () => (sockets.push(new Scripted()), sockets.at(-1)!) });
+    return { client, sockets };
+  };
+
+  it('a close before the socket opened answers the waiting call `disconnected` at once', async () => {
+    const { client, sockets } = start();
+    const a = client.api.getSnapshot();
+    sockets[0]!.drop(1006);
+    expect(await a).toMatchObject({ ok: false, error: { code: 'disconnected' } });
+    expect(client.state()).toBe('reconnecting');
+    expect(sockets[0]!.sent).toEqual([]);
+    client.close();
+  });
+
+  it('a close after the hello but before the welcome (not 4401): the call sent behind the hello is "not known", later calls answer at once, and the next socket answers by id', async () => {
+    const { client, sockets } = start();
+    const a = client.api.getSnapshot();
+    sockets[0]!.open();
+    expect(sockets[0]!.sent).toEqual([{ type: 'hello' }, { id: 1, method: 'getSnapshot' }]);
+    sockets[0]!.drop(1011);
+    expect(await a).toMatchObject({ ok: false, error: { code: 'disconnected', message: MESSAGES.dropped } });
+    expect(client.state()).toBe('reconnecting');
+    expect(await client.api.verifyLedger()).toMatchObject({ ok: false, error: { code: 'disconnected', message: MESSAGES.disconnected } });
+    // The retry: its hello is out, its welcome not back yet; a call is still not sent.
+    await vi.waitFor(() => expect(sockets).toHaveLength(2), { timeout: 5_000 });
+    const s = sockets[1]!;
+    s.open();
+    expect(await client.api.verifyLedger()).toMatchObject({ ok: false, error: { code: 'disconnected' } });
+    expect(s.sent).toEqual([{ type: 'hello' }]);
+    s.say({ type: 'welcome' });
+    expect(client.state()).toBe('open');
+    const b = client.api.verifyLedger();
+    const c = client.api.listPolicyRules();
+    const [idB, idC] = s.sent.slice(1).map((m) => m.id as number);
+    expect(idB).not.toBe(idC);
+    // Answered out of order: each call gets its own answer, once.
+    s.say({ id: idC, result: { ok: true, value: 'rules' } });
+    s.say({ id: idB, result: { ok: true, value: 'ledger' } });
+    s.say({ id: idB, result: { ok: true, value: 'again' } });
+    expect(await b).toEqual({ ok: true, value: 'ledger' });
+    expect(await c).toEqual({ ok: true, value: 'rules' });
+    client.close();
+  }, 10_000);
+
+  it("4401 before the welcome (refused, or the host's 'no hello'): the calls behind the hello answer `unauthorized` and no socket follows; 4401 once open answers \"not known\"", async () => {
+    const { client, sockets } = start();
+    const a = client.api.decideApproval({ requestId: 'x', decision: 'approve' });
+    sockets[0]!.open();
+    const b = client.api.getSnapshot(); // made after the hello went out: sent at once
+    expect(sockets[0]!.sent.map((m) => m.type ?? m.method)).toEqual(['hello', 'decideApproval', 'getSnapshot']);
+    sockets[0]!.drop(4401);
+    expect(await a).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(await b).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(client.state()).toBe('unauthorized');
+    expect(await client.api.getSnapshot()).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    client.close();
+
+    const second = start();
+    second.sockets[0]!.open();
+    second.sockets[0]!.say({ type: 'welcome' });
+    const c = second.client.api.decideApproval({ requestId: 'x', decision: 'approve' });
+    second.sockets[0]!.drop(4401);
+    // Read and maybe run: the page must not say it was refused.
+    expect(await c).toMatchObject({ ok: false, error: { code: 'disconnected', message: MESSAGES.dropped } });
+    second.client.close();
   });
 });
 
