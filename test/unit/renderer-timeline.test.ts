@@ -153,4 +153,16 @@ describe('the timeline store over a real ledger', () => {
     await s.getState().openReceipt('no-such-receipt');
     expect(s.getState().notice).toMatch(/No receipt has the id/);
   });
+
+  it('a receipt link the page opened with is followed before the timeline is first shown: it counts as loading until it is done, and one naming no receipt ends with the list and its notice', async () => {
+    const s = createTimelineStore(api);
+    const following = s.getState().follow({ view: 'receipt', receiptId: 'no-such-receipt' });
+    // TimelinePage loads the list when first shown unless the timeline is loaded or loading
+    // (audit-pages.tsx); that load would clear the notice this link is about to give.
+    expect(s.getState().loading).toBe(true);
+    await following;
+    // Answered before the page was shown (the desktop's IPC can be that quick): nothing left for the page to load over it.
+    expect(s.getState()).toMatchObject({ loading: false, loaded: true, notice: expect.stringMatching(/No receipt has the id no-such-receipt/) });
+    expect(s.getState().rows.length).toBeGreaterThan(0);
+  });
 });

@@ -206,11 +206,23 @@ export function createTimelineStore(api: Api) {
         if (!get().expanded.includes(requestId)) get().toggle(requestId);
       },
       async openReceipt(receiptId) {
+        // The link the page opened with is followed before the timeline is first shown (main.tsx):
+        // until it is done the timeline is loading, so the page's first-show load (audit-pages.tsx)
+        // does not put the unfiltered list, and no notice, over what this link says.
+        const query = get().query;
+        set({ loading: true, error: null, notice: null });
         const r = await api.queryReceipts({ id: receiptId, limit: 1 });
         const receipt = r.ok ? r.value.receipts[0] : undefined;
-        if (!r.ok) return set({ error: r.error });
-        if (!receipt) return set({ notice: `No receipt has the id ${receiptId}.` });
-        if (receipt.requestId === null) return set({ notice: `Receipt ${receiptId} is a console event, not part of a request: the Receipts page shows it.` });
+        /** Stay on the list (loading it if it never was), and say why the link opened no request. */
+        const stay = async (patch: Partial<TimelineState>) => {
+          if (get().query !== query) return set(patch); // a filter chosen meanwhile holds the list now
+          set({ loading: false });
+          if (!get().loaded) await get().setFilter(get().filter);
+          set(patch);
+        };
+        if (!r.ok) return stay({ error: r.error });
+        if (!receipt) return stay({ notice: `No receipt has the id ${receiptId}.` });
+        if (receipt.requestId === null) return stay({ notice: `Receipt ${receiptId} is a console event, not part of a request: the Receipts page shows it.` });
         set({ focusReceipt: receiptId });
         await get().openRequest(receipt.requestId);
       },
