@@ -92,6 +92,14 @@ test('a filtered timeline of a generated ledger, a request expanded into its tra
   expect(new URL(page.url()).hash).toMatch(/^#\/receipt\/[^?]+\?session=[A-Za-z0-9_-]{32}$/);
   await page.reload();
   await expect(page.getByTestId('receipt-detail-id')).toHaveText(target.id);
+  // A reload on a link naming no receipt (followed before the first render, main.tsx): the whole
+  // list, and the notice saying why no request opened.
+  await page.evaluate(() => void ((globalThis as unknown as { location: { hash: string } }).location.hash = '#/receipt/no-such-receipt'));
+  await expect(page.getByTestId('timeline-notice')).toHaveText('No receipt has the id no-such-receipt.');
+  expect(new URL(page.url()).hash).toMatch(/^#\/receipt\/no-such-receipt\?session=/);
+  await page.reload();
+  await expect(page.getByTestId('timeline-notice')).toHaveText('No receipt has the id no-such-receipt.');
+  await expect(count).toHaveText(`${core.ledger.countRequests().toLocaleString('en')} requests match, newest first.`);
 
   // Live tail: a request that starts now appears on top of the unfiltered timeline.
   await page.getByTestId('filter-clear').click();
