@@ -102,6 +102,24 @@ describe('stores across a lost and restored console', () => {
     await vi.waitFor(() => expect(fake.calls.filter((c) => c.method === 'getSnapshot')).toHaveLength(2));
   });
 
+  it('asks the snapshot again on the first welcome when the one asked at start already failed (timed out waiting for a slow first connection)', async () => {
+    const fake = new FakeConsole({ approvals: [sampleApproval()] });
+    let asked = 0;
+    const real = fake.getSnapshot.bind(fake);
+    // The first answer: the 30 s call timeout, run out while the page was still connecting.
+    fake.getSnapshot = async () => (++asked === 1 ? { ok: false, error: { code: 'timeout', message: 'x' } } : real());
+    let state: TransportState = 'connecting';
+    const listeners = new Set<(s: TransportState) => void>();
+    const stores = createConsoleStores(fake);
+    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    await vi.waitFor(() => expect(stores.connection.getState().error?.code).toBe('timeout'));
+    state = 'open';
+    for (const l of listeners) l('open');
+    // The welcome clears the transport's error: the snapshot must come with it, not an empty console.
+    await vi.waitFor(() => expect(stores.approvals.getState().pending.map((a) => a.requestId)).toEqual(['req-1']));
+    expect(asked).toBe(2);
+  });
+
   it('keeps a failed pairing answer beside the code, and clears it when the link moves on', async () => {
     const fake = new FakeConsole();
     const s = createConnectionStore(

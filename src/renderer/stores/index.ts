@@ -83,15 +83,19 @@ export function applyEvent(stores: ConsoleStores, e: ConsoleEvent): void {
 }
 
 /** Load the snapshot into the stores; reports a failure on the connection store. */
-export async function loadSnapshot(api: EchoApi, stores: ConsoleStores): Promise<void> {
+export async function loadSnapshot(api: EchoApi, stores: ConsoleStores): Promise<boolean> {
   const r = await api.getSnapshot();
-  if (!r.ok) return stores.connection.setState({ error: plainError(r.error) });
+  if (!r.ok) {
+    stores.connection.setState({ error: plainError(r.error) });
+    return false;
+  }
   const s = r.value;
   stores.approvals.getState().setPending(s.approvals);
   stores.inflight.getState().setRequests(s.inFlight ?? []);
   stores.connection.setState({ link: s.link, endpoint: s.endpoint, sharedTabs: s.sharedTabs });
   stores.connection.getState().setAgentTokens(s.agentTokens);
   stores.settings.getState().setSettings(s.settings);
+  return true;
 }
 
 /** Forget errors that only said the console was unreachable: it answers again. */
@@ -124,9 +128,13 @@ export function bindConsole(
   const offEvent = api.onEvent((e) => applyEvent(stores, e));
   stores.connection.getState().setTransport(transport.state());
   // The first snapshot is asked now: over the WebSocket it goes out with the hello, before the
-  // welcome (ws-client.ts). A later 'open' (back after a lost connection) asks again.
-  void loadSnapshot(api, stores);
+  // welcome (ws-client.ts). A later 'open' (back after a lost connection) asks again, and so
+  // does the first one if this ask already failed (a first connection slower than the call
+  // timeout): that 'open' clears the failure, which would leave an empty console saying nothing.
   let askedOnThisConnection = true;
+  void loadSnapshot(api, stores).then((ok) => {
+    if (!ok && transport.state() !== 'open') askedOnThisConnection = false;
+  });
   const offState = transport.onState((s) => {
     stores.connection.getState().setTransport(s);
     if (s !== 'open') askedOnThisConnection = false;
