@@ -120,6 +120,30 @@ describe('stores across a lost and restored console', () => {
     expect(asked).toBe(2);
   });
 
+  it('a deep link answered `disconnected` (the first connection failed before its welcome) says so, not that the request does not exist, and is followed again on the welcome', async () => {
+    const fake = new FakeConsole({ receiptCount: 3 });
+    let down = true;
+    const real = fake.queryRequests.bind(fake);
+    fake.queryRequests = async (p) => (down ? { ok: false, error: { code: 'disconnected', message: 'x' } } : real(p));
+    let state: TransportState = 'connecting';
+    const listeners = new Set<(s: TransportState) => void>();
+    const go = (s: TransportState) => {
+      state = s;
+      for (const l of listeners) l(s);
+    };
+    const stores = createConsoleStores(fake);
+    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    // main.tsx follows the link the page opened with before the first render.
+    await stores.timeline.getState().follow({ view: 'timeline', filter: {}, request: 'req-2' });
+    expect(stores.timeline.getState()).toMatchObject({ notice: null, error: { code: 'disconnected' } });
+    go('reconnecting');
+    down = false;
+    go('open');
+    await vi.waitFor(() => expect(stores.timeline.getState().expanded).toEqual(['req-2']));
+    expect(stores.timeline.getState()).toMatchObject({ loaded: true, error: null, notice: null, filter: { requestId: 'req-2' } });
+    expect(stores.timeline.getState().rows.map((r) => r.requestId)).toEqual(['req-2']);
+  });
+
   it('keeps a failed pairing answer beside the code, and clears it when the link moves on', async () => {
     const fake = new FakeConsole();
     const s = createConnectionStore(

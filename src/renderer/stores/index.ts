@@ -139,6 +139,10 @@ export function bindConsole(
     stores.connection.getState().setTransport(s);
     if (s !== 'open') askedOnThisConnection = false;
     if (s === 'open') {
+      // A deep link whose query found the console unreachable (the page's first connection failed
+      // before its welcome) is followed again: else the welcome clears its error and leaves an empty timeline.
+      const before = stores.timeline.getState();
+      const refollow = !before.loaded && !before.loading && isTransportError(before.error) ? before.following : null;
       clearTransportErrors(stores);
       if (!askedOnThisConnection) void loadSnapshot(api, stores);
       askedOnThisConnection = false;
@@ -147,7 +151,8 @@ export function bindConsole(
       // console opened on another page does not wait behind that query.
       if (stores.receipts.getState().loaded) void stores.receipts.getState().loadFirst();
       const t = stores.timeline.getState();
-      if (t.loaded) void t.setFilter(t.filter);
+      if (refollow) void t.follow(refollow);
+      else if (t.loaded) void t.setFilter(t.filter);
     }
   });
   return () => {

@@ -51,6 +51,8 @@ export interface TimelineState {
   focusReceipt: string | null;
   /** A deep link that found nothing, in words. */
   notice: string | null;
+  /** The deep link being followed, kept until it has been shown: one that failed is followed again once the console answers (stores/index.ts). */
+  following: Route | null;
   setFilter(f: RequestFilter): Promise<void>;
   loadMore(): Promise<void>;
   toggle(requestId: string): void;
@@ -142,6 +144,7 @@ export function createTimelineStore(api: Api) {
       trails: {},
       focusReceipt: null,
       notice: null,
+      following: null,
       async setFilter(f) {
         const filter = clean(f);
         const query = get().query + 1;
@@ -201,6 +204,8 @@ export function createTimelineStore(api: Api) {
       },
       async openRequest(requestId) {
         await get().setFilter({ requestId });
+        // Not answered (the console unreachable): that says nothing about whether the request exists.
+        if (get().error) return;
         const found = get().rows.some((x) => x.requestId === requestId);
         if (!found) return set({ notice: `No request has the id ${requestId}.` });
         if (!get().expanded.includes(requestId)) get().toggle(requestId);
@@ -226,9 +231,12 @@ export function createTimelineStore(api: Api) {
         set({ focusReceipt: receiptId });
         await get().openRequest(receipt.requestId);
       },
-      follow(route) {
-        if (route.view === 'receipt') return get().openReceipt(route.receiptId);
-        return route.request ? get().openRequest(route.request) : get().setFilter(route.filter);
+      async follow(route) {
+        set({ following: route });
+        if (route.view === 'receipt') await get().openReceipt(route.receiptId);
+        else if (route.request) await get().openRequest(route.request);
+        else await get().setFilter(route.filter);
+        if (get().following === route && !get().error) set({ following: null });
       },
     };
   });
