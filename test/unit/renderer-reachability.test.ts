@@ -108,13 +108,11 @@ describe('stores across a lost and restored console', () => {
     const real = fake.getSnapshot.bind(fake);
     // The first answer: the 30 s call timeout, run out while the page was still connecting.
     fake.getSnapshot = async () => (++asked === 1 ? { ok: false, error: { code: 'timeout', message: 'x' } } : real());
-    let state: TransportState = 'connecting';
-    const listeners = new Set<(s: TransportState) => void>();
+    const { transport, go } = fakeTransport('connecting');
     const stores = createConsoleStores(fake);
-    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    bindConsole(fake, stores, transport);
     await vi.waitFor(() => expect(stores.connection.getState().error?.code).toBe('timeout'));
-    state = 'open';
-    for (const l of listeners) l('open');
+    go('open');
     // The welcome clears the transport's error: the snapshot must come with it, not an empty console.
     await vi.waitFor(() => expect(stores.approvals.getState().pending.map((a) => a.requestId)).toEqual(['req-1']));
     expect(asked).toBe(2);
@@ -125,14 +123,9 @@ describe('stores across a lost and restored console', () => {
     let down = true;
     const real = fake.queryRequests.bind(fake);
     fake.queryRequests = async (p) => (down ? { ok: false, error: { code: 'disconnected', message: 'x' } } : real(p));
-    let state: TransportState = 'connecting';
-    const listeners = new Set<(s: TransportState) => void>();
-    const go = (s: TransportState) => {
-      state = s;
-      for (const l of listeners) l(s);
-    };
+    const { transport, go } = fakeTransport('connecting');
     const stores = createConsoleStores(fake);
-    bindConsole(fake, stores, { state: () => state, onState: (l) => (listeners.add(l), () => listeners.delete(l)) });
+    bindConsole(fake, stores, transport);
     // main.tsx follows the link the page opened with before the first render.
     await stores.timeline.getState().follow({ view: 'timeline', filter: {}, request: 'req-2' });
     expect(stores.timeline.getState()).toMatchObject({ notice: null, error: { code: 'disconnected' } });
