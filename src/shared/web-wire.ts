@@ -39,8 +39,13 @@ export type WsServerMessage =
 
 /** WebSocket close codes the web host uses (4000–4999 are for applications, RFC 6455 §7.4.2). */
 export const WS_CLOSE = {
-  /** No session cookie, or no `hello`. */
+  /** No session cookie, or a first message that is not `hello`: the page stops reconnecting. */
   unauthorized: 4401,
+  /**
+   * No `hello` within the host's wait (5 s): nothing was read. Not a refusal: a page whose open
+   * event ran late (a loaded machine) reconnects, and its calls answer `disconnected` (not done).
+   */
+  helloTimeout: 4408,
   /** A message that is not JSON, or not one of `WsClientMessage`. */
   badMessage: 4400,
   /** The host is shutting down. */

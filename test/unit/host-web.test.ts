@@ -232,8 +232,9 @@ describe('web host: WebSocket', () => {
     const cb = closed(b);
     b.send(JSON.stringify({ id: 1, method: 'getSnapshot' }));
     expect((await cb).code).toBe(4401);
+    // No hello in time: closed with its own code (nothing read; the page may reconnect), not as refused.
     const ws = await connectWith(session);
-    expect((await closed(ws)).code).toBe(4401);
+    expect((await closed(ws)).code).toBe(4408);
     expect(fake.calls).toHaveLength(0);
   });
 
@@ -253,8 +254,8 @@ describe('web host: WebSocket', () => {
 
   it("a hello that arrives after the host closed the socket for no hello (the page's open event ran late) is not read, nor the calls behind it", async () => {
     // The page's side of the race, byte for byte: its socket is still open when it sends the hello and a
-    // decision, but the host's 4401 'no hello' close frame is already on its way. The page answers the
-    // decision `unauthorized` (src/renderer/transport/ws-client.ts: refused, never read), so it must not run.
+    // decision, but the host's 4408 'no hello in time' close frame is already on its way. The page answers
+    // the decision `disconnected`, not done (src/renderer/transport/ws-client.ts: never read), so it must not run.
     const before = fake.calls.length;
     const session = await webSession(host);
     const sock = netConnect(host.port, '127.0.0.1');
@@ -291,9 +292,9 @@ describe('web host: WebSocket', () => {
     await seen((b) => headEnd() >= 0 && b.length >= headEnd() + 4 + 4);
     expect(got.subarray(0, 12).toString()).toBe('HTTP/1.1 101');
     const frame = got.subarray(headEnd() + 4);
-    // The host's close frame (opcode 8) with 4401: it waited for a hello and gave up.
+    // The host's close frame (opcode 8) with 4408: it waited for a hello and gave up.
     expect(frame[0]).toBe(0x88);
-    expect(frame.readUInt16BE(2)).toBe(4401);
+    expect(frame.readUInt16BE(2)).toBe(4408);
     sock.write(maskedFrame(0x1, JSON.stringify({ type: 'hello' })));
     sock.write(maskedFrame(0x1, JSON.stringify({ id: 1, method: 'decideApproval', params: { requestId: 'req-1', decision: 'approve' } })));
     const ended = new Promise<void>((resolve) => sock.once('close', () => resolve()));

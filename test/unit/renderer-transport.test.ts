@@ -163,7 +163,22 @@ describe('WebSocket client: every close and reconnect order answers each call on
     client.close();
   }, 10_000);
 
-  it("4401 before the welcome (refused, or the host's 'no hello'): the calls behind the hello answer `unauthorized` and no socket follows; 4401 once open answers \"not known\"", async () => {
+  it("4408 (the host waited too long for the hello, its open event ran late): the calls behind the hello answer 'not done', and the page reconnects", async () => {
+    const { client, sockets } = start();
+    const a = client.api.decideApproval({ requestId: 'x', decision: 'approve' });
+    sockets[0]!.open();
+    sockets[0]!.drop(4408);
+    // The host read nothing after closing (src/main/web/server.ts): "not done", never "refused" or "not known".
+    expect(await a).toMatchObject({ ok: false, error: { code: 'disconnected', message: MESSAGES.disconnected } });
+    expect(client.state()).toBe('reconnecting');
+    await vi.waitFor(() => expect(sockets).toHaveLength(2), { timeout: 5_000 });
+    sockets[1]!.open();
+    sockets[1]!.say({ type: 'welcome' });
+    expect(client.state()).toBe('open');
+    client.close();
+  });
+
+  it("4401 before the welcome (refused: no session, or a first message that is not a hello): the calls behind the hello answer `unauthorized` and no socket follows; 4401 once open answers \"not known\"", async () => {
     const { client, sockets } = start();
     const a = client.api.decideApproval({ requestId: 'x', decision: 'approve' });
     sockets[0]!.open();

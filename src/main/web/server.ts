@@ -235,7 +235,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   function onSocket(ws: WebSocket, session: boolean): void {
     // Without a session cookie the page learns why (4401) and stops reconnecting; it is told nothing else.
     if (!session) return ws.close(WS_CLOSE.unauthorized, 'no session');
-    const helloTimer = setTimeout(() => ws.close(WS_CLOSE.unauthorized, 'no hello'), helloTimeoutMs);
+    const helloTimer = setTimeout(() => ws.close(WS_CLOSE.helloTimeout, 'no hello in time'), helloTimeoutMs);
     ws.on('close', () => {
       clearTimeout(helloTimer);
       authed.delete(ws);

@@ -132,9 +132,13 @@ export function createWsClient(opts: WsClientOptions): WsClient {
       if (socket !== ws) return;
       socket = null;
       helloSent = false;
-      // Refused at the door: the calls sent behind the hello were never read.
+      // Refused at the door, or closed for a hello that came too late: the calls sent behind the
+      // hello were never read (src/main/web/server.ts reads nothing once it has closed a socket).
       const refused = ev.code === WS_CLOSE.unauthorized && state === 'connecting';
-      for (const resolve of pending.values()) resolve(refused ? err('unauthorized', MESSAGES.unauthorized) : err('disconnected', MESSAGES.dropped));
+      const unread = ev.code === WS_CLOSE.helloTimeout;
+      for (const resolve of pending.values()) {
+        resolve(refused ? err('unauthorized', MESSAGES.unauthorized) : unread ? err('disconnected', MESSAGES.disconnected) : err('disconnected', MESSAGES.dropped));
+      }
       pending.clear();
       if (closedByUs) return;
       if (ev.code === WS_CLOSE.unauthorized) {
