@@ -116,13 +116,15 @@ export function clearTransportErrors(stores: ConsoleStores): void {
 }
 
 /**
- * Connect the stores to a transport.
+ * Connect the stores to a transport. `onFirstSnapshot` is called once the snapshot asked here
+ * has been answered, well or not (main.tsx waits for it before the first render, first-render.ts).
  * @returns a function that unsubscribes everything.
  */
 export function bindConsole(
   api: EchoApi,
   stores: ConsoleStores,
   transport: { state: () => TransportState; onState: (l: (s: TransportState) => void) => () => void },
+  onFirstSnapshot?: () => void,
 ): () => void {
   api = withPlainErrors(api);
   const offEvent = api.onEvent((e) => applyEvent(stores, e));
@@ -134,6 +136,7 @@ export function bindConsole(
   let askedOnThisConnection = true;
   void loadSnapshot(api, stores).then((ok) => {
     if (!ok && transport.state() !== 'open') askedOnThisConnection = false;
+    onFirstSnapshot?.();
   });
   const offState = transport.onState((s) => {
     stores.connection.getState().setTransport(s);
