@@ -123,6 +123,23 @@ describe('WebSocket client: every close and reconnect order answers each call on
     return { client, sockets };
   };
 
+  it('close() answers every call still waiting, at once: one waiting for the socket ("not done"), one sent ("not known"), one made after', async () => {
+    const { client, sockets } = start();
+    const waiting = client.api.getSnapshot();
+    client.close();
+    expect(await waiting).toMatchObject({ ok: false, error: { code: 'disconnected', message: MESSAGES.disconnected } });
+    expect(sockets[0]!.sent).toEqual([]);
+
+    const second = start();
+    second.sockets[0]!.open();
+    second.sockets[0]!.say({ type: 'welcome' });
+    const sent = second.client.api.verifyLedger();
+    second.client.close();
+    expect(await sent).toMatchObject({ ok: false, error: { code: 'disconnected', message: MESSAGES.dropped } });
+    expect(await second.client.api.listPolicyRules()).toMatchObject({ ok: false, error: { code: 'disconnected', message: MESSAGES.disconnected } });
+    expect(second.sockets[0]!.sent.map((m) => m.type ?? m.method)).toEqual(['hello', 'verifyLedger']);
+  });
+
   it('a close before the socket opened answers the waiting call `disconnected` at once', async () => {
     const { client, sockets } = start();
     const a = client.api.getSnapshot();

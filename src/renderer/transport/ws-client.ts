@@ -167,6 +167,7 @@ export function createWsClient(opts: WsClientOptions): WsClient {
       const timer = setTimeout(() => finish(err('timeout', MESSAGES.timeout)), callTimeoutMs);
       const send = () => {
         if (done) return;
+        if (closedByUs) return finish(err('disconnected', MESSAGES.disconnected));
         if (state === 'unauthorized') return finish(err('unauthorized', MESSAGES.unauthorized));
         const canSend = state === 'open' || (state === 'connecting' && helloSent);
         if (!canSend || !socket) return finish(err('disconnected', MESSAGES.disconnected));
@@ -240,6 +241,10 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     close() {
       closedByUs = true;
       clearTimeout(retryTimer);
+      // Nothing more will be answered: the calls still waiting say so now, not at their timeout.
+      for (const resolve of pending.values()) resolve(err('disconnected', MESSAGES.dropped));
+      pending.clear();
+      for (const go of waitingForOpen.splice(0)) go();
       socket?.close();
     },
   };
