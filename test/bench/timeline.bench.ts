@@ -3,7 +3,8 @@
  * docs/timeline.md): the Timeline view in the loopback web host, in Chromium,
  * over the real console core, at 1,000,000 receipts (BENCH_TIMELINE_RECEIPTS).
  *
- * Figures (ms), medians of BENCH_TIMELINE_ROUNDS (default 3) rounds, and every run:
+ * Figures (ms), medians of BENCH_TIMELINE_ROUNDS (default 5: single opens on a shared 2-core machine
+ * move by ±50 ms, the floor's too) rounds, and every run:
  * - `firstScreen`: per filter matching 100%, 1%, 0.01% and none of the requests,
  *   a cold open of the deep link `#/timeline?…` (new document: HTML, the bundle,
  *   the socket, the page of requests, React) to the first paint of its rows
@@ -41,7 +42,7 @@ import { ABSENT_ORIGIN, ONE_PERCENT_ORIGIN, RARE_ORIGIN, generateTimelineLedger 
 import { loadAverage } from './floor';
 
 const RECEIPTS = Number(process.env.BENCH_TIMELINE_RECEIPTS ?? 1_000_000);
-const ROUNDS = Number(process.env.BENCH_TIMELINE_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_TIMELINE_ROUNDS ?? 5);
 const SCROLL_ROWS = Number(process.env.BENCH_TIMELINE_SCROLL_ROWS ?? 10_000);
 const ROWS_PER_FRAME = Number(process.env.BENCH_TIMELINE_SCROLL_ROWS_PER_FRAME ?? 20);
 const ROW_PX = 33;
