@@ -75,6 +75,14 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   }
   // The Approvals page lists it under "Running now" too, with its own Stop (for after the dialog is closed).
   await expect(ui.getByTestId('running-item')).toHaveAttribute('data-request-id', view.requestId);
+  // A script in the console's page clicks Stop (trust rule 19): dispatchEvent builds the event in the
+  // page, as a script would (isTrusted false). Nothing is stopped, and the page says why.
+  await running.getByTestId('stop-button').dispatchEvent('click');
+  await expect(running.getByTestId('stop-untrusted-click')).toContainText('did not come from your mouse or keyboard was ignored');
+  await expect(running).toHaveAttribute('data-phase', 'dispatched');
+  expect(job.core.broker.inFlight.list().map((x) => x.requestId)).toEqual([view.requestId]);
+  expect(job.core.ledger.query({ requestId: view.requestId, limit: 1 }).receipts[0]!.event).not.toBe('outcome-unknown');
+  // The person's own click stops it.
   await running.getByTestId('stop-button').click();
 
   const r = await call;
