@@ -32,7 +32,7 @@ import type { ScriptRun } from '../shared/raw-script';
 
 export { StoresContext } from './use-stores';
 
-export type Section = 'approvals' | 'timeline' | 'receipts' | 'inspector' | 'patches' | 'developer' | 'connection' | 'policy' | 'settings';
+type Section = 'approvals' | 'timeline' | 'receipts' | 'inspector' | 'patches' | 'developer' | 'connection' | 'policy' | 'settings';
 
 function Approvals() {
   const { approvals } = useStores();

@@ -3,21 +3,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { firstRenderReady } from '../../src/renderer/first-render';
 import { createTimelineStore } from '../../src/renderer/stores/timeline';
-import type { TransportState } from '../../src/renderer/transport/ws-client';
 import { FakeConsole } from '../support/fake-console';
-
-function fakeTransport(initial: TransportState) {
-  let state = initial;
-  const listeners = new Set<(s: TransportState) => void>();
-  return {
-    transport: { state: () => state, onState: (l: (s: TransportState) => void) => (listeners.add(l), () => void listeners.delete(l)) },
-    go(s: TransportState) {
-      state = s;
-      for (const l of listeners) l(s);
-    },
-    listeners,
-  };
-}
+import { fakeTransport } from '../support/fake-transport';
 
 /** A promise and its resolve, to answer the snapshot when the test says. */
 function deferred() {

@@ -7,6 +7,7 @@ import { bannerText, consoleReachable, createConnectionStore, linkLabel } from '
 import { withPlainErrors } from '../../src/renderer/transport/errors';
 import type { TransportState } from '../../src/renderer/transport/ws-client';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
+import { fakeTransport } from '../support/fake-transport';
 
 describe('the link badge and the banner while the console is unreachable', () => {
   const now = 1_700_000_000_000;
@@ -32,18 +33,6 @@ describe('the link badge and the banner while the console is unreachable', () =>
     expect(bannerText('unauthorized')!.body).toMatch(/works once/);
   });
 });
-
-/** A transport whose state the test moves with `go` (what ws-client.ts reports), for bindConsole. */
-function fakeTransport(initial: TransportState) {
-  let state = initial;
-  const listeners = new Set<(s: TransportState) => void>();
-  const transport = { state: () => state, onState: (l: (s: TransportState) => void) => (listeners.add(l), () => void listeners.delete(l)) };
-  const go = (s: TransportState) => {
-    state = s;
-    for (const l of listeners) l(s);
-  };
-  return { transport, go };
-}
 
 describe('stores across a lost and restored console', () => {
   it('refreshes the snapshot and receipts and forgets "unreachable" errors when the transport reopens', async () => {

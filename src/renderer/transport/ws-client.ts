@@ -135,10 +135,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
       // Refused at the door, or closed for a hello that came too late: the calls sent behind the
       // hello were never read (src/main/web/server.ts reads nothing once it has closed a socket).
       const refused = ev.code === WS_CLOSE.unauthorized && state === 'connecting';
-      const unread = ev.code === WS_CLOSE.helloTimeout;
-      for (const resolve of pending.values()) {
-        resolve(refused ? err('unauthorized', MESSAGES.unauthorized) : unread ? err('disconnected', MESSAGES.disconnected) : err('disconnected', MESSAGES.dropped));
-      }
+      const message = ev.code === WS_CLOSE.helloTimeout ? MESSAGES.disconnected : MESSAGES.dropped;
+      for (const resolve of pending.values()) resolve(refused ? err('unauthorized', MESSAGES.unauthorized) : err('disconnected', message));
       pending.clear();
       if (closedByUs) return;
       if (ev.code === WS_CLOSE.unauthorized) {
