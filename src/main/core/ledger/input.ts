@@ -5,6 +5,7 @@
  * bridge, console), so a bad one is a bug to surface, not data to guess at.
  */
 import { canonicalJson } from '../../../shared/canonical';
+import { cursorParts, type CursorKind } from '../../../shared/cursor';
 import { LIMITS } from '../../../shared/limits';
 import { FACULTIES, RECEIPT_EVENTS, type Actor, type Faculty, type ReceiptEvent, type ReceiptInput } from '../../../shared/receipt';
 import { redact } from '../../../shared/redact';
@@ -18,27 +19,17 @@ export class LedgerInputError extends Error {
   }
 }
 
-/**
- * A page cursor: where the next page of a newest-first listing starts, below the (time, seq) of
- * the last item shown. Opaque to callers: `<kind>1.<time base 36>.<seq base 36>`, the kind
- * telling a receipts cursor (`r`, Ledger.query) from a requests cursor (`q`, Ledger.queryRequests),
- * so one is never taken for the other.
- */
-export function encodeCursor(kind: 'r' | 'q', time: number, seq: number): string {
-  return `${kind}1.${time.toString(36)}.${seq.toString(36)}`;
-}
+export { encodeCursor } from '../../../shared/cursor';
 
 /**
- * The (time, seq) a cursor of `kind` names.
+ * The (time, seq) a page cursor of `kind` names (the codec: src/shared/cursor.ts).
  * @throws LedgerInputError `<what> is not one this ledger issued` for anything else (another
  *   kind's cursor, a non-string, a seq below 1, numbers past 2^53).
  */
-export function decodeCursor(kind: 'r' | 'q', cursor: unknown, what: string): { time: number; seq: number } {
-  const m = typeof cursor === 'string' ? /^([rq])1\.(-?[0-9a-z]{1,11})\.([0-9a-z]{1,11})$/.exec(cursor) : null;
-  const time = m && m[1] === kind ? parseInt(m[2] as string, 36) : NaN;
-  const seq = m && m[1] === kind ? parseInt(m[3] as string, 36) : NaN;
-  if (!Number.isSafeInteger(time) || !Number.isSafeInteger(seq) || seq < 1) throw new LedgerInputError(`${what} is not one this ledger issued`);
-  return { time, seq };
+export function decodeCursor(kind: CursorKind, cursor: unknown, what: string): { time: number; seq: number } {
+  const parts = cursorParts(kind, cursor);
+  if (!parts) throw new LedgerInputError(`${what} is not one this ledger issued`);
+  return parts;
 }
 
 /** Longest accepted string field (requestId, origin, documentId, toolName), in UTF-16 code units. */

@@ -1,0 +1,33 @@
+/**
+ * The ledger's page cursors, one codec for the console (src/main/core/ledger) and the
+ * renderer, which builds one from a row it holds when it lets rows go (stores/timeline.ts,
+ * stores/receipts.ts keep a bounded window of rows).
+ *
+ * A cursor says where the next page of a newest-first listing starts: below the (time, seq)
+ * of the last item shown. `<kind>1.<time base 36>.<seq base 36>`, the kind telling a receipts
+ * cursor (`r`, Ledger.query) from a requests cursor (`q`, Ledger.queryRequests), so one is
+ * never taken for the other. Opaque to agents and pages: only the ledger reads it.
+ */
+
+/** `r`: a receipts cursor (ordered by seq); `q`: a requests cursor (ordered by time, then seq). */
+export type CursorKind = 'r' | 'q';
+
+/**
+ * The cursor naming the item at (time, seq): the next page starts right below it.
+ * @param time ms since the epoch (the item's `time`).
+ * @param seq the item's seq (a receipt's, or a request's first receipt's).
+ */
+export function encodeCursor(kind: CursorKind, time: number, seq: number): string {
+  return `${kind}1.${time.toString(36)}.${seq.toString(36)}`;
+}
+
+/**
+ * The (time, seq) a cursor of `kind` names, or null for anything else: another kind's cursor,
+ * a non-string, a seq below 1, numbers past 2^53.
+ */
+export function cursorParts(kind: CursorKind, cursor: unknown): { time: number; seq: number } | null {
+  const m = typeof cursor === 'string' ? /^([rq])1\.(-?[0-9a-z]{1,11})\.([0-9a-z]{1,11})$/.exec(cursor) : null;
+  const time = m && m[1] === kind ? parseInt(m[2] as string, 36) : NaN;
+  const seq = m && m[1] === kind ? parseInt(m[3] as string, 36) : NaN;
+  return Number.isSafeInteger(time) && Number.isSafeInteger(seq) && seq >= 1 ? { time, seq } : null;
+}
