@@ -36,7 +36,9 @@ export function Receipts() {
       offline={!online}
       expanded={s.expanded}
       search={s.search}
+      newerHidden={s.newerHidden}
       onMore={() => void s.loadMore()}
+      onShowNewest={() => void s.loadFirst()}
       onVerify={() => void s.runVerify()}
       onToggle={s.toggle}
       onFind={(id) => void s.find(id)}
@@ -74,10 +76,12 @@ export function TimelinePage() {
       trails={s.trails}
       focusReceipt={s.focusReceipt}
       notice={s.notice}
+      newerHidden={s.newerHidden}
       offline={!online}
       agents={(tokens ?? []).map((t) => t.name)}
       onFilter={(f) => void s.setFilter(f)}
       onMore={loadMore}
+      onShowNewest={() => void s.showNewest()}
       onToggle={s.toggle}
       onOpenRequest={openRequest}
       renderStop={renderStop}

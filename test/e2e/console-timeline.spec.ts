@@ -9,6 +9,7 @@ import path from 'node:path';
 import {
   DENY_REASON, ONE_PERCENT_ORIGIN, expectedMatches, generateTimelineLedger, type GeneratedTimeline,
 } from '../support/timeline-ledger';
+import { TIMELINE_MAX_ROWS } from '../../src/renderer/stores/timeline';
 import { startRealConsole, type RealConsole } from './support/real-console';
 
 const RECEIPTS = 12_000;
@@ -140,5 +141,52 @@ test('the live tail keeps the rows being read in place while scrolled down', asy
   await expect.poll(async () => (await reading()).scrollTop).toBeGreaterThan(400);
   const rowTop = (id: string) => scroller.evaluate((el, x) => el.querySelector(`[data-request-id="${x}"]`)?.getBoundingClientRect().top ?? null, id);
   await expect.poll(() => rowTop(before.id as string)).toBe(before.top);
+  await page.close();
+});
+
+test('a flood of new requests while the timeline is open: it holds a bounded window, scrolling down continues in order after the last row kept, and past the bound the newest wait behind Show the newest', async () => {
+  test.setTimeout(120_000);
+  const { core, host, browser } = world;
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(host.newConsoleUrl());
+  await page.getByTestId('nav-timeline').click();
+  await expect(page.getByTestId('timeline-count')).toHaveText(/requests match, newest first\.$/);
+  const oldTop = await page.getByTestId('request-row').first().getAttribute('data-request-id');
+  // TIMELINE_MAX_ROWS new requests on top, in batches, as a flooding agent leaves them: the live tail takes them all in.
+  const flood = TIMELINE_MAX_ROWS;
+  for (let b = 0; b < flood; b += 1_000) {
+    core.ledger.appendBatch(Array.from({ length: 1_000 }, (_, i) => ({ requestId: `flood-${b + i}`, event: 'requested' as const, faculty: 'list-tabs' as const, origin: 'https://flood.example', actor: { kind: 'agent' as const, name: 'Flood' } })));
+  }
+  await expect(page.getByTestId('request-row').first()).toHaveAttribute('data-request-id', `flood-${flood - 1}`);
+  // It holds TIMELINE_MAX_ROWS rows, not the 200 it had plus the flood.
+  await expect(page.getByTestId('timeline-list')).toHaveAttribute('data-rows', String(TIMELINE_MAX_ROWS));
+  const scroller = page.getByTestId('timeline-scroll');
+  const ids = () => scroller.evaluate((el) => [...el.querySelectorAll('[data-testid=request-row]')].map((r) => r.getAttribute('data-request-id')));
+  // The rows held end with the oldest flood rows: the older ones (the page's first rows before) were let go.
+  const newestFirst: string[] = [];
+  for (let cursor: string | null = null; newestFirst.length < flood + 200; ) {
+    const p = core.ledger.queryRequests({ limit: 500, ...(cursor ? { cursor } : {}) });
+    newestFirst.push(...p.requests.map((r) => r.requestId));
+    if (!(cursor = p.nextCursor)) break;
+  }
+  const order = newestFirst.slice(flood - 300);
+  expect(order.indexOf(oldTop as string)).toBe(300);
+  // Scrolling to the bottom: what comes after the last row kept is the ledger's next row, none lost or twice.
+  await expect
+    .poll(async () => {
+      await scroller.evaluate((el) => void (el.scrollTop = el.scrollHeight));
+      const shown = await ids();
+      return shown.includes(oldTop) ? shown : null;
+    }, { timeout: 60_000 })
+    .not.toBeNull();
+  const shown = (await ids()) as string[];
+  const at = shown.indexOf(oldTop as string);
+  expect(shown.slice(Math.max(0, at - 5), at + 5)).toEqual(order.slice(300 - Math.min(5, at), 305));
+  // Past the bound the newest were let go: the live tail waits, and says so.
+  await expect(page.getByTestId('timeline-newer-hidden')).toBeVisible();
+  core.ledger.append({ requestId: 'after-the-flood', event: 'requested', faculty: 'list-tabs', origin: 'https://flood.example', actor: { kind: 'agent', name: 'Flood' } });
+  await page.getByTestId('timeline-show-newest').click();
+  await expect(page.getByTestId('timeline-newer-hidden')).toHaveCount(0);
+  await expect(page.getByTestId('request-row').first()).toHaveAttribute('data-request-id', 'after-the-flood');
   await page.close();
 });

@@ -5,8 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { actorLabel, FACULTY_LABELS, reasonOf, REASON_MAX_CHARS, searchSummary, subjectLabel } from '../../src/renderer/receipt-view';
 import { createReceiptsStore, RECEIPT_PAGE_SIZE, SCAN_PAGE_SIZE } from '../../src/renderer/stores/receipts';
-import type { Receipt } from '../../src/shared/receipt';
+import { Ledger } from '../../src/main/core/ledger/index';
+import type { Receipt, ReceiptInput } from '../../src/shared/receipt';
+import { ok } from '../../src/shared/result';
 import { FakeConsole } from '../support/fake-console';
+import { tempDir } from './support/ledger-fixtures';
 
 describe('receipt columns', () => {
   it('names the actor: kind and name', () => {
@@ -140,5 +143,46 @@ describe('receipt lookup and expanded rows', () => {
     await first;
     expect(s.getState().search?.query).toBe('req-3');
     expect(s.getState().search?.results.map((r) => r.requestId)).toEqual(['req-3', 'req-3', 'req-3', 'req-3']);
+  });
+});
+
+describe('the receipts list over a real ledger: a bounded window', () => {
+  it('pushed receipts past the bound let the oldest go and scrolling loads them again; pages past it let the newest go and pushed ones wait for loadFirst (no gap, none twice)', async () => {
+    const tmp = tempDir('receipts-window-');
+    const ledger = new Ledger(tmp.file('l.db'));
+    try {
+      const input = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
+      ledger.appendBatch(Array.from({ length: 1_000 }, (_, i) => input(i)));
+      const api = { queryReceipts: async (q: Parameters<Ledger['query']>[0]) => ok(ledger.query(q)), verifyLedger: async () => ok(ledger.verify()) };
+      const maxItems = SCAN_PAGE_SIZE + 20;
+      const s = createReceiptsStore(api, { maxItems });
+      const newestFirst = (n: number) => ledger.query({ limit: Math.min(n, SCAN_PAGE_SIZE) }).receipts.map((r) => r.id);
+      const ids = () => s.getState().items.map((r) => r.id);
+      await s.getState().loadFirst();
+      // A flood pushed while the list is open: it never holds more than maxItems.
+      for (let b = 0; b < 12; b++) s.getState().addMany(ledger.appendBatch(Array.from({ length: 50 }, (_, i) => input(2_000 + b * 50 + i))));
+      expect(s.getState().items).toHaveLength(maxItems);
+      const all: string[] = [];
+      for (let cursor: string | undefined; all.length < maxItems + RECEIPT_PAGE_SIZE; ) {
+        const p = ledger.query({ limit: SCAN_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+        all.push(...p.receipts.map((r) => r.id));
+        cursor = p.nextCursor ?? undefined;
+      }
+      expect(ids()).toEqual(all.slice(0, maxItems));
+      // Scrolling on: the page below the last kept one, then the newest let go.
+      await s.getState().loadMore();
+      expect(ids()).toEqual(all.slice(RECEIPT_PAGE_SIZE, maxItems + RECEIPT_PAGE_SIZE));
+      expect(s.getState().newerHidden).toBe(true);
+      const held = s.getState().items;
+      s.getState().addMany(ledger.appendBatch([input(9_999)]));
+      expect(s.getState().items).toBe(held);
+      await s.getState().loadFirst();
+      expect(s.getState().newerHidden).toBe(false);
+      expect(ids()).toEqual(newestFirst(RECEIPT_PAGE_SIZE));
+      expect(s.getState().items[0]!.requestId).toBe('r-9999');
+    } finally {
+      ledger.close();
+      tmp.cleanup();
+    }
   });
 });

@@ -7,6 +7,7 @@
 // an older filter dropped.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
+import { topShift } from '../../src/renderer/components/top-shift';
 import { parseRoute, routeFragment } from '../../src/renderer/route';
 import { createTimelineStore, TIMELINE_PAGE_SIZE } from '../../src/renderer/stores/timeline';
 import { sessionFromFragment } from '../../src/renderer/transport/token';
@@ -48,6 +49,17 @@ describe('deep links', () => {
     expect(parseRoute(t)).toEqual({ view: 'timeline', filter: { origin: 'https://a.example', outcome: 'open' }, request: 'q-1' });
     expect(sessionFromFragment(`#session=${SID}`)).toBe(SID);
     expect(sessionFromFragment('#/timeline')).toBeNull();
+  });
+});
+
+describe('keeping the view when the top of a list moves', () => {
+  it('counts rows put on top and rows let go from the top; a new list (no first row in common) is neither', () => {
+    const id = (x: string) => x;
+    expect(topShift(['c', 'b', 'a'], ['e', 'd', 'c', 'b'], id)).toEqual({ added: 2, removed: 0 });
+    expect(topShift(['e', 'd', 'c', 'b'], ['c', 'b', 'a'], id)).toEqual({ added: 0, removed: 2 });
+    expect(topShift(['c', 'b'], ['c', 'b', 'a'], id)).toEqual({ added: 0, removed: 0 });
+    expect(topShift(['c', 'b'], ['y', 'x'], id)).toEqual({ added: 0, removed: 0 });
+    expect(topShift([], ['a'], id)).toEqual({ added: 0, removed: 0 });
   });
 });
 
@@ -137,6 +149,39 @@ describe('the timeline store over a real ledger', () => {
     // The row the store folded equals the ledger's own row.
     expect(rows[1]).toEqual(ledger.queryRequests({ requestId: 'live-1' }).requests[0]);
     expect(s.getState().total).toBe(2);
+  });
+
+  it('holds a bounded window: the live tail lets the oldest rows go and scrolling down loads them again; rows loaded at the bottom let the newest go and the tail waits until Show the newest (no gap, no row twice)', async () => {
+    const maxRows = 300;
+    const s = createTimelineStore(api, { maxRows });
+    await s.getState().setFilter({});
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    const newestFirst = (n: number) => ledger.queryRequests({ limit: n }).requests.map((r) => r.requestId);
+    // A flood of new requests while the person watches the top.
+    const stored = ledger.appendBatch(Array.from({ length: 150 }, (_, i) => req(`flood-${i}`)));
+    s.getState().addReceipts(stored);
+    await tick();
+    expect(s.getState().rows.length).toBe(maxRows);
+    expect(s.getState().rows.map((r) => r.requestId)).toEqual(newestFirst(maxRows));
+    expect(s.getState().rows[0]!.requestId).toBe('flood-149');
+    // The rows let go come back below the last row kept, in order.
+    await s.getState().loadMore();
+    const all = newestFirst(maxRows + TIMELINE_PAGE_SIZE);
+    expect(s.getState().rows.map((r) => r.requestId)).toEqual(all.slice(TIMELINE_PAGE_SIZE));
+    expect(s.getState().newerHidden).toBe(true);
+    // Newer requests while the top is let go: the tail waits, nothing is put above a gap.
+    const before = s.getState().rows;
+    s.getState().addReceipts(ledger.appendBatch([req('while-hidden')]));
+    await tick();
+    expect(s.getState().rows).toBe(before);
+    await s.getState().showNewest();
+    expect(s.getState().newerHidden).toBe(false);
+    expect(s.getState().rows.map((r) => r.requestId)).toEqual(newestFirst(TIMELINE_PAGE_SIZE));
+    expect(s.getState().rows[0]!.requestId).toBe('while-hidden');
+    // And the tail runs again.
+    s.getState().addReceipts(ledger.appendBatch([req('after-newest')]));
+    await tick();
+    expect(s.getState().rows[0]!.requestId).toBe('after-newest');
   });
 
   it('deep links: a request opens with its trail; a receipt opens its request at it; unknown ids say so', async () => {

@@ -14,15 +14,16 @@
  *   detail row), measured as rendered, so expanded rows keep their height.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useId, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { useId, useLayoutEffect, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { fingerprint } from '../../shared/canonical';
 import type { Receipt, VerifyReport } from '../../shared/receipt';
 import type { ErrorInfo } from '../../shared/result';
 import { actorLabel, eventTone, reasonOf, searchSummary, subjectLabel } from '../receipt-view';
-import type { ReceiptSearch } from '../stores/receipts';
+import { RECEIPTS_MAX_ITEMS, type ReceiptSearch } from '../stores/receipts';
 import { formatTime, prettyJson, revealInvisible } from '../text';
 import { CopyButton } from './CopyButton';
 import { LedgerProgressBar, VerifyDetails } from './LedgerPanel';
+import { topShift } from './top-shift';
 
 export interface ReceiptListProps {
   items: Receipt[];
@@ -38,7 +39,11 @@ export interface ReceiptListProps {
   offline: boolean;
   expanded: string[];
   search: ReceiptSearch | null;
+  /** Newer receipts than the top one are not held (stores/receipts.ts `newerHidden`): said above the list, with the way back. */
+  newerHidden: boolean;
   onMore(): void;
+  /** Back to the newest receipts (when `newerHidden`). */
+  onShowNewest(): void;
   onVerify(): void;
   onToggle(id: string): void;
   onFind(id: string): void;
@@ -219,6 +224,15 @@ function ReceiptTable(props: { rows: Receipt[]; expanded: string[]; offline: boo
     overscan: 10,
     measureElement: (el) => el.getBoundingClientRect().height,
   });
+  // Receipts let go from the top (the store's window is full) move the view back by as many, so
+  // the receipts being read stay where they were.
+  const before = useRef(rows);
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    const { removed } = topShift(before.current, rows, (r) => r.id);
+    before.current = rows;
+    if (el && removed > 0) el.scrollTop = Math.max(0, el.scrollTop - removed * ROW_ESTIMATE_PX);
+  }, [rows]);
   const virtual = virtualizer.getVirtualItems();
   const top = virtual[0]?.start ?? 0;
   const bottom = Math.max(0, virtualizer.getTotalSize() - (virtual.at(-1)?.end ?? 0));
@@ -363,6 +377,14 @@ export function ReceiptList(p: ReceiptListProps) {
       {p.error ? (
         <p className="error" role="alert" data-testid="receipts-error">
           {p.error.message}
+        </p>
+      ) : null}
+      {p.newerHidden && !p.search ? (
+        <p className="notice" role="status" data-testid="receipts-newer-hidden">
+          Newer receipts are not shown: the list holds {RECEIPTS_MAX_ITEMS.toLocaleString('en')} receipts at a time, and these are older ones.{' '}
+          <button type="button" className="btn btn-small" data-testid="receipts-show-newest" onClick={p.onShowNewest}>
+            Show the newest
+          </button>
         </p>
       ) : null}
       {rows.length === 0 ? (

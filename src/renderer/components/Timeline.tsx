@@ -22,9 +22,10 @@ import { FACULTIES, OUTCOME_EVENTS, RECEIPT_EVENTS, type Receipt } from '../../s
 import type { RequestFilter, RequestSummary } from '../../shared/request-summary';
 import type { ErrorInfo } from '../../shared/result';
 import { FACULTY_LABELS, actorLabel, eventTone, reasonOf } from '../receipt-view';
-import type { Trail } from '../stores/timeline';
+import { TIMELINE_MAX_ROWS, type Trail } from '../stores/timeline';
 import { formatCount, formatTime, revealInvisible } from '../text';
 import { ReceiptDetail } from './ReceiptList';
+import { topShift } from './top-shift';
 
 export interface TimelineProps {
   filter: RequestFilter;
@@ -40,11 +41,15 @@ export interface TimelineProps {
   trails: Record<string, Trail>;
   focusReceipt: string | null;
   notice: string | null;
+  /** Newer requests than the top row are not held (stores/timeline.ts `newerHidden`): said above the list, with the way back. */
+  newerHidden: boolean;
   offline: boolean;
   /** Agent token names, offered in the agent filter. */
   agents: string[];
   onFilter(f: RequestFilter): void;
   onMore(): void;
+  /** Back to the newest requests (when `newerHidden`). */
+  onShowNewest(): void;
   onToggle(requestId: string): void;
   onOpenRequest(requestId: string): void;
   /**
@@ -234,21 +239,23 @@ function RequestTable(p: TimelineProps) {
     measureElement: (el) => el.getBoundingClientRect().height,
   });
   // Live tail: rows put on top while the person is scrolled down move the view by as
-  // many rows, so the rows they were reading stay where they were.
-  const firstKey = useRef<string | null>(null);
+  // many rows, so the rows they were reading stay where they were. Rows let go from the
+  // top (the store's window is full, stores/timeline.ts) move it back by as many.
+  const before = useRef<RequestSummary[]>(rows);
   const query = useRef(p.query);
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    const before = firstKey.current;
-    firstKey.current = rows[0]?.requestId ?? null;
+    const old = before.current;
+    before.current = rows;
     if (query.current !== p.query) {
       query.current = p.query;
       if (el) el.scrollTop = 0;
       return;
     }
-    if (!el || before === null || el.scrollTop <= 0) return;
-    const added = rows.findIndex((r) => r.requestId === before);
-    if (added > 0) el.scrollTop += added * ROW_PX;
+    if (!el) return;
+    const { added, removed } = topShift(old, rows, (r) => r.requestId);
+    if (added > 0 && el.scrollTop > 0) el.scrollTop += added * ROW_PX;
+    if (removed > 0) el.scrollTop = Math.max(0, el.scrollTop - removed * ROW_PX);
   }, [rows, p.query]);
   const virtual = virtualizer.getVirtualItems();
   const lastIndex = virtual.at(-1)?.index ?? 0;
@@ -270,7 +277,7 @@ function RequestTable(p: TimelineProps) {
   const measure = virtualizer.measureElement;
   return (
     <div className="receipts-scroll timeline-scroll" ref={scrollRef} data-testid="timeline-scroll">
-      <table className="receipts timeline" data-testid="timeline-list" data-query={p.query} aria-rowcount={p.total ?? -1}>
+      <table className="receipts timeline" data-testid="timeline-list" data-query={p.query} data-rows={rows.length} aria-rowcount={p.total ?? -1}>
         <caption className="visually-hidden">Requests, newest first</caption>
         <thead>
           <tr>
@@ -438,6 +445,14 @@ export function Timeline(p: TimelineProps) {
       >
         {countLine(p)}
       </p>
+      {p.newerHidden ? (
+        <p className="notice" role="status" data-testid="timeline-newer-hidden">
+          Newer requests are not shown: the timeline holds {TIMELINE_MAX_ROWS.toLocaleString('en')} rows at a time, and these are older ones.{' '}
+          <button type="button" className="btn btn-small" data-testid="timeline-show-newest" onClick={p.onShowNewest}>
+            Show the newest
+          </button>
+        </p>
+      ) : null}
       {p.rows.length > 0 ? <RequestTable {...p} /> : null}
     </section>
   );

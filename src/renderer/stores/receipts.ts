@@ -6,8 +6,15 @@
  * Lookup: an id is asked of the ledger as a request id (`ReceiptQuery.requestId`),
  * then as a receipt id (`ReceiptQuery.id`, one indexed lookup); a receipt found
  * that way is shown with its whole request trail, that receipt expanded.
+ *
+ * The list holds at most `maxItems` receipts (RECEIPTS_MAX_ITEMS), the same bounded window
+ * as the timeline's (stores/timeline.ts): pushed receipts past it let the oldest go (scrolling
+ * down loads them again from a cursor built from the last one kept, src/shared/cursor.ts);
+ * pages loaded at the bottom let the newest go, and pushed receipts then wait (`newerHidden`)
+ * until the person goes back to the newest (`loadFirst`).
  */
 import { createStore } from 'zustand/vanilla';
+import { encodeCursor } from '../../shared/cursor';
 import type { ConsoleApi } from '../../shared/ipc';
 import type { Receipt, VerifyReport } from '../../shared/receipt';
 import type { ErrorInfo } from '../../shared/result';
@@ -15,6 +22,8 @@ import type { LedgerProgress } from '../../shared/ledger-export';
 
 /** Receipts per page. */
 export const RECEIPT_PAGE_SIZE = 50;
+/** Most receipts the list holds at once; see the file header. */
+export const RECEIPTS_MAX_ITEMS = 10_000;
 /** Receipts per page while scanning for a receipt id (the host's maximum). */
 export const SCAN_PAGE_SIZE = 500;
 /** What a receipt id and a request id may look like (the host's own ID pattern). */
@@ -40,6 +49,8 @@ export interface ReceiptSearch {
 export interface ReceiptsState {
   items: Receipt[];
   nextCursor: string | null;
+  /** Newer receipts than the top one are not held (pages loaded at the bottom let them go); pushed ones wait for `loadFirst`. */
+  newerHidden: boolean;
   loading: boolean;
   loaded: boolean;
   error: ErrorInfo | null;
@@ -82,13 +93,25 @@ export function mergeReceipts(a: Receipt[], b: Receipt[]): Receipt[] {
   return [...byId.values()].sort((x, y) => y.seq - x.seq);
 }
 
-/** Create the receipts store over the console API. */
-export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'verifyLedger'>) {
+/**
+ * Create the receipts store over the console API.
+ * @param opts.maxItems most receipts held (default RECEIPTS_MAX_ITEMS; tests use fewer).
+ */
+export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'verifyLedger'>, opts: { maxItems?: number } = {}) {
+  const maxItems = Math.max(SCAN_PAGE_SIZE, opts.maxItems ?? RECEIPTS_MAX_ITEMS);
   /** Bumped by every lookup and by clearing it: an older lookup's answers are dropped. */
   let searchSeq = 0;
+  /** Pushed receipts on top, past the bound: the oldest go, and the next page starts below the last kept. */
+  const keepNewest = (items: Receipt[]): Pick<ReceiptsState, 'items'> & Partial<Pick<ReceiptsState, 'nextCursor'>> => {
+    if (items.length <= maxItems) return { items };
+    const kept = items.slice(0, maxItems);
+    const last = kept[kept.length - 1] as Receipt;
+    return { items: kept, nextCursor: encodeCursor('r', last.time, last.seq) };
+  };
   return createStore<ReceiptsState>()((set, get) => ({
     items: [],
     nextCursor: null,
+    newerHidden: false,
     loading: false,
     loaded: false,
     error: null,
@@ -102,7 +125,7 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       set({ loading: true, error: null });
       const r = await api.queryReceipts({ limit: RECEIPT_PAGE_SIZE });
       if (!r.ok) return set({ loading: false, error: r.error });
-      set({ loading: false, loaded: true, items: mergeReceipts([], r.value.receipts), nextCursor: r.value.nextCursor });
+      set({ loading: false, loaded: true, items: mergeReceipts([], r.value.receipts), nextCursor: r.value.nextCursor, newerHidden: false });
     },
     async loadMore() {
       const { nextCursor, loading } = get();
@@ -110,7 +133,10 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       set({ loading: true, error: null });
       const r = await api.queryReceipts({ limit: RECEIPT_PAGE_SIZE, cursor: nextCursor });
       if (!r.ok) return set({ loading: false, error: r.error });
-      set({ loading: false, items: mergeReceipts(get().items, r.value.receipts), nextCursor: r.value.nextCursor });
+      const items = mergeReceipts(get().items, r.value.receipts);
+      // Past the bound the newest go, and pushed receipts wait for loadFirst (no gap above the top one).
+      const excess = items.length - maxItems;
+      set({ loading: false, items: excess > 0 ? items.slice(excess) : items, nextCursor: r.value.nextCursor, ...(excess > 0 ? { newerHidden: true } : {}) });
     },
     add(receipt) {
       get().addMany([receipt]);
@@ -122,8 +148,9 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       const shown = search?.status === 'done' ? new Set(search.results.map((r) => r.requestId)) : null;
       const joining = shown ? receipts.filter((r) => r.requestId !== null && shown.has(r.requestId)) : [];
       set({
-        // Before the first page is loaded the list holds nothing: that page brings these too.
-        ...(get().loaded ? { items: mergeReceipts(get().items, [...receipts]) } : {}),
+        // Before the first page is loaded the list holds nothing: that page brings these too. While
+        // newer ones are not held, neither are these (they wait for loadFirst).
+        ...(get().loaded && !get().newerHidden ? keepNewest(mergeReceipts(get().items, [...receipts])) : {}),
         ...(joining.length > 0 && search ? { search: { ...search, results: mergeReceipts(search.results, joining) } } : {}),
       });
     },

@@ -9,8 +9,17 @@
  *
  * Every load carries the filter's generation (`query`): an answer for an older
  * filter is dropped.
+ *
+ * The rows held are a window of at most `maxRows` (TIMELINE_MAX_ROWS): a live tail that
+ * runs for hours under a flood of agent calls, or a person scrolling far down a million
+ * requests, would otherwise grow the page without end (every pushed batch is folded over
+ * the rows held). Past the bound, new rows on top let the oldest go (scrolling down loads
+ * them again from a cursor built from the last row kept, src/shared/cursor.ts); rows loaded
+ * at the bottom let the newest go, and the live tail then waits (`newerHidden`) until the
+ * person goes back to the newest (`showNewest`), so the rows held never have a gap.
  */
 import { createStore } from 'zustand/vanilla';
+import { encodeCursor } from '../../shared/cursor';
 import type { ConsoleApi } from '../../shared/ipc';
 import type { Receipt } from '../../shared/receipt';
 import { foldReceipt, type RequestFilter, type RequestSummary } from '../../shared/request-summary';
@@ -19,6 +28,8 @@ import type { Route } from '../route';
 
 /** Requests per page. */
 export const TIMELINE_PAGE_SIZE = 200;
+/** Most requests the timeline holds at once (about 0.5 KB each); see the file header. */
+export const TIMELINE_MAX_ROWS = 10_000;
 /** Receipts of one request's trail asked at once (the console's maximum page). */
 export const TRAIL_LIMIT = 500;
 
@@ -53,8 +64,15 @@ export interface TimelineState {
   notice: string | null;
   /** The deep link being followed, kept until it has been shown: one that failed is followed again once the console answers (stores/index.ts). */
   following: Route | null;
+  /**
+   * Newer requests than the top row exist and are not held: rows loaded at the bottom let
+   * them go (the window is full). The live tail waits until `showNewest`.
+   */
+  newerHidden: boolean;
   setFilter(f: RequestFilter): Promise<void>;
   loadMore(): Promise<void>;
+  /** Back to the newest requests of the filter (after `newerHidden`): the first page again, and the live tail. */
+  showNewest(): Promise<void>;
   toggle(requestId: string): void;
   /** Fold pushed receipts into the rows and fetch new requests (the live tail). */
   addReceipts(rs: readonly Receipt[]): void;
@@ -78,8 +96,12 @@ function clean(f: RequestFilter): RequestFilter {
   return out;
 }
 
-/** Create the timeline store over the console API. */
-export function createTimelineStore(api: Api) {
+/**
+ * Create the timeline store over the console API.
+ * @param opts.maxRows most rows held (default TIMELINE_MAX_ROWS; tests use fewer).
+ */
+export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
+  const maxRows = Math.max(TIMELINE_PAGE_SIZE, opts.maxRows ?? TIMELINE_MAX_ROWS);
   /** Receipts of requests not shown yet, pushed while a tail fetch was on its way (folded once it answers). */
   let early: Receipt[] = [];
   let tailRunning = false;
@@ -103,8 +125,8 @@ export function createTimelineStore(api: Api) {
       try {
         do {
           tailAgain = false;
-          const { query, newestCursor, filter } = get();
-          if (!newestCursor) return;
+          const { query, newestCursor, filter, newerHidden } = get();
+          if (!newestCursor || newerHidden) return;
           const r = await api.queryRequests({ ...filter, after: newestCursor, limit: TIMELINE_PAGE_SIZE });
           if (!r.ok || query !== get().query) return;
           const known = new Set(get().rows.map((x) => x.requestId));
@@ -117,8 +139,13 @@ export function createTimelineStore(api: Api) {
           }
           early = early.filter((rc) => rc.requestId !== null && !byId.has(rc.requestId) && !known.has(rc.requestId));
           const total = get().total;
+          const rows = [...fresh.map((x) => byId.get(x.requestId) as RequestSummary), ...get().rows];
+          // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
+          const kept = rows.length > maxRows ? rows.slice(0, maxRows) : rows;
+          const last = kept[kept.length - 1];
           set({
-            rows: [...fresh.map((x) => byId.get(x.requestId) as RequestSummary), ...get().rows],
+            rows: kept,
+            ...(kept !== rows && last ? { nextCursor: encodeCursor('q', last.time, last.seq) } : {}),
             newestCursor: r.value.newestCursor,
             total: total === null ? null : total + fresh.length,
           });
@@ -145,11 +172,12 @@ export function createTimelineStore(api: Api) {
       focusReceipt: null,
       notice: null,
       following: null,
+      newerHidden: false,
       async setFilter(f) {
         const filter = clean(f);
         const query = get().query + 1;
         early = [];
-        set({ filter, query, loading: true, error: null, total: null, rows: [], nextCursor: null, newestCursor: null, notice: null });
+        set({ filter, query, loading: true, error: null, total: null, rows: [], nextCursor: null, newestCursor: null, notice: null, newerHidden: false });
         const r = await api.queryRequests({ ...filter, limit: TIMELINE_PAGE_SIZE });
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
@@ -167,7 +195,13 @@ export function createTimelineStore(api: Api) {
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
         const known = new Set(get().rows.map((x) => x.requestId));
-        set({ loading: false, rows: [...get().rows, ...r.value.requests.filter((x) => !known.has(x.requestId))], nextCursor: r.value.nextCursor });
+        const rows = [...get().rows, ...r.value.requests.filter((x) => !known.has(x.requestId))];
+        // Past the bound the newest rows go, and the live tail waits for showNewest (no gap above the top row).
+        const excess = rows.length - maxRows;
+        set({ loading: false, rows: excess > 0 ? rows.slice(excess) : rows, nextCursor: r.value.nextCursor, ...(excess > 0 ? { newerHidden: true } : {}) });
+      },
+      async showNewest() {
+        await get().setFilter(get().filter);
       },
       toggle(requestId) {
         const expanded = get().expanded;
