@@ -115,6 +115,18 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   const row = ui.locator(`[data-testid=request-row][data-request-id="${view2.requestId}"]`);
   await expect(row.getByTestId('request-expand')).toHaveAttribute('aria-expanded', 'true');
   await expect(row.getByTestId('request-outcome')).toContainText('open');
+  // A script's click on the row's Stop: ignored, and the row says so whole, not cut by its cell.
+  await row.getByTestId('stop-button').dispatchEvent('click');
+  const ignored = row.getByTestId('stop-untrusted-click');
+  await expect(ignored).toContainText('did not come from your mouse or keyboard was ignored');
+  const whole = await ignored.evaluate((el) => {
+    const b = el.getBoundingClientRect();
+    const d = (globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown } }).document;
+    // Its last line's end and its first line's start are on screen, and are this notice (not the cell's clip, not the next row).
+    return [d.elementFromPoint(b.right - 4, b.bottom - 4), d.elementFromPoint(b.left + 4, b.top + 4)].every((hit) => hit === el || el.contains(hit as never));
+  });
+  expect(whole).toBe(true);
+  expect(job.core.broker.inFlight.list().map((x) => x.requestId)).toEqual([view2.requestId]);
   await row.getByTestId('stop-button').click();
   const r2 = await second;
   expect(texts(r2).join('\n')).toContain('outcome-unknown');
