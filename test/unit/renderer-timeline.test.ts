@@ -184,6 +184,79 @@ describe('the timeline store over a real ledger', () => {
     expect(s.getState().rows[0]!.requestId).toBe('after-newest');
   });
 
+  describe('the bounded window while a tail and a page below are both on their way', () => {
+    const maxRows = 300;
+    /** The ledger's requests, newest first, as one list (the order the rows held must follow). */
+    const newestFirst = () => {
+      const out: string[] = [];
+      for (let cursor: string | null = null; ; ) {
+        const p = ledger.queryRequests({ limit: 500, ...(cursor ? { cursor } : {}) });
+        out.push(...p.requests.map((r) => r.requestId));
+        if (!(cursor = p.nextCursor)) return out;
+      }
+    };
+    /** The rows held are one run of the ledger's order: no gap, none twice. */
+    const expectContiguous = (ids: string[]) => {
+      const all = newestFirst();
+      const at = all.indexOf(ids[0] as string);
+      expect(at).toBeGreaterThanOrEqual(0);
+      expect(ids).toEqual(all.slice(at, at + ids.length));
+    };
+    /** An api whose answers of one kind (tail: `after`; page: `cursor`) wait until released. */
+    const gated = (kind: 'after' | 'cursor') => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const gatedApi: typeof api = {
+        ...api,
+        queryRequests: async (p) => {
+          const answer = ok(ledger.queryRequests(p));
+          if (p[kind] !== undefined) await gate;
+          return answer;
+        },
+      };
+      return { gatedApi, release };
+    };
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+
+    it('a tail answer that comes after a page below let the newest go is not put above the gap', async () => {
+      const { gatedApi, release } = gated('after');
+      const s = createTimelineStore(gatedApi, { maxRows });
+      await s.getState().setFilter({});
+      // A new request: the tail asks for it, and its answer waits.
+      s.getState().addReceipts(ledger.appendBatch([req('while-paging')]));
+      // Meanwhile the person scrolls far: the page below lets the newest rows go.
+      await s.getState().loadMore();
+      expect(s.getState().newerHidden).toBe(true);
+      release();
+      await tick();
+      expect(s.getState().rows.map((r) => r.requestId)).not.toContain('while-paging');
+      expectContiguous(s.getState().rows.map((r) => r.requestId));
+    });
+
+    it('a page below that comes after the tail let the oldest go does not leave a gap (and the rows let go come back)', async () => {
+      const s = createTimelineStore(api, { maxRows });
+      await s.getState().setFilter({});
+      s.getState().addReceipts(ledger.appendBatch(Array.from({ length: 100 }, (_, i) => req(`first-${i}`))));
+      await tick();
+      expect(s.getState().rows).toHaveLength(maxRows);
+      // The page below is asked, and its answer waits while the tail takes 50 more (the oldest 50 go).
+      const { gatedApi, release } = gated('cursor');
+      Object.assign(api, { queryRequests: gatedApi.queryRequests });
+      const more = s.getState().loadMore();
+      s.getState().addReceipts(ledger.appendBatch(Array.from({ length: 50 }, (_, i) => req(`second-${i}`))));
+      await tick();
+      release();
+      await more;
+      expectContiguous(s.getState().rows.map((r) => r.requestId));
+      // Scrolling on continues right below the last row kept.
+      const lastKept = s.getState().rows.at(-1)!.requestId;
+      await s.getState().loadMore();
+      const ids = s.getState().rows.map((r) => r.requestId);
+      expectContiguous(ids);
+      expect(ids).toContain(lastKept);
+    });
+  });
+
   it('deep links: a request opens with its trail; a receipt opens its request at it; unknown ids say so', async () => {
     const s = createTimelineStore(api);
     const some = ledger.queryRequests({ limit: 50 }).requests[40]!;

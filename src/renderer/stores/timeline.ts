@@ -128,7 +128,8 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
           const { query, newestCursor, filter, newerHidden } = get();
           if (!newestCursor || newerHidden) return;
           const r = await api.queryRequests({ ...filter, after: newestCursor, limit: TIMELINE_PAGE_SIZE });
-          if (!r.ok || query !== get().query) return;
+          // A page below let the newest rows go meanwhile: these would go above a gap (they wait for showNewest).
+          if (!r.ok || query !== get().query || get().newerHidden) return;
           const known = new Set(get().rows.map((x) => x.requestId));
           const fresh = r.value.requests.filter((x) => !known.has(x.requestId));
           // Receipts pushed before this answer, newer than what it holds, are folded in now.
@@ -194,6 +195,9 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const r = await api.queryRequests({ ...filter, cursor: nextCursor, limit: TIMELINE_PAGE_SIZE });
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
+        // The tail let the oldest rows go meanwhile (nextCursor rebuilt above them): this page is below
+        // rows no longer held, so it would leave a gap. Dropped; the next loadMore asks from the new cursor.
+        if (get().nextCursor !== nextCursor) return set({ loading: false });
         const known = new Set(get().rows.map((x) => x.requestId));
         const rows = [...get().rows, ...r.value.requests.filter((x) => !known.has(x.requestId))];
         // Past the bound the newest rows go, and the live tail waits for showNewest (no gap above the top row).
