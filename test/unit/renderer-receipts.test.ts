@@ -186,3 +186,86 @@ describe('the receipts list over a real ledger: a bounded window', () => {
     }
   });
 });
+
+describe('the receipts window while a page below is on its way', () => {
+  const input = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
+  /** A real ledger, and an api whose paged answers (with a cursor) wait until released. */
+  const setup = () => {
+    const tmp = tempDir('receipts-race-');
+    const ledger = new Ledger(tmp.file('l.db'));
+    ledger.appendBatch(Array.from({ length: 1_200 }, (_, i) => input(i)));
+    let gate: Promise<void> | null = null;
+    const api = {
+      queryReceipts: async (q: Parameters<Ledger['query']>[0]) => {
+        const answer = ok(ledger.query(q));
+        if (q.cursor !== undefined && gate) await gate;
+        return answer;
+      },
+      verifyLedger: async () => ok(ledger.verify()),
+    };
+    const hold = () => {
+      let release!: () => void;
+      gate = new Promise((r) => (release = r));
+      return () => {
+        gate = null;
+        release();
+      };
+    };
+    /** The receipts held are one run of the ledger's order: no gap, none twice. */
+    const expectContiguous = (ids: string[]) => {
+      const all: string[] = [];
+      for (let cursor: string | null = null; ; ) {
+        const p = ledger.query({ limit: SCAN_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+        all.push(...p.receipts.map((r) => r.id));
+        if (!(cursor = p.nextCursor)) break;
+      }
+      const at = all.indexOf(ids[0] as string);
+      expect(at).toBeGreaterThanOrEqual(0);
+      expect(ids).toEqual(all.slice(at, at + ids.length));
+    };
+    return { tmp, ledger, api, hold, expectContiguous };
+  };
+
+  it('a page that lands after pushed receipts let the oldest go leaves no gap', async () => {
+    const { tmp, ledger, api, hold, expectContiguous } = setup();
+    try {
+      const maxItems = SCAN_PAGE_SIZE;
+      const s = createReceiptsStore(api, { maxItems });
+      await s.getState().loadFirst();
+      while (s.getState().items.length < maxItems) await s.getState().loadMore();
+      const release = hold();
+      const more = s.getState().loadMore();
+      // Pushed meanwhile: the oldest 20 go, and the next page now starts above the one asked.
+      s.getState().addMany(ledger.appendBatch(Array.from({ length: 20 }, (_, i) => input(5_000 + i))));
+      release();
+      await more;
+      expectContiguous(s.getState().items.map((r) => r.id));
+      await s.getState().loadMore();
+      expectContiguous(s.getState().items.map((r) => r.id));
+    } finally {
+      ledger.close();
+      tmp.cleanup();
+    }
+  });
+
+  it('a page that lands after Show the newest is not put under the first page', async () => {
+    const { tmp, ledger, api, hold, expectContiguous } = setup();
+    try {
+      const maxItems = SCAN_PAGE_SIZE;
+      const s = createReceiptsStore(api, { maxItems });
+      await s.getState().loadFirst();
+      while (!s.getState().newerHidden) await s.getState().loadMore();
+      const release = hold();
+      const more = s.getState().loadMore();
+      await s.getState().loadFirst();
+      expect(s.getState().newerHidden).toBe(false);
+      release();
+      await more;
+      expect(s.getState().items).toHaveLength(RECEIPT_PAGE_SIZE);
+      expectContiguous(s.getState().items.map((r) => r.id));
+    } finally {
+      ledger.close();
+      tmp.cleanup();
+    }
+  });
+});

@@ -133,6 +133,9 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       set({ loading: true, error: null });
       const r = await api.queryReceipts({ limit: RECEIPT_PAGE_SIZE, cursor: nextCursor });
       if (!r.ok) return set({ loading: false, error: r.error });
+      // The list moved meanwhile (pushed receipts let the oldest go, or loadFirst put the first page
+      // back): this page is below receipts no longer held, so it would leave a gap. Dropped.
+      if (get().nextCursor !== nextCursor) return set({ loading: false });
       const items = mergeReceipts(get().items, r.value.receipts);
       // Past the bound the newest go, and pushed receipts wait for loadFirst (no gap above the top one).
       const excess = items.length - maxItems;
