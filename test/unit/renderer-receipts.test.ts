@@ -226,7 +226,7 @@ describe('the receipts window while a page below is on its way', () => {
     return { tmp, ledger, api, hold, expectContiguous };
   };
 
-  it('a page that lands after pushed receipts let the oldest go leaves no gap', async () => {
+  it('receipts pushed while a page below is on its way do not let the oldest go: the page lands right below them and the newest go (no gap)', async () => {
     const { tmp, ledger, api, hold, expectContiguous } = setup();
     try {
       const maxItems = SCAN_PAGE_SIZE;
@@ -235,11 +235,12 @@ describe('the receipts window while a page below is on its way', () => {
       while (s.getState().items.length < maxItems) await s.getState().loadMore();
       const release = hold();
       const more = s.getState().loadMore();
-      // Pushed meanwhile: the oldest 20 go, and the next page now starts above the one asked.
+      // Pushed meanwhile: were the oldest 20 let go, the page asked would land below a gap.
       s.getState().addMany(ledger.appendBatch(Array.from({ length: 20 }, (_, i) => input(5_000 + i))));
       release();
       await more;
       expectContiguous(s.getState().items.map((r) => r.id));
+      expect(s.getState().newerHidden).toBe(true);
       await s.getState().loadMore();
       expectContiguous(s.getState().items.map((r) => r.id));
     } finally {

@@ -233,13 +233,13 @@ describe('the timeline store over a real ledger', () => {
       expectContiguous(s.getState().rows.map((r) => r.requestId));
     });
 
-    it('a page below that comes after the tail let the oldest go does not leave a gap (and the rows let go come back)', async () => {
+    it('new requests while a page below is on its way do not let the oldest go: the page lands right below them and the newest go (no gap)', async () => {
       const s = createTimelineStore(api, { maxRows });
       await s.getState().setFilter({});
       s.getState().addReceipts(ledger.appendBatch(Array.from({ length: 100 }, (_, i) => req(`first-${i}`))));
       await tick();
       expect(s.getState().rows).toHaveLength(maxRows);
-      // The page below is asked, and its answer waits while the tail takes 50 more (the oldest 50 go).
+      // The page below is asked, and its answer waits while the tail takes 50 more.
       const { gatedApi, release } = gated('cursor');
       Object.assign(api, { queryRequests: gatedApi.queryRequests });
       const more = s.getState().loadMore();
@@ -248,6 +248,7 @@ describe('the timeline store over a real ledger', () => {
       release();
       await more;
       expectContiguous(s.getState().rows.map((r) => r.requestId));
+      expect(s.getState().newerHidden).toBe(true);
       // Scrolling on continues right below the last row kept.
       const lastKept = s.getState().rows.at(-1)!.requestId;
       await s.getState().loadMore();

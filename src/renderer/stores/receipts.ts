@@ -133,8 +133,8 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       set({ loading: true, error: null });
       const r = await api.queryReceipts({ limit: RECEIPT_PAGE_SIZE, cursor: nextCursor });
       if (!r.ok) return set({ loading: false, error: r.error });
-      // The list moved meanwhile (pushed receipts let the oldest go, or loadFirst put the first page
-      // back): this page is below receipts no longer held, so it would leave a gap. Dropped.
+      // loadFirst put the first page back meanwhile (Show the newest, a reconnect): this page is below
+      // receipts no longer held, so it would leave a gap. Dropped.
       if (get().nextCursor !== nextCursor) return set({ loading: false });
       const items = mergeReceipts(get().items, r.value.receipts);
       // Past the bound the newest go, and pushed receipts wait for loadFirst (no gap above the top one).
@@ -153,7 +153,9 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       set({
         // Before the first page is loaded the list holds nothing: that page brings these too. While
         // newer ones are not held, neither are these (they wait for loadFirst).
-        ...(get().loaded && !get().newerHidden ? keepNewest(mergeReceipts(get().items, [...receipts])) : {}),
+        // While a page is on its way (loading) none go: a page below lands under the receipts held now
+        // and then the newest go instead (loadMore), so the list never has a gap.
+        ...(get().loaded && !get().newerHidden ? (get().loading ? { items: mergeReceipts(get().items, [...receipts]) } : keepNewest(mergeReceipts(get().items, [...receipts]))) : {}),
         ...(joining.length > 0 && search ? { search: { ...search, results: mergeReceipts(search.results, joining) } } : {}),
       });
     },

@@ -142,7 +142,9 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
           const total = get().total;
           const rows = [...fresh.map((x) => byId.get(x.requestId) as RequestSummary), ...get().rows];
           // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
-          const kept = rows.length > maxRows ? rows.slice(0, maxRows) : rows;
+          // Not while a page below is on its way (loading): it continues below the rows held now, and
+          // when it lands the newest go instead (loadMore), so the rows never have a gap.
+          const kept = rows.length > maxRows && !get().loading ? rows.slice(0, maxRows) : rows;
           const last = kept[kept.length - 1];
           set({
             rows: kept,
@@ -195,9 +197,6 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const r = await api.queryRequests({ ...filter, cursor: nextCursor, limit: TIMELINE_PAGE_SIZE });
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
-        // The tail let the oldest rows go meanwhile (nextCursor rebuilt above them): this page is below
-        // rows no longer held, so it would leave a gap. Dropped; the next loadMore asks from the new cursor.
-        if (get().nextCursor !== nextCursor) return set({ loading: false });
         const known = new Set(get().rows.map((x) => x.requestId));
         const rows = [...get().rows, ...r.value.requests.filter((x) => !known.has(x.requestId))];
         // Past the bound the newest rows go, and the live tail waits for showNewest (no gap above the top row).
