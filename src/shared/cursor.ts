@@ -9,7 +9,7 @@
  * never taken for the other. Opaque to agents and pages: only the ledger reads it.
  */
 
-/** `r`: a receipts cursor (ordered by seq); `q`: a requests cursor (ordered by time, then seq). */
+/** `r`: a receipts cursor; `q`: a requests cursor. Both page by (time, seq), not by seq alone (the clock can step back). */
 export type CursorKind = 'r' | 'q';
 
 /**

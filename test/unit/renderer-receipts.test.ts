@@ -270,3 +270,37 @@ describe('the receipts window while a page below is on its way', () => {
     }
   });
 });
+
+describe('the receipts window when the clock stepped back', () => {
+  it('receipts let go from the bottom come back by scrolling, though the ledger pages by (time, seq) and the list holds them by seq', async () => {
+    const tmp = tempDir('receipts-clock-');
+    let clock = 2_000_000;
+    const ledger = new Ledger(tmp.file('l.db'), { now: () => clock++ });
+    try {
+      const input = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
+      ledger.appendBatch(Array.from({ length: 300 }, (_, i) => input(i)));
+      // The machine's clock is set back (an NTP step): later receipts carry earlier times.
+      clock = 1_000_000;
+      ledger.appendBatch(Array.from({ length: 500 }, (_, i) => input(300 + i)));
+      const api = { queryReceipts: async (q: Parameters<Ledger['query']>[0]) => ok(ledger.query(q)), verifyLedger: async () => ok(ledger.verify()) };
+      const maxItems = SCAN_PAGE_SIZE;
+      const s = createReceiptsStore(api, { maxItems });
+      await s.getState().loadFirst();
+      while (s.getState().items.length < maxItems) await s.getState().loadMore();
+      // A flood pushed on top lets the oldest held go.
+      clock = 3_000_000;
+      s.getState().addMany(ledger.appendBatch(Array.from({ length: 300 }, (_, i) => input(1_000 + i))));
+      expect(s.getState().items).toHaveLength(maxItems);
+      const seen = new Set(s.getState().items.map((r) => r.id));
+      // Scrolling down to the first receipt: every receipt of the ledger is shown on the way.
+      while (s.getState().nextCursor !== null) {
+        await s.getState().loadMore();
+        for (const r of s.getState().items) seen.add(r.id);
+      }
+      expect(seen.size).toBe(ledger.head().count);
+    } finally {
+      ledger.close();
+      tmp.cleanup();
+    }
+  });
+});

@@ -101,12 +101,21 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
   const maxItems = Math.max(SCAN_PAGE_SIZE, opts.maxItems ?? RECEIPTS_MAX_ITEMS);
   /** Bumped by every lookup and by clearing it: an older lookup's answers are dropped. */
   let searchSeq = 0;
-  /** Pushed receipts on top, past the bound: the oldest go, and the next page starts below the last kept. */
+  /**
+   * Pushed receipts on top, past the bound: the oldest go, and the next page starts at the highest
+   * (time, seq) of those let go (the cursor takes what is below it: seq + 1 takes that one too).
+   * The list holds receipts by seq but the ledger pages by (time, seq): after the clock stepped
+   * back a receipt let go can have a later time than the last one kept, and a cursor built from
+   * that one would never page back to it. Receipts kept that page back too are merged away.
+   */
   const keepNewest = (items: Receipt[]): Pick<ReceiptsState, 'items'> & Partial<Pick<ReceiptsState, 'nextCursor'>> => {
     if (items.length <= maxItems) return { items };
-    const kept = items.slice(0, maxItems);
-    const last = kept[kept.length - 1] as Receipt;
-    return { items: kept, nextCursor: encodeCursor('r', last.time, last.seq) };
+    let top = items[maxItems] as Receipt;
+    for (let i = maxItems + 1; i < items.length; i++) {
+      const r = items[i] as Receipt;
+      if (r.time > top.time || (r.time === top.time && r.seq > top.seq)) top = r;
+    }
+    return { items: items.slice(0, maxItems), nextCursor: encodeCursor('r', top.time, top.seq + 1) };
   };
   return createStore<ReceiptsState>()((set, get) => ({
     items: [],
