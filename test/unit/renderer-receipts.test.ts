@@ -77,8 +77,8 @@ describe('receipt lookup and expanded rows', () => {
     expect(fake.calls).toEqual([{ method: 'queryReceipts', params: { requestId: 'req-2', limit: SCAN_PAGE_SIZE } }]);
     expect(searchSummary(search)).toBe('Request req-2: 4 receipts, newest first.');
     // A new step of that request joins the results; another request's does not.
-    s.getState().add({ ...fake.receipts[0]!, id: 'new-step', seq: 13, requestId: 'req-2' });
-    s.getState().add({ ...fake.receipts[0]!, id: 'other', seq: 14, requestId: 'req-9' });
+    s.getState().add({ ...fake.receipts[0]!, id: 'new-step', seq: 13, time: Date.now(), requestId: 'req-2' });
+    s.getState().add({ ...fake.receipts[0]!, id: 'other', seq: 14, time: Date.now(), requestId: 'req-9' });
     expect(s.getState().search!.results.map((r) => r.id)).toEqual(['new-step', ...search.results.map((r) => r.id)]);
     s.getState().clearSearch();
     expect(s.getState().search).toBeNull();
@@ -293,6 +293,33 @@ describe('the receipts window when the clock stepped back', () => {
       expect(s.getState().items).toHaveLength(maxItems);
       const seen = new Set(s.getState().items.map((r) => r.id));
       // Scrolling down to the first receipt: every receipt of the ledger is shown on the way.
+      while (s.getState().nextCursor !== null) {
+        await s.getState().loadMore();
+        for (const r of s.getState().items) seen.add(r.id);
+      }
+      expect(seen.size).toBe(ledger.head().count);
+    } finally {
+      ledger.close();
+      tmp.cleanup();
+    }
+  });
+});
+
+describe('the receipts window when the clock stepped back, scrolling far', () => {
+  it('every page loaded at the bottom stays below the receipts held (none let go as soon as it came)', async () => {
+    const tmp = tempDir('receipts-clock-scroll-');
+    let clock = 2_000_000;
+    const ledger = new Ledger(tmp.file('l.db'), { now: () => clock++ });
+    try {
+      const input = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
+      ledger.appendBatch(Array.from({ length: 600 }, (_, i) => input(i)));
+      // The clock is set back: these later receipts carry earlier times, so the ledger pages them after the first 600.
+      clock = 1_000_000;
+      ledger.appendBatch(Array.from({ length: 600 }, (_, i) => input(600 + i)));
+      const api = { queryReceipts: async (q: Parameters<Ledger['query']>[0]) => ok(ledger.query(q)), verifyLedger: async () => ok(ledger.verify()) };
+      const s = createReceiptsStore(api, { maxItems: SCAN_PAGE_SIZE });
+      await s.getState().loadFirst();
+      const seen = new Set(s.getState().items.map((r) => r.id));
       while (s.getState().nextCursor !== null) {
         await s.getState().loadMore();
         for (const r of s.getState().items) seen.add(r.id);

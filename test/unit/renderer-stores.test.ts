@@ -141,15 +141,16 @@ describe('receipts store', () => {
     expect(s.getState().nextCursor).toBeNull();
     await s.getState().loadMore(); // nothing more: no call
     expect(fake.calls.filter((c) => c.method === 'queryReceipts')).toHaveLength(2);
-    const newest = { ...fake.receipts[0]!, id: 'new', seq: 999 };
+    const now = Date.now();
+    const newest = { ...fake.receipts[0]!, id: 'new', seq: 999, time: now + 999 };
     s.getState().add(newest);
     s.getState().add(newest);
     expect(s.getState().items[0]!.id).toBe('new');
     expect(s.getState().items.filter((r) => r.id === 'new')).toHaveLength(1);
     expect(mergeReceipts([], [])).toEqual([]);
-    // Newer receipts go on top without re-sorting the rest; a repeat among them is kept once; an older one is placed by seq.
+    // Newer receipts go on top without re-sorting the rest; a repeat among them is kept once; an older one is placed by (time, seq).
     const list = s.getState().items;
-    const r = (id: string, seq: number) => ({ ...fake.receipts[0]!, id, seq });
+    const r = (id: string, seq: number) => ({ ...fake.receipts[0]!, id, seq, time: now + seq });
     const merged = mergeReceipts(list, [r('n2', 1001), r('n1', 1000), r('n2', 1001)]);
     expect(merged.map((x) => x.seq)).toEqual([1001, 1000, ...list.map((x) => x.seq)]);
     expect(merged.slice(2)).toEqual(list);
@@ -166,9 +167,9 @@ describe('receipts store', () => {
     const off = stores.receipts.subscribe(() => void updates++);
     const shown = stores.receipts.getState().search!.results.length;
     const batch = [
-      { ...fake.receipts[0]!, id: 'b1', seq: 101, requestId: fake.receipts[2]!.requestId },
-      { ...fake.receipts[0]!, id: 'b2', seq: 103, requestId: 'elsewhere' },
-      { ...fake.receipts[0]!, id: 'b3', seq: 102, requestId: 'elsewhere' },
+      { ...fake.receipts[0]!, id: 'b1', seq: 101, time: Date.now(), requestId: fake.receipts[2]!.requestId },
+      { ...fake.receipts[0]!, id: 'b2', seq: 103, time: Date.now(), requestId: 'elsewhere' },
+      { ...fake.receipts[0]!, id: 'b3', seq: 102, time: Date.now(), requestId: 'elsewhere' },
     ];
     applyEvent(stores, { kind: 'receipts', receipts: batch });
     off();

@@ -75,22 +75,27 @@ export interface ReceiptsState {
   clearSearch(): void;
 }
 
+/** Newest first in the ledger's own order (Ledger.query): by time, then seq; the clock can step back, so not by seq alone. */
+const newestFirst = (x: Receipt, y: Receipt): number => y.time - x.time || y.seq - x.seq;
+
 /**
- * Merge receipts by id, newest (highest seq) first. `a` is a list this function made (sorted,
- * no duplicates). When every receipt of `b` is newer than `a`'s newest (the live tail's case)
- * they are put on top without re-sorting `a`: a long-open Receipts page then pays for the new
- * receipts only, not a sort of everything it holds on every pushed batch.
+ * Merge receipts by id, newest first in the ledger's order (time, then seq: `newestFirst`), so the
+ * list is the ledger's pages laid end to end and its window (the file header) lets go of what a
+ * page cursor brings back. `a` is a list this function made (sorted, no duplicates). When every
+ * receipt of `b` is newer than `a`'s newest (the live tail's case) they are put on top without
+ * re-sorting `a`: a long-open Receipts page then pays for the new receipts only, not a sort of
+ * everything it holds on every pushed batch.
  */
 export function mergeReceipts(a: Receipt[], b: Receipt[]): Receipt[] {
   const top = a[0];
-  if (top && b.length > 0 && b.every((r) => r.seq > top.seq)) {
+  if (top && b.length > 0 && b.every((r) => newestFirst(r, top) < 0)) {
     const fresh = new Map<string, Receipt>();
     for (const r of b) fresh.set(r.id, r);
-    return [...[...fresh.values()].sort((x, y) => y.seq - x.seq), ...a];
+    return [...[...fresh.values()].sort(newestFirst), ...a];
   }
   const byId = new Map<string, Receipt>();
   for (const r of [...a, ...b]) byId.set(r.id, r);
-  return [...byId.values()].sort((x, y) => y.seq - x.seq);
+  return [...byId.values()].sort(newestFirst);
 }
 
 /**
@@ -101,21 +106,12 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
   const maxItems = Math.max(SCAN_PAGE_SIZE, opts.maxItems ?? RECEIPTS_MAX_ITEMS);
   /** Bumped by every lookup and by clearing it: an older lookup's answers are dropped. */
   let searchSeq = 0;
-  /**
-   * Pushed receipts on top, past the bound: the oldest go, and the next page starts at the highest
-   * (time, seq) of those let go (the cursor takes what is below it: seq + 1 takes that one too).
-   * The list holds receipts by seq but the ledger pages by (time, seq): after the clock stepped
-   * back a receipt let go can have a later time than the last one kept, and a cursor built from
-   * that one would never page back to it. Receipts kept that page back too are merged away.
-   */
+  /** Pushed receipts on top, past the bound: the oldest go, and the next page starts below the last kept. */
   const keepNewest = (items: Receipt[]): Pick<ReceiptsState, 'items'> & Partial<Pick<ReceiptsState, 'nextCursor'>> => {
     if (items.length <= maxItems) return { items };
-    let top = items[maxItems] as Receipt;
-    for (let i = maxItems + 1; i < items.length; i++) {
-      const r = items[i] as Receipt;
-      if (r.time > top.time || (r.time === top.time && r.seq > top.seq)) top = r;
-    }
-    return { items: items.slice(0, maxItems), nextCursor: encodeCursor('r', top.time, top.seq + 1) };
+    const kept = items.slice(0, maxItems);
+    const last = kept[kept.length - 1] as Receipt;
+    return { items: kept, nextCursor: encodeCursor('r', last.time, last.seq) };
   };
   return createStore<ReceiptsState>()((set, get) => ({
     items: [],
