@@ -9,6 +9,7 @@ import path from 'node:path';
 import {
   DENY_REASON, ONE_PERCENT_ORIGIN, expectedMatches, generateTimelineLedger, type GeneratedTimeline,
 } from '../support/timeline-ledger';
+import { RECEIPTS_MAX_ITEMS } from '../../src/renderer/stores/receipts';
 import { TIMELINE_MAX_ROWS } from '../../src/renderer/stores/timeline';
 import { startRealConsole, type RealConsole } from './support/real-console';
 
@@ -197,5 +198,86 @@ test('a flood of new requests while the timeline is open: it holds a bounded win
   await page.getByTestId('timeline-show-newest').click();
   await expect(page.getByTestId('timeline-newer-hidden')).toHaveCount(0);
   await expect(page.getByTestId('request-row').first()).toHaveAttribute('data-request-id', 'after-the-flood');
+  await page.close();
+});
+
+test('rows let go from the top while scrolled far down keep the rows being read in place, expanded rows among them too', async () => {
+  test.setTimeout(180_000);
+  const { core, host, browser } = world;
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(host.newConsoleUrl());
+  await page.getByTestId('nav-timeline').click();
+  await expect(page.getByTestId('timeline-count')).toHaveText(/requests match, newest first\.$/);
+  // A full window: TIMELINE_MAX_ROWS new requests taken in by the live tail.
+  for (let b = 0; b < TIMELINE_MAX_ROWS; b += 1_000) {
+    core.ledger.appendBatch(Array.from({ length: 1_000 }, (_, i) => ({ requestId: `keep-${b + i}`, event: 'requested' as const, faculty: 'list-tabs' as const, origin: 'https://keep.example', actor: { kind: 'agent' as const, name: 'Flood' } })));
+  }
+  await expect(page.getByTestId('request-row').first()).toHaveAttribute('data-request-id', `keep-${TIMELINE_MAX_ROWS - 1}`);
+  await expect(page.getByTestId('timeline-list')).toHaveAttribute('data-rows', String(TIMELINE_MAX_ROWS));
+  // Three rows at the top opened into their trails (taller than a row): they are among the rows let go.
+  for (let i = 0; i < 3; i++) {
+    await page.locator(`[data-request-id="keep-${TIMELINE_MAX_ROWS - 1 - i}"] [data-testid=request-expand]`).click();
+  }
+  await expect(page.getByTestId('request-trail')).toHaveCount(3);
+  const scroller = page.getByTestId('timeline-scroll');
+  // Far down, short of where the next page is asked.
+  await scroller.evaluate((el) => void (el.scrollTop = el.scrollHeight - el.clientHeight - 80 * 33));
+  /** The last row wholly in view, and where it is in the box. */
+  const reading = () =>
+    scroller.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const row = [...el.querySelectorAll('[data-testid=request-row]')].filter((r) => r.getBoundingClientRect().bottom <= box.bottom).at(-1);
+      return { id: row?.getAttribute('data-request-id') ?? null, top: row ? row.getBoundingClientRect().top - box.top : null };
+    });
+  let last = '';
+  await expect.poll(async () => { const now = JSON.stringify(await reading()); const same = now === last; last = now; return same; }).toBe(true);
+  const before = await reading();
+  expect(before.id).not.toBeNull();
+  await expect(page.getByTestId('timeline-newer-hidden')).toHaveCount(0);
+  // On down until that row is near the top of the box: the next page is asked, and past the bound the newest rows (the open ones too) go.
+  const down = Math.round(before.top as number) - 100;
+  expect(down).toBeGreaterThan(400);
+  await scroller.evaluate((el, by) => void (el.scrollTop += by), down);
+  await expect(page.getByTestId('timeline-newer-hidden')).toBeVisible();
+  await expect(page.getByTestId('request-trail')).toHaveCount(0);
+  const rowTop = (id: string) => scroller.evaluate((el, x) => { const r = el.querySelector(`[data-request-id="${x}"]`); return r ? r.getBoundingClientRect().top - el.getBoundingClientRect().top : null; }, id);
+  // Where it was, less the scroll (within a pixel: the box scrolls by whole device pixels).
+  await expect.poll(async () => Math.abs(((await rowTop(before.id as string)) ?? Infinity) - ((before.top as number) - down))).toBeLessThanOrEqual(1);
+  await page.close();
+});
+
+test('Receipts: Show the newest, after scrolling far down a full list, shows the newest receipt at the top', async () => {
+  test.setTimeout(180_000);
+  const { core, host, browser } = world;
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(host.newConsoleUrl());
+  await page.getByTestId('nav-receipts').click();
+  await expect(page.getByTestId('receipt-row').first()).toBeVisible();
+  // A full list: RECEIPTS_MAX_ITEMS pushed receipts.
+  for (let b = 0; b < RECEIPTS_MAX_ITEMS; b += 1_000) {
+    core.ledger.appendBatch(Array.from({ length: 1_000 }, (_, i) => ({ requestId: `rflood-${b + i}`, event: 'requested' as const, faculty: 'list-tabs' as const, origin: 'https://rflood.example', actor: { kind: 'agent' as const, name: 'Flood' } })));
+  }
+  const newest = () => core.ledger.query({ limit: 1 }).receipts[0]!.id;
+  await expect(page.getByTestId('receipt-row').first()).toHaveAttribute('data-receipt-id', newest());
+  await expect(page.getByTestId('receipt-list')).toHaveAttribute('aria-rowcount', String(RECEIPTS_MAX_ITEMS + 1));
+  // Older receipts loaded at the bottom: the newest go.
+  await page.getByTestId('receipts-more').click();
+  await expect(page.getByTestId('receipts-newer-hidden')).toBeVisible();
+  const scroller = page.locator('.receipts-scroll');
+  await scroller.evaluate((el) => void (el.scrollTop = el.scrollHeight));
+  await expect.poll(() => scroller.evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
+  core.ledger.append({ requestId: 'rflood-after', event: 'requested', faculty: 'list-tabs', origin: 'https://rflood.example', actor: { kind: 'agent', name: 'Flood' } });
+  await page.getByTestId('receipts-show-newest').click();
+  await expect(page.getByTestId('receipts-newer-hidden')).toHaveCount(0);
+  // The newest receipt is in the list's box, at its top.
+  const inBox = (id: string) =>
+    scroller.evaluate((el, x) => {
+      const r = el.querySelector(`[data-receipt-id="${x}"]`);
+      if (!r) return false;
+      const box = el.getBoundingClientRect();
+      const at = r.getBoundingClientRect();
+      return at.top >= box.top && at.bottom <= box.bottom;
+    }, id);
+  await expect.poll(() => inBox(newest())).toBe(true);
   await page.close();
 });

@@ -198,7 +198,7 @@ describe('the receipts window while a page below is on its way', () => {
     const api = {
       queryReceipts: async (q: Parameters<Ledger['query']>[0]) => {
         const answer = ok(ledger.query(q));
-        if (q.cursor !== undefined && gate) await gate;
+        if (q?.cursor !== undefined && gate) await gate;
         return answer;
       },
       verifyLedger: async () => ok(ledger.verify()),

@@ -7,7 +7,7 @@
 // an older filter dropped.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
-import { topShift } from '../../src/renderer/components/top-shift';
+import { removedHeight, topShift } from '../../src/renderer/components/top-shift';
 import { parseRoute, routeFragment } from '../../src/renderer/route';
 import { createTimelineStore, TIMELINE_PAGE_SIZE } from '../../src/renderer/stores/timeline';
 import { sessionFromFragment } from '../../src/renderer/transport/token';
@@ -55,11 +55,16 @@ describe('deep links', () => {
 describe('keeping the view when the top of a list moves', () => {
   it('counts rows put on top and rows let go from the top; a new list (no first row in common) is neither', () => {
     const id = (x: string) => x;
-    expect(topShift(['c', 'b', 'a'], ['e', 'd', 'c', 'b'], id)).toEqual({ added: 2, removed: 0 });
-    expect(topShift(['e', 'd', 'c', 'b'], ['c', 'b', 'a'], id)).toEqual({ added: 0, removed: 2 });
-    expect(topShift(['c', 'b'], ['c', 'b', 'a'], id)).toEqual({ added: 0, removed: 0 });
-    expect(topShift(['c', 'b'], ['y', 'x'], id)).toEqual({ added: 0, removed: 0 });
-    expect(topShift([], ['a'], id)).toEqual({ added: 0, removed: 0 });
+    expect(topShift(['c', 'b', 'a'], ['e', 'd', 'c', 'b'], id)).toEqual({ added: 2, removed: 0, fresh: false });
+    expect(topShift(['e', 'd', 'c', 'b'], ['c', 'b', 'a'], id)).toEqual({ added: 0, removed: 2, fresh: false });
+    expect(topShift(['c', 'b'], ['c', 'b', 'a'], id)).toEqual({ added: 0, removed: 0, fresh: false });
+    expect(topShift(['c', 'b'], ['y', 'x'], id)).toEqual({ added: 0, removed: 0, fresh: true });
+    expect(topShift([], ['a'], id)).toEqual({ added: 0, removed: 0, fresh: false });
+  });
+
+  it('rows let go from the top took their measured heights (an open one is taller), the estimate for one never measured', () => {
+    expect(removedHeight(new Map([['e', 32], ['d', 240]]), ['e', 'd', 'x'], 33)).toBe(32 + 240 + 33);
+    expect(removedHeight(new Map(), [], 33)).toBe(0);
   });
 });
 

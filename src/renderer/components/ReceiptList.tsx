@@ -23,7 +23,7 @@ import { RECEIPTS_MAX_ITEMS, type ReceiptSearch } from '../stores/receipts';
 import { formatTime, prettyJson, revealInvisible } from '../text';
 import { CopyButton } from './CopyButton';
 import { LedgerProgressBar, VerifyDetails } from './LedgerPanel';
-import { topShift } from './top-shift';
+import { removedHeight, topShift } from './top-shift';
 
 export interface ReceiptListProps {
   items: Receipt[];
@@ -224,15 +224,18 @@ function ReceiptTable(props: { rows: Receipt[]; expanded: string[]; offline: boo
     overscan: 10,
     measureElement: (el) => el.getBoundingClientRect().height,
   });
-  // Receipts let go from the top (the store's window is full) move the view back by as many, so
-  // the receipts being read stay where they were.
+  // Receipts let go from the top (the store's window is full) move the view back by their heights,
+  // so the receipts being read stay where they were. A new list (the first page again: Show the
+  // newest, a reconnect) starts at its top.
   const before = useRef(rows);
   useLayoutEffect(() => {
     const el = scrollRef.current;
-    const { removed } = topShift(before.current, rows, (r) => r.id);
+    const old = before.current;
+    const { removed, fresh } = topShift(old, rows, (r) => r.id);
     before.current = rows;
-    if (el && removed > 0) el.scrollTop = Math.max(0, el.scrollTop - removed * ROW_ESTIMATE_PX);
-  }, [rows]);
+    if (el && removed > 0) el.scrollTop = Math.max(0, el.scrollTop - removedHeight(virtualizer.itemSizeCache, old.slice(0, removed).map((r) => r.id), ROW_ESTIMATE_PX));
+    if (el && fresh) el.scrollTop = 0;
+  }, [rows, virtualizer]);
   const virtual = virtualizer.getVirtualItems();
   const top = virtual[0]?.start ?? 0;
   const bottom = Math.max(0, virtualizer.getTotalSize() - (virtual.at(-1)?.end ?? 0));

@@ -25,7 +25,7 @@ import { FACULTY_LABELS, actorLabel, eventTone, reasonOf } from '../receipt-view
 import { TIMELINE_MAX_ROWS, type Trail } from '../stores/timeline';
 import { formatCount, formatTime, revealInvisible } from '../text';
 import { ReceiptDetail } from './ReceiptList';
-import { topShift } from './top-shift';
+import { removedHeight, topShift } from './top-shift';
 
 export interface TimelineProps {
   filter: RequestFilter;
@@ -255,7 +255,8 @@ function RequestTable(p: TimelineProps) {
     if (!el) return;
     const { added, removed } = topShift(old, rows, (r) => r.requestId);
     if (added > 0 && el.scrollTop > 0) el.scrollTop += added * ROW_PX;
-    if (removed > 0) el.scrollTop = Math.max(0, el.scrollTop - removed * ROW_PX);
+    // By the heights the rows let go had in the list (measured, an open trail's too), not ROW_PX each.
+    if (removed > 0) el.scrollTop = Math.max(0, el.scrollTop - removedHeight(virtualizer.itemSizeCache, old.slice(0, removed).map((r) => r.requestId), ROW_PX));
   }, [rows, p.query]);
   const virtual = virtualizer.getVirtualItems();
   const lastIndex = virtual.at(-1)?.index ?? 0;
