@@ -281,3 +281,53 @@ test('Receipts: Show the newest, after scrolling far down a full list, shows the
   await expect.poll(() => inBox(newest())).toBe(true);
   await page.close();
 });
+
+test('Receipts under a flood: a full list loading older receipts keeps the view on the receipts being read, and the one after the oldest kept is the ledger\'s next', async () => {
+  test.setTimeout(180_000);
+  const { core, host, browser } = world;
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(host.newConsoleUrl());
+  await page.getByTestId('nav-receipts').click();
+  const first = page.getByTestId('receipt-row').first();
+  await expect(first).toBeVisible();
+  const oldTop = (await first.getAttribute('data-receipt-id')) as string;
+  let newest = '';
+  for (let b = 0; b < RECEIPTS_MAX_ITEMS; b += 1_000) {
+    const stored = core.ledger.appendBatch(Array.from({ length: 1_000 }, (_, i) => ({ requestId: `rkeep-${b + i}`, event: 'requested' as const, faculty: 'list-tabs' as const, actor: { kind: 'agent' as const, name: 'Flood' } })));
+    newest = stored[stored.length - 1]!.id;
+  }
+  await expect(first).toHaveAttribute('data-receipt-id', newest);
+  await expect(page.getByTestId('receipt-list')).toHaveAttribute('aria-rowcount', String(RECEIPTS_MAX_ITEMS + 1));
+  const scroller = page.locator('.receipts-scroll');
+  const inView = () =>
+    scroller.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      return [...el.querySelectorAll('[data-testid=receipt-row]')]
+        .filter((r) => r.getBoundingClientRect().top >= box.top && r.getBoundingClientRect().bottom <= box.bottom)
+        .map((r) => r.getAttribute('data-receipt-id'));
+    });
+  const settled = async () => {
+    let seen = '';
+    await expect.poll(async () => { const now = JSON.stringify(await inView()); const same = now === seen; seen = now; return same; }).toBe(true);
+    return inView();
+  };
+  await scroller.evaluate((el) => void (el.scrollTop = el.scrollHeight));
+  const reading = await settled();
+  /** Where a receipt's row is in the list's box (px from its top), or null when not rendered. */
+  const rowTop = (id: string) => scroller.evaluate((el, x) => { const r = el.querySelector(`[data-receipt-id="${x}"]`); return r ? r.getBoundingClientRect().top - el.getBoundingClientRect().top : null; }, id);
+  const mid = reading[Math.floor(reading.length / 2)] as string;
+  const midTop = (await rowTop(mid)) as number;
+  // Older receipts load below the last kept; past the bound the newest go, and the view stays.
+  await page.getByTestId('receipts-more').click();
+  await expect(page.getByTestId('receipts-newer-hidden')).toBeVisible();
+  await expect(page.getByTestId('receipt-list')).toHaveAttribute('aria-rowcount', String(RECEIPTS_MAX_ITEMS + 1));
+  await settled();
+  await expect.poll(async () => Math.abs(((await rowTop(mid)) ?? Infinity) - midTop)).toBeLessThanOrEqual(1);
+  const ids = await scroller.evaluate((el) => [...el.querySelectorAll('[data-testid=receipt-row]')].map((r) => r.getAttribute('data-receipt-id')));
+  // Right below the oldest receipt of the flood (in view) comes the list's newest from before it (rendered
+  // just below the view: the list's overscan): none lost or twice.
+  const at = ids.indexOf(oldTop);
+  expect(at).toBeGreaterThan(0);
+  expect(ids[at - 1]).toBe(core.ledger.query({ requestId: 'rkeep-0', limit: 1 }).receipts[0]!.id);
+  await page.close();
+});

@@ -7,7 +7,7 @@
 // an older filter dropped.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
-import { removedHeight, topShift } from '../../src/renderer/components/top-shift';
+import { topShift } from '../../src/renderer/components/top-shift';
 import { parseRoute, routeFragment } from '../../src/renderer/route';
 import { createTimelineStore, TIMELINE_PAGE_SIZE } from '../../src/renderer/stores/timeline';
 import { sessionFromFragment } from '../../src/renderer/transport/token';
@@ -62,10 +62,6 @@ describe('keeping the view when the top of a list moves', () => {
     expect(topShift([], ['a'], id)).toEqual({ added: 0, removed: 0, fresh: false });
   });
 
-  it('rows let go from the top took their measured heights (an open one is taller), the estimate for one never measured', () => {
-    expect(removedHeight(new Map([['e', 32], ['d', 240]]), ['e', 'd', 'x'], 33)).toBe(32 + 240 + 33);
-    expect(removedHeight(new Map(), [], 33)).toBe(0);
-  });
 });
 
 describe('the timeline store over a real ledger', () => {

@@ -14,7 +14,7 @@
  *   detail row), measured as rendered, so expanded rows keep their height.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useId, useLayoutEffect, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { useId, useMemo, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { fingerprint } from '../../shared/canonical';
 import type { Receipt, VerifyReport } from '../../shared/receipt';
 import type { ErrorInfo } from '../../shared/result';
@@ -23,7 +23,7 @@ import { RECEIPTS_MAX_ITEMS, type ReceiptSearch } from '../stores/receipts';
 import { formatTime, prettyJson, revealInvisible } from '../text';
 import { CopyButton } from './CopyButton';
 import { LedgerProgressBar, VerifyDetails } from './LedgerPanel';
-import { removedHeight, topShift } from './top-shift';
+import { useKeepReading } from './keep-reading';
 
 export interface ReceiptListProps {
   items: Receipt[];
@@ -201,6 +201,8 @@ function ReceiptRows(props: { r: Receipt; index: number; rowIndex: number; open:
   );
 }
 
+const receiptKey = (r: Receipt) => r.id;
+
 function ReceiptTable(props: { rows: Receipt[]; expanded: string[]; offline: boolean; onToggle(id: string): void; onFind(id: string): void; caption: string }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const rows = props.rows;
@@ -224,18 +226,9 @@ function ReceiptTable(props: { rows: Receipt[]; expanded: string[]; offline: boo
     overscan: 10,
     measureElement: (el) => el.getBoundingClientRect().height,
   });
-  // Receipts let go from the top (the store's window is full) move the view back by their heights,
-  // so the receipts being read stay where they were. A new list (the first page again: Show the
-  // newest, a reconnect) starts at its top.
-  const before = useRef(rows);
-  useLayoutEffect(() => {
-    const el = scrollRef.current;
-    const old = before.current;
-    const { removed, fresh } = topShift(old, rows, (r) => r.id);
-    before.current = rows;
-    if (el && removed > 0) el.scrollTop = Math.max(0, el.scrollTop - removedHeight(virtualizer.itemSizeCache, old.slice(0, removed).map((r) => r.id), ROW_ESTIMATE_PX));
-    if (el && fresh) el.scrollTop = 0;
-  }, [rows, virtualizer]);
+  // Pushed receipts on top, receipts let go from the top (the store's window), a new list: the
+  // receipts being read stay in place (keep-reading.ts).
+  useKeepReading(scrollRef, virtualizer, rows, receiptKey, null);
   const virtual = virtualizer.getVirtualItems();
   const top = virtual[0]?.start ?? 0;
   const bottom = Math.max(0, virtualizer.getTotalSize() - (virtual.at(-1)?.end ?? 0));

@@ -16,7 +16,7 @@
  *   generation shown, for tests and the bench to wait on (never timed in tests).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type MouseEvent, type ReactNode } from 'react';
+import { memo, useEffect, useId, useRef, useState, type FormEvent, type MouseEvent, type ReactNode } from 'react';
 import { fingerprint } from '../../shared/canonical';
 import { FACULTIES, OUTCOME_EVENTS, RECEIPT_EVENTS, type Receipt } from '../../shared/receipt';
 import type { RequestFilter, RequestSummary } from '../../shared/request-summary';
@@ -25,7 +25,7 @@ import { FACULTY_LABELS, actorLabel, eventTone, reasonOf } from '../receipt-view
 import { TIMELINE_MAX_ROWS, type Trail } from '../stores/timeline';
 import { formatCount, formatTime, revealInvisible } from '../text';
 import { ReceiptDetail } from './ReceiptList';
-import { removedHeight, topShift } from './top-shift';
+import { useKeepReading } from './keep-reading';
 
 export interface TimelineProps {
   filter: RequestFilter;
@@ -62,11 +62,15 @@ export interface TimelineProps {
 
 const COLUMNS = ['Time', 'Agent', 'Faculty · operation', 'Tool or target', 'Origin', 'Tab', 'Outcome', 'Duration', 'Decided by'] as const;
 /**
- * A collapsed row's estimated height (px). The live tail moves the scroll position by this per row
- * added on top; the virtualizer then corrects it by each new row's measured height (32 px with the
- * styles.css rules), so the rows being read stay exactly in place (console-timeline.spec.ts).
+ * A collapsed row's height (px): `.timeline .request-row td` is 32 px high in styles.css, its
+ * bottom border collapsed into it. It is the virtualizer's estimate before a row is measured, so
+ * the first render's measurements agree with it (an estimate 1 px off made every row in view
+ * resize at once, and the list render and lay out a second time before its first paint). The
+ * view moves by this per row put on top or let go above it (keep-reading.ts), so the rows being read
+ * stay in place (console-timeline.spec.ts); Chrome's own scroll anchoring is off for the list
+ * (styles.css `.receipts-scroll`), else it moved the view a second time.
  */
-export const ROW_PX = 33;
+export const ROW_PX = 32;
 /** Load the next page when this few rows are left below the view. */
 const LOAD_AHEAD_ROWS = 60;
 
@@ -219,6 +223,8 @@ const RequestRows = memo(function RequestRows(props: {
   );
 });
 
+const requestKey = (r: RequestSummary) => r.requestId;
+
 function RequestTable(p: TimelineProps) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const rows = p.rows;
@@ -235,29 +241,11 @@ function RequestTable(p: TimelineProps) {
     initialRect: { width: 0, height: Math.max(120, window.innerHeight - 280) },
     // Every row is measured, collapsed ones too: answering ROW_PX for a collapsed row without
     // reading its box (d6e5d90) broke the live tail's scroll keeping (the row being read jumped
-    // up by the new rows' height, console-timeline.spec.ts), and a collapsed row is 32 px, not ROW_PX.
+    // up by the new rows' height, console-timeline.spec.ts).
     measureElement: (el) => el.getBoundingClientRect().height,
   });
-  // Live tail: rows put on top while the person is scrolled down move the view by as
-  // many rows, so the rows they were reading stay where they were. Rows let go from the
-  // top (the store's window is full, stores/timeline.ts) move it back by as many.
-  const before = useRef<RequestSummary[]>(rows);
-  const query = useRef(p.query);
-  useLayoutEffect(() => {
-    const el = scrollRef.current;
-    const old = before.current;
-    before.current = rows;
-    if (query.current !== p.query) {
-      query.current = p.query;
-      if (el) el.scrollTop = 0;
-      return;
-    }
-    if (!el) return;
-    const { added, removed } = topShift(old, rows, (r) => r.requestId);
-    if (added > 0 && el.scrollTop > 0) el.scrollTop += added * ROW_PX;
-    // By the heights the rows let go had in the list (measured, an open trail's too), not ROW_PX each.
-    if (removed > 0) el.scrollTop = Math.max(0, el.scrollTop - removedHeight(virtualizer.itemSizeCache, old.slice(0, removed).map((r) => r.requestId), ROW_PX));
-  }, [rows, p.query]);
+  // Live tail and the store's bounded window: the rows being read stay in place (keep-reading.ts).
+  useKeepReading(scrollRef, virtualizer, rows, requestKey, p.query);
   const virtual = virtualizer.getVirtualItems();
   const lastIndex = virtual.at(-1)?.index ?? 0;
   const { hasMore, loading, onMore } = p;

@@ -1,8 +1,6 @@
 /**
- * How the top of a newest-first list moved between two renders, so a virtual list can keep
- * the rows the person is reading where they were: rows put on top (the live tail) move the
- * view down by as many rows, rows let go from the top (a store's bounded window,
- * stores/timeline.ts and stores/receipts.ts) move it up by as many.
+ * How the top of a newest-first list moved between two renders (keep-reading.ts keeps the rows
+ * being read in place by it). No DOM: unit-tested in Node.
  */
 
 /**
@@ -18,15 +16,4 @@ export function topShift<T>(old: readonly T[], rows: readonly T[], key: (r: T) =
   if (added > 0) return { added, removed: 0, fresh: false };
   const removed = old.findIndex((r) => key(r) === key(newFirst));
   return { added: 0, removed: Math.max(0, removed), fresh: removed < 0 };
-}
-
-/**
- * The height rows let go from the top had in a virtual list: each one's measured size (the
- * virtualizer's `itemSizeCache`, by key), or `estimate` for one never measured (the size the
- * list gave it). An open row is taller than a row, a collapsed one need not be the estimate.
- */
-export function removedHeight(sizes: ReadonlyMap<unknown, number>, keys: readonly string[], estimate: number): number {
-  let px = 0;
-  for (const k of keys) px += sizes.get(k) ?? estimate;
-  return px;
 }
