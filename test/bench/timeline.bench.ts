@@ -45,7 +45,8 @@ const RECEIPTS = Number(process.env.BENCH_TIMELINE_RECEIPTS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_TIMELINE_ROUNDS ?? 5);
 const SCROLL_ROWS = Number(process.env.BENCH_TIMELINE_SCROLL_ROWS ?? 10_000);
 const ROWS_PER_FRAME = Number(process.env.BENCH_TIMELINE_SCROLL_ROWS_PER_FRAME ?? 20);
-const ROW_PX = 33;
+/** A collapsed timeline row's height (components/Timeline.tsx ROW_PX). */
+const ROW_PX = 32;
 const RENDERER_DIR = path.resolve(process.env.ECHO_CONSOLE_RENDERER_DIR ?? 'out/renderer');
 /** Bump when the generator changes, so a stale cache is not used. */
 const GENERATOR_VERSION = 1;
