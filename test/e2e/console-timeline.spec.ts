@@ -4,7 +4,7 @@
 // request expanded into its trail with every receipt's hash; a deep link to a
 // receipt opening its request at it (the session kept in the fragment); and the
 // live tail putting a new request on top.
-import { expect, test } from '@playwright/test';
+import { expect, test, type Locator } from '@playwright/test';
 import path from 'node:path';
 import {
   DENY_REASON, ONE_PERCENT_ORIGIN, expectedMatches, generateTimelineLedger, type GeneratedTimeline,
@@ -18,6 +18,39 @@ const RECEIPTS = 12_000;
 const SHOTS = process.env.ECHO_UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : path.resolve('test-results/timeline-screenshots');
 let world: RealConsole;
 let made: GeneratedTimeline;
+
+/**
+ * A virtual list's scroll box: its rows (test id `row`) named by their attribute `attr`.
+ * `inView`: the ids of the rows wholly in the box, top to bottom; `rowTop`: where a row is in
+ * the box (px from its top), null when it is not rendered; `settled`: waits until two readings
+ * of the rows in view agree (the rows measured, the list at rest) and answers them.
+ */
+function listBox(scroller: Locator, row: string, attr: string) {
+  const inView = () =>
+    scroller.evaluate(
+      (el, [r, a]) => {
+        const box = el.getBoundingClientRect();
+        return [...el.querySelectorAll(`[data-testid=${r}]`)]
+          .filter((x) => x.getBoundingClientRect().top >= box.top && x.getBoundingClientRect().bottom <= box.bottom)
+          .map((x) => x.getAttribute(a as string) as string);
+      },
+      [row, attr],
+    );
+  const rowTop = (id: string) =>
+    scroller.evaluate(
+      (el, [a, x]) => {
+        const r = el.querySelector(`[${a}="${x}"]`);
+        return r ? r.getBoundingClientRect().top - el.getBoundingClientRect().top : null;
+      },
+      [attr, id],
+    );
+  const settled = async () => {
+    let seen = '';
+    await expect.poll(async () => { const now = JSON.stringify(await inView()); const same = now === seen; seen = now; return same; }).toBe(true);
+    return inView();
+  };
+  return { inView, rowTop, settled };
+}
 
 test.beforeAll(async () => {
   world = await startRealConsole('echo-timeline-', { prepare: (dataDir) => void (made = generateTimelineLedger(path.join(dataDir, 'ledger.db'), RECEIPTS)) });
@@ -176,16 +209,7 @@ test('a flood of new requests while the timeline is open: it holds a bounded win
   // on the rows being read (the oldest flood rows), not moved by the rows let go above it.
   await scroller.evaluate((el) => void (el.scrollTop = el.scrollHeight));
   await expect(page.getByTestId('timeline-newer-hidden')).toBeVisible();
-  const inView = () =>
-    scroller.evaluate((el) => {
-      const box = el.getBoundingClientRect();
-      return [...el.querySelectorAll('[data-testid=request-row]')]
-        .filter((r) => r.getBoundingClientRect().top >= box.top && r.getBoundingClientRect().bottom <= box.bottom)
-        .map((r) => r.getAttribute('data-request-id'));
-    });
-  let seen = '';
-  await expect.poll(async () => { const now = JSON.stringify(await inView()); const same = now === seen; seen = now; return same; }).toBe(true);
-  expect(await inView()).toContain('flood-5');
+  expect(await listBox(scroller, 'request-row', 'data-request-id').settled()).toContain('flood-5');
   // What comes after the last row kept is the ledger's next row, none lost or twice (the rows just
   // below the view are rendered too: the list's overscan).
   const shown = (await ids()) as string[];
@@ -222,27 +246,20 @@ test('rows let go from the top while scrolled far down keep the rows being read 
   const scroller = page.getByTestId('timeline-scroll');
   // Far down, short of where the next page is asked.
   await scroller.evaluate((el) => void (el.scrollTop = el.scrollHeight - el.clientHeight - 80 * 33));
-  /** The last row wholly in view, and where it is in the box. */
-  const reading = () =>
-    scroller.evaluate((el) => {
-      const box = el.getBoundingClientRect();
-      const row = [...el.querySelectorAll('[data-testid=request-row]')].filter((r) => r.getBoundingClientRect().bottom <= box.bottom).at(-1);
-      return { id: row?.getAttribute('data-request-id') ?? null, top: row ? row.getBoundingClientRect().top - box.top : null };
-    });
-  let last = '';
-  await expect.poll(async () => { const now = JSON.stringify(await reading()); const same = now === last; last = now; return same; }).toBe(true);
-  const before = await reading();
-  expect(before.id).not.toBeNull();
+  const rows = listBox(scroller, 'request-row', 'data-request-id');
+  // The last row wholly in view, and where it is in the box.
+  const id = (await rows.settled()).at(-1);
+  expect(id).toBeDefined();
+  const before = { id: id as string, top: (await rows.rowTop(id as string)) as number };
   await expect(page.getByTestId('timeline-newer-hidden')).toHaveCount(0);
   // On down until that row is near the top of the box: the next page is asked, and past the bound the newest rows (the open ones too) go.
-  const down = Math.round(before.top as number) - 100;
+  const down = Math.round(before.top) - 100;
   expect(down).toBeGreaterThan(400);
   await scroller.evaluate((el, by) => void (el.scrollTop += by), down);
   await expect(page.getByTestId('timeline-newer-hidden')).toBeVisible();
   await expect(page.getByTestId('request-trail')).toHaveCount(0);
-  const rowTop = (id: string) => scroller.evaluate((el, x) => { const r = el.querySelector(`[data-request-id="${x}"]`); return r ? r.getBoundingClientRect().top - el.getBoundingClientRect().top : null; }, id);
   // Where it was, less the scroll (within a pixel: the box scrolls by whole device pixels).
-  await expect.poll(async () => Math.abs(((await rowTop(before.id as string)) ?? Infinity) - ((before.top as number) - down))).toBeLessThanOrEqual(1);
+  await expect.poll(async () => Math.abs(((await rows.rowTop(before.id)) ?? Infinity) - (before.top - down))).toBeLessThanOrEqual(1);
   await page.close();
 });
 
@@ -299,22 +316,9 @@ test('Receipts under a flood: a full list loading older receipts keeps the view 
   await expect(first).toHaveAttribute('data-receipt-id', newest);
   await expect(page.getByTestId('receipt-list')).toHaveAttribute('aria-rowcount', String(RECEIPTS_MAX_ITEMS + 1));
   const scroller = page.locator('.receipts-scroll');
-  const inView = () =>
-    scroller.evaluate((el) => {
-      const box = el.getBoundingClientRect();
-      return [...el.querySelectorAll('[data-testid=receipt-row]')]
-        .filter((r) => r.getBoundingClientRect().top >= box.top && r.getBoundingClientRect().bottom <= box.bottom)
-        .map((r) => r.getAttribute('data-receipt-id'));
-    });
-  const settled = async () => {
-    let seen = '';
-    await expect.poll(async () => { const now = JSON.stringify(await inView()); const same = now === seen; seen = now; return same; }).toBe(true);
-    return inView();
-  };
+  const { settled, rowTop } = listBox(scroller, 'receipt-row', 'data-receipt-id');
   await scroller.evaluate((el) => void (el.scrollTop = el.scrollHeight));
   const reading = await settled();
-  /** Where a receipt's row is in the list's box (px from its top), or null when not rendered. */
-  const rowTop = (id: string) => scroller.evaluate((el, x) => { const r = el.querySelector(`[data-receipt-id="${x}"]`); return r ? r.getBoundingClientRect().top - el.getBoundingClientRect().top : null; }, id);
   const mid = reading[Math.floor(reading.length / 2)] as string;
   const midTop = (await rowTop(mid)) as number;
   // Older receipts load below the last kept; past the bound the newest go, and the view stays.

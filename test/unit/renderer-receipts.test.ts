@@ -146,14 +146,35 @@ describe('receipt lookup and expanded rows', () => {
   });
 });
 
+/** A receipt a flooding agent leaves. */
+const floodInput = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
+
+/**
+ * A real ledger in a temp folder, its clock settable (`setClock(ms)`: each receipt then 1 ms
+ * later; null: the real clock), and the receipts API as the console answers it over that ledger.
+ */
+function receiptsLedger(prefix: string) {
+  const tmp = tempDir(prefix);
+  let clock: number | null = null;
+  const ledger = new Ledger(tmp.file('l.db'), { now: () => (clock === null ? Date.now() : clock++) });
+  const api = { queryReceipts: async (q: Parameters<Ledger['query']>[0]) => ok(ledger.query(q)), verifyLedger: async () => ok(ledger.verify()) };
+  return {
+    ledger,
+    api,
+    setClock: (ms: number | null) => void (clock = ms),
+    close: () => {
+      ledger.close();
+      tmp.cleanup();
+    },
+  };
+}
+
 describe('the receipts list over a real ledger: a bounded window', () => {
   it('pushed receipts past the bound let the oldest go and scrolling loads them again; pages past it let the newest go and pushed ones wait for loadFirst (no gap, none twice)', async () => {
-    const tmp = tempDir('receipts-window-');
-    const ledger = new Ledger(tmp.file('l.db'));
+    const { ledger, api, close } = receiptsLedger('receipts-window-');
     try {
-      const input = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
+      const input = floodInput;
       ledger.appendBatch(Array.from({ length: 1_000 }, (_, i) => input(i)));
-      const api = { queryReceipts: async (q: Parameters<Ledger['query']>[0]) => ok(ledger.query(q)), verifyLedger: async () => ok(ledger.verify()) };
       const maxItems = SCAN_PAGE_SIZE + 20;
       const s = createReceiptsStore(api, { maxItems });
       const newestFirst = (n: number) => ledger.query({ limit: Math.min(n, SCAN_PAGE_SIZE) }).receipts.map((r) => r.id);
@@ -181,18 +202,16 @@ describe('the receipts list over a real ledger: a bounded window', () => {
       expect(ids()).toEqual(newestFirst(RECEIPT_PAGE_SIZE));
       expect(s.getState().items[0]!.requestId).toBe('r-9999');
     } finally {
-      ledger.close();
-      tmp.cleanup();
+      close();
     }
   });
 });
 
 describe('the receipts window while a page below is on its way', () => {
-  const input = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
+  const input = floodInput;
   /** A real ledger, and an api whose paged answers (with a cursor) wait until released. */
   const setup = () => {
-    const tmp = tempDir('receipts-race-');
-    const ledger = new Ledger(tmp.file('l.db'));
+    const { ledger, close } = receiptsLedger('receipts-race-');
     ledger.appendBatch(Array.from({ length: 1_200 }, (_, i) => input(i)));
     let gate: Promise<void> | null = null;
     const api = {
@@ -223,11 +242,11 @@ describe('the receipts window while a page below is on its way', () => {
       expect(at).toBeGreaterThanOrEqual(0);
       expect(ids).toEqual(all.slice(at, at + ids.length));
     };
-    return { tmp, ledger, api, hold, expectContiguous };
+    return { ledger, api, hold, expectContiguous, close };
   };
 
   it('receipts pushed while a page below is on its way do not let the oldest go: the page lands right below them and the newest go (no gap)', async () => {
-    const { tmp, ledger, api, hold, expectContiguous } = setup();
+    const { ledger, api, hold, expectContiguous, close } = setup();
     try {
       const maxItems = SCAN_PAGE_SIZE;
       const s = createReceiptsStore(api, { maxItems });
@@ -244,13 +263,12 @@ describe('the receipts window while a page below is on its way', () => {
       await s.getState().loadMore();
       expectContiguous(s.getState().items.map((r) => r.id));
     } finally {
-      ledger.close();
-      tmp.cleanup();
+      close();
     }
   });
 
   it('a page that lands after Show the newest is not put under the first page', async () => {
-    const { tmp, ledger, api, hold, expectContiguous } = setup();
+    const { ledger, api, hold, expectContiguous, close } = setup();
     try {
       const maxItems = SCAN_PAGE_SIZE;
       const s = createReceiptsStore(api, { maxItems });
@@ -265,69 +283,57 @@ describe('the receipts window while a page below is on its way', () => {
       expect(s.getState().items).toHaveLength(RECEIPT_PAGE_SIZE);
       expectContiguous(s.getState().items.map((r) => r.id));
     } finally {
-      ledger.close();
-      tmp.cleanup();
+      close();
     }
   });
 });
 
 describe('the receipts window when the clock stepped back', () => {
+  /** A ledger of `before` receipts, then (the machine's clock set back, an NTP step) `after` more carrying earlier times. */
+  const steppedBack = (prefix: string, before: number, after: number) => {
+    const w = receiptsLedger(prefix);
+    w.setClock(2_000_000);
+    w.ledger.appendBatch(Array.from({ length: before }, (_, i) => floodInput(i)));
+    w.setClock(1_000_000);
+    w.ledger.appendBatch(Array.from({ length: after }, (_, i) => floodInput(before + i)));
+    return w;
+  };
+  /** Scroll down to the first receipt: the ids of every receipt shown on the way (with those held now). */
+  const scrollToFirst = async (s: ReturnType<typeof createReceiptsStore>): Promise<Set<string>> => {
+    const seen = new Set(s.getState().items.map((r) => r.id));
+    while (s.getState().nextCursor !== null) {
+      await s.getState().loadMore();
+      for (const r of s.getState().items) seen.add(r.id);
+    }
+    return seen;
+  };
+
   it('receipts let go from the bottom come back by scrolling, though the ledger pages by (time, seq) and the list holds them by seq', async () => {
-    const tmp = tempDir('receipts-clock-');
-    let clock = 2_000_000;
-    const ledger = new Ledger(tmp.file('l.db'), { now: () => clock++ });
+    const { ledger, api, setClock, close } = steppedBack('receipts-clock-', 300, 500);
     try {
-      const input = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
-      ledger.appendBatch(Array.from({ length: 300 }, (_, i) => input(i)));
-      // The machine's clock is set back (an NTP step): later receipts carry earlier times.
-      clock = 1_000_000;
-      ledger.appendBatch(Array.from({ length: 500 }, (_, i) => input(300 + i)));
-      const api = { queryReceipts: async (q: Parameters<Ledger['query']>[0]) => ok(ledger.query(q)), verifyLedger: async () => ok(ledger.verify()) };
       const maxItems = SCAN_PAGE_SIZE;
       const s = createReceiptsStore(api, { maxItems });
       await s.getState().loadFirst();
       while (s.getState().items.length < maxItems) await s.getState().loadMore();
       // A flood pushed on top lets the oldest held go.
-      clock = 3_000_000;
-      s.getState().addMany(ledger.appendBatch(Array.from({ length: 300 }, (_, i) => input(1_000 + i))));
+      setClock(3_000_000);
+      s.getState().addMany(ledger.appendBatch(Array.from({ length: 300 }, (_, i) => floodInput(1_000 + i))));
       expect(s.getState().items).toHaveLength(maxItems);
-      const seen = new Set(s.getState().items.map((r) => r.id));
-      // Scrolling down to the first receipt: every receipt of the ledger is shown on the way.
-      while (s.getState().nextCursor !== null) {
-        await s.getState().loadMore();
-        for (const r of s.getState().items) seen.add(r.id);
-      }
-      expect(seen.size).toBe(ledger.head().count);
+      expect((await scrollToFirst(s)).size).toBe(ledger.head().count);
     } finally {
-      ledger.close();
-      tmp.cleanup();
+      close();
     }
   });
-});
 
-describe('the receipts window when the clock stepped back, scrolling far', () => {
-  it('every page loaded at the bottom stays below the receipts held (none let go as soon as it came)', async () => {
-    const tmp = tempDir('receipts-clock-scroll-');
-    let clock = 2_000_000;
-    const ledger = new Ledger(tmp.file('l.db'), { now: () => clock++ });
+  it('scrolling far: every page loaded at the bottom stays below the receipts held (none let go as soon as it came)', async () => {
+    // The later 600 carry earlier times, so the ledger pages them after the first 600.
+    const { ledger, api, close } = steppedBack('receipts-clock-scroll-', 600, 600);
     try {
-      const input = (i: number): ReceiptInput => ({ requestId: `r-${i}`, event: 'requested', faculty: 'list-tabs', actor: { kind: 'agent', name: 'flood' } });
-      ledger.appendBatch(Array.from({ length: 600 }, (_, i) => input(i)));
-      // The clock is set back: these later receipts carry earlier times, so the ledger pages them after the first 600.
-      clock = 1_000_000;
-      ledger.appendBatch(Array.from({ length: 600 }, (_, i) => input(600 + i)));
-      const api = { queryReceipts: async (q: Parameters<Ledger['query']>[0]) => ok(ledger.query(q)), verifyLedger: async () => ok(ledger.verify()) };
       const s = createReceiptsStore(api, { maxItems: SCAN_PAGE_SIZE });
       await s.getState().loadFirst();
-      const seen = new Set(s.getState().items.map((r) => r.id));
-      while (s.getState().nextCursor !== null) {
-        await s.getState().loadMore();
-        for (const r of s.getState().items) seen.add(r.id);
-      }
-      expect(seen.size).toBe(ledger.head().count);
+      expect((await scrollToFirst(s)).size).toBe(ledger.head().count);
     } finally {
-      ledger.close();
-      tmp.cleanup();
+      close();
     }
   });
 });

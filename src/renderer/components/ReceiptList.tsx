@@ -24,6 +24,7 @@ import { formatTime, prettyJson, revealInvisible } from '../text';
 import { CopyButton } from './CopyButton';
 import { LedgerProgressBar, VerifyDetails } from './LedgerPanel';
 import { useKeepReading } from './keep-reading';
+import { NewerHidden } from './NewerHidden';
 
 export interface ReceiptListProps {
   items: Receipt[];
@@ -375,14 +376,7 @@ export function ReceiptList(p: ReceiptListProps) {
           {p.error.message}
         </p>
       ) : null}
-      {p.newerHidden && !p.search ? (
-        <p className="notice" role="status" data-testid="receipts-newer-hidden">
-          Newer receipts are not shown: the list holds {RECEIPTS_MAX_ITEMS.toLocaleString('en')} receipts at a time, and these are older ones.{' '}
-          <button type="button" className="btn btn-small" data-testid="receipts-show-newest" onClick={p.onShowNewest}>
-            Show the newest
-          </button>
-        </p>
-      ) : null}
+      {p.newerHidden && !p.search ? <NewerHidden what="receipts" max={RECEIPTS_MAX_ITEMS} testId="receipts" onShowNewest={p.onShowNewest} /> : null}
       {rows.length === 0 ? (
         p.search || p.loading ? null : <p className="empty">No receipts yet.</p>
       ) : (

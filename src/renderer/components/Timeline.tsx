@@ -26,6 +26,7 @@ import { TIMELINE_MAX_ROWS, type Trail } from '../stores/timeline';
 import { formatCount, formatTime, revealInvisible } from '../text';
 import { ReceiptDetail } from './ReceiptList';
 import { useKeepReading } from './keep-reading';
+import { NewerHidden } from './NewerHidden';
 
 export interface TimelineProps {
   filter: RequestFilter;
@@ -434,14 +435,7 @@ export function Timeline(p: TimelineProps) {
       >
         {countLine(p)}
       </p>
-      {p.newerHidden ? (
-        <p className="notice" role="status" data-testid="timeline-newer-hidden">
-          Newer requests are not shown: the timeline holds {TIMELINE_MAX_ROWS.toLocaleString('en')} rows at a time, and these are older ones.{' '}
-          <button type="button" className="btn btn-small" data-testid="timeline-show-newest" onClick={p.onShowNewest}>
-            Show the newest
-          </button>
-        </p>
-      ) : null}
+      {p.newerHidden ? <NewerHidden what="requests" max={TIMELINE_MAX_ROWS} testId="timeline" onShowNewest={p.onShowNewest} /> : null}
       {p.rows.length > 0 ? <RequestTable {...p} /> : null}
     </section>
   );
