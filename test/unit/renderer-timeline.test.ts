@@ -185,6 +185,32 @@ describe('the timeline store over a real ledger', () => {
     expect(s.getState().rows[0]!.requestId).toBe('after-newest');
   });
 
+  it('rows let go take their open state and trail with them: loaded again, a row starts closed and its trail is asked afresh (with the receipts pushed while it was out)', async () => {
+    const maxRows = 300;
+    const s = createTimelineStore(api, { maxRows });
+    await s.getState().setFilter({});
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    const top = s.getState().rows[0]!.requestId;
+    const bottom = s.getState().rows.at(-1)!.requestId;
+    s.getState().toggle(top);
+    s.getState().toggle(bottom);
+    await tick();
+    expect(Object.keys(s.getState().trails).sort()).toEqual([top, bottom].sort());
+    // Scrolled far: the top row is let go.
+    await s.getState().loadMore();
+    expect(s.getState().rows.some((r) => r.requestId === top)).toBe(false);
+    expect(s.getState().expanded).toEqual([bottom]);
+    expect(Object.keys(s.getState().trails)).toEqual([bottom]);
+    // While it is out, its request goes on; back to the newest, it is closed, and opened its trail holds that step.
+    const step = ledger.appendBatch([req(top, { event: 'approval-shown' })]);
+    s.getState().addReceipts(step);
+    await s.getState().showNewest();
+    expect(s.getState().expanded).not.toContain(top);
+    s.getState().toggle(top);
+    await tick();
+    expect(s.getState().trails[top]!.receipts.map((r) => r.id)).toContain(step[0]!.id);
+  });
+
   describe('the bounded window while a tail and a page below are both on their way', () => {
     const maxRows = 300;
     /** The ledger's requests, newest first, as one list (the order the rows held must follow). */

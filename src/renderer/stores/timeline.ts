@@ -108,6 +108,18 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
   let tailAgain = false;
 
   return createStore<TimelineState>()((set, get) => {
+    /**
+     * The open rows and trails of the rows still held, after rows were let go: a row loaded again
+     * later starts closed, and its trail is asked afresh when opened (the one kept would miss the
+     * receipts pushed while the row was out).
+     */
+    function heldOnly(rows: readonly RequestSummary[]): Pick<TimelineState, 'expanded' | 'trails'> {
+      const held = new Set(rows.map((x) => x.requestId));
+      const trails: Record<string, Trail> = {};
+      for (const [id, t] of Object.entries(get().trails)) if (held.has(id)) trails[id] = t;
+      return { expanded: get().expanded.filter((id) => held.has(id)), trails };
+    }
+
     async function loadTrail(requestId: string): Promise<void> {
       set({ trails: { ...get().trails, [requestId]: { receipts: get().trails[requestId]?.receipts ?? [], loading: true, error: null } } });
       const r = await api.queryReceipts({ requestId, limit: TRAIL_LIMIT });
@@ -148,7 +160,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
           const last = kept[kept.length - 1];
           set({
             rows: kept,
-            ...(kept !== rows && last ? { nextCursor: encodeCursor('q', last.time, last.seq) } : {}),
+            ...(kept !== rows && last ? { nextCursor: encodeCursor('q', last.time, last.seq), ...heldOnly(kept) } : {}),
             newestCursor: r.value.newestCursor,
             total: total === null ? null : total + fresh.length,
           });
@@ -201,7 +213,8 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const rows = [...get().rows, ...r.value.requests.filter((x) => !known.has(x.requestId))];
         // Past the bound the newest rows go, and the live tail waits for showNewest (no gap above the top row).
         const excess = rows.length - maxRows;
-        set({ loading: false, rows: excess > 0 ? rows.slice(excess) : rows, nextCursor: r.value.nextCursor, ...(excess > 0 ? { newerHidden: true } : {}) });
+        const kept = excess > 0 ? rows.slice(excess) : rows;
+        set({ loading: false, rows: kept, nextCursor: r.value.nextCursor, ...(excess > 0 ? { newerHidden: true, ...heldOnly(kept) } : {}) });
       },
       async showNewest() {
         await get().setFilter(get().filter);
