@@ -17,9 +17,7 @@ import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
 const stores = createConsoleStores(transport.api);
-let snapshotAnswered: () => void = () => undefined;
-const snapshot = new Promise<void>((resolve) => (snapshotAnswered = resolve));
-bindConsole(transport.api, stores, transport, () => snapshotAnswered());
+const snapshot = new Promise<void>((resolve) => void bindConsole(transport.api, stores, transport, resolve));
 const start = parseRoute(window.location.hash);
 if (start) void stores.timeline.getState().follow(start);
 // Drawn once, with the first screen's data (./first-render.ts).

@@ -66,10 +66,7 @@ const COLUMNS = ['Time', 'Agent', 'Faculty · operation', 'Tool or target', 'Ori
  * A collapsed row's height (px): `.timeline .request-row td` is 32 px high in styles.css, its
  * bottom border collapsed into it. It is the virtualizer's estimate before a row is measured, so
  * the first render's measurements agree with it (an estimate 1 px off made every row in view
- * resize at once, and the list render and lay out a second time before its first paint). The
- * view moves by this per row put on top or let go above it (keep-reading.ts), so the rows being read
- * stay in place (console-timeline.spec.ts); Chrome's own scroll anchoring is off for the list
- * (styles.css `.receipts-scroll`), else it moved the view a second time.
+ * resize at once, and the list render and lay out a second time before its first paint).
  */
 export const ROW_PX = 32;
 /** Load the next page when this few rows are left below the view. */

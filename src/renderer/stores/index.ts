@@ -140,15 +140,15 @@ export function bindConsole(
   });
   const offState = transport.onState((s) => {
     stores.connection.getState().setTransport(s);
-    if (s !== 'open') askedOnThisConnection = false;
+    const asked = askedOnThisConnection;
+    askedOnThisConnection = false;
     if (s === 'open') {
       // A deep link whose query found the console unreachable (the page's first connection failed
       // before its welcome) is followed again: else the welcome clears its error and leaves an empty timeline.
       const before = stores.timeline.getState();
       const refollow = !before.loaded && !before.loading && isTransportError(before.error) ? before.following : null;
       clearTransportErrors(stores);
-      if (!askedOnThisConnection) void loadSnapshot(api, stores);
-      askedOnThisConnection = false;
+      if (!asked) void loadSnapshot(api, stores);
       // Back after a lost connection: the live lists missed what happened meanwhile. The
       // receipts page loads its first page itself when first shown (audit-pages.tsx), so a
       // console opened on another page does not wait behind that query.

@@ -19,8 +19,6 @@ export class LedgerInputError extends Error {
   }
 }
 
-export { encodeCursor } from '../../../shared/cursor';
-
 /**
  * The (time, seq) a page cursor of `kind` names (the codec: src/shared/cursor.ts).
  * @throws LedgerInputError `<what> is not one this ledger issued` for anything else (another

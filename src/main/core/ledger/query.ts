@@ -7,7 +7,8 @@
 import type Database from 'better-sqlite3';
 import { OUTCOME_EVENTS, isOutcomeEvent, type Receipt, type ReceiptPage, type ReceiptQuery } from '../../../shared/receipt';
 import type { RawRow } from './chain';
-import { LedgerInputError, decodeCursor, encodeCursor, isReceiptEvent } from './input';
+import { encodeCursor } from '../../../shared/cursor';
+import { LedgerInputError, decodeCursor, isReceiptEvent } from './input';
 
 /** Default and maximum page size of `query`. */
 export const DEFAULT_PAGE_LIMIT = 100;

@@ -14,7 +14,8 @@ import { FACULTIES, OUTCOME_EVENTS, type Actor, type Faculty, type OutcomeEvent,
 import {
   REASON_EVENTS, eventBit, foldReceipt, type Decider, type FoldableReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary,
 } from '../../../shared/request-summary';
-import { LedgerInputError, decodeCursor, encodeCursor, isReceiptEvent } from './input';
+import { encodeCursor } from '../../../shared/cursor';
+import { LedgerInputError, decodeCursor, isReceiptEvent } from './input';
 
 /**
  * The table and its indexes. `seq` is the seq of the request's first receipt, so
