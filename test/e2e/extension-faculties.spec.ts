@@ -131,7 +131,12 @@ test.describe('iframe tools', () => {
         .evaluate(async () => {
           const mc = (globalThis as unknown as { document: { modelContext?: { getTools(): Promise<Array<{ name: string }>> } } }).document.modelContext;
           const reg = (globalThis as unknown as { __echoRegistration?: string }).__echoRegistration;
-          return mc ? ((await mc.getTools()).some((t) => t.name === 'inner') ? 'registered' : `not registered (registerTool: ${reg})`) : 'no modelContext';
+          if (!mc) return 'no modelContext';
+          // Each probe is bounded, so one call that never settles is reported and the poll asks again
+          // (a full run once spent the whole 30 s inside a single probe and said nothing of the frame).
+          const listed = mc.getTools().then((ts) => (ts.some((t) => t.name === 'inner') ? 'registered' : `not registered (registerTool: ${reg})`));
+          const unsettled = new Promise<string>((r) => setTimeout(() => r(`getTools() did not settle within 5 s (registerTool: ${reg})`), 5_000));
+          return Promise.race([listed, unsettled]);
         })
         .catch((e: unknown) => `evaluate failed: ${String(e)}`);
     };
