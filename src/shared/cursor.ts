@@ -7,6 +7,9 @@
  * of the last item shown. `<kind>1.<time base 36>.<seq base 36>`, the kind telling a receipts
  * cursor (`r`, Ledger.query) from a requests cursor (`q`, Ledger.queryRequests), so one is
  * never taken for the other. Opaque to agents and pages: only the ledger reads it.
+ *
+ * The timeline's live tail has a cursor of its own (`t`, encodeTailCursor): the requests
+ * recorded after a seq, whatever their time says.
  */
 
 /** `r`: a receipts cursor; `q`: a requests cursor. Both page by (time, seq), not by seq alone (the clock can step back). */
@@ -30,4 +33,21 @@ export function cursorParts(kind: CursorKind, cursor: unknown): { time: number; 
   const time = m && m[1] === kind ? parseInt(m[2] as string, 36) : NaN;
   const seq = m && m[1] === kind ? parseInt(m[3] as string, 36) : NaN;
   return Number.isSafeInteger(time) && Number.isSafeInteger(seq) && seq >= 1 ? { time, seq } : null;
+}
+
+/**
+ * The live tail's cursor (Ledger.queryRequests `after`, a page's `newestCursor`): every request
+ * whose first receipt was appended after `seq`. By seq, not (time, seq): a request recorded after
+ * the clock stepped back has a smaller time than the newest shown, and is still new.
+ * `t1.<seq base 36>`; `seq` 0 names an empty ledger.
+ */
+export function encodeTailCursor(seq: number): string {
+  return `t1.${seq.toString(36)}`;
+}
+
+/** The seq a tail cursor names (0 or more), or null for anything else (a page cursor, a non-string, past 2^53). */
+export function tailCursorSeq(cursor: unknown): number | null {
+  const m = typeof cursor === 'string' ? /^t1\.([0-9a-z]{1,11})$/.exec(cursor) : null;
+  const seq = m ? parseInt(m[1] as string, 36) : NaN;
+  return Number.isSafeInteger(seq) ? seq : null;
 }

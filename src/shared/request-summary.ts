@@ -218,7 +218,11 @@ export interface RequestFilter {
 export interface RequestQuery extends RequestFilter {
   /** Opaque, from a previous page's `nextCursor` (older requests) ... */
   cursor?: string;
-  /** ... or from a page's `newestCursor`: the requests NEWER than it, oldest of them last (the live tail). */
+  /**
+   * ... or from a page's `newestCursor`: the requests recorded since it (the live tail), newest
+   * first in the timeline's order. "Since" is by seq, the order of recording: a request recorded
+   * after the clock stepped back is given too, although its time is older than the newest shown.
+   */
   after?: string;
   /** 1..500, default 100. */
   limit?: number;
@@ -229,8 +233,20 @@ export interface RequestPage {
   requests: RequestSummary[];
   /** Continue with `cursor` for older requests; null on the last page. */
   nextCursor: string | null;
-  /** Names the newest request of this page (or the `after` given, when none is newer): pass it as `after` for what came since. */
+  /**
+   * On a first page or a tail: where the live tail goes on, past every request recorded when it
+   * was read (matching or not). Pass it as `after` for what is recorded since. Null on older pages.
+   */
   newestCursor: string | null;
+}
+
+/**
+ * The timeline's order, for Array.sort: newest first by the first receipt's (time, seq), the
+ * order the ledger pages in (its cursors name a (time, seq)). A request recorded after the clock
+ * stepped back sorts below newer-timed ones, where the pages below find it too.
+ */
+export function timelineOrder(a: Pick<RequestSummary, 'time' | 'seq'>, b: Pick<RequestSummary, 'time' | 'seq'>): number {
+  return b.time - a.time || b.seq - a.seq;
 }
 
 /** The deep link to one request in the console's timeline (a URL fragment; docs/timeline.md). */

@@ -178,6 +178,55 @@ describe('paging while receipts arrive, and the live tail', () => {
   });
 });
 
+describe('the live tail when the clock steps back', () => {
+  it('`after` gives the requests recorded since, by seq: one recorded after the clock stepped back too, in the timeline order; a filter that skips new rows still moves the cursor past them', () => {
+    let clock = 5_000_000;
+    const l = new Ledger(tmp.file('clock.db'), { now: () => clock++ });
+    try {
+      const agent = { kind: 'agent' as const, name: 'Clock agent' };
+      const ask = (requestId: string, origin = 'https://a.example') => l.append({ requestId, event: 'requested', faculty: 'webmcp-invoke', origin, toolName: 'clock_tool', actor: agent });
+      for (let i = 0; i < 5; i++) ask(`before-${i}`);
+      const first = l.queryRequests({});
+      expect(first.requests.map((s) => s.requestId)).toEqual(['before-4', 'before-3', 'before-2', 'before-1', 'before-0']);
+      clock = 1_000_000; // stepped back: older than every request shown
+      ask('stepped-back');
+      clock = 9_000_000;
+      ask('later');
+      const tail = l.queryRequests({ after: first.newestCursor as string });
+      // Both are new; the ledger's order (time, seq) puts the stepped-back one last.
+      expect(tail.requests.map((s) => s.requestId)).toEqual(['later', 'stepped-back']);
+      expect(l.queryRequests({ after: tail.newestCursor as string }).requests).toEqual([]);
+      // In pages: the oldest recorded first.
+      const p1 = l.queryRequests({ after: first.newestCursor as string, limit: 1 });
+      expect(p1.requests.map((s) => s.requestId)).toEqual(['stepped-back']);
+      expect(l.queryRequests({ after: p1.newestCursor as string, limit: 1 }).requests.map((s) => s.requestId)).toEqual(['later']);
+      // A filter that matched none of the new rows: its cursor is past them all the same.
+      const none = l.queryRequests({ after: first.newestCursor as string, origin: 'https://b.example' });
+      expect(none.requests).toEqual([]);
+      expect(none.newestCursor).toBe(tail.newestCursor);
+      ask('on-b', 'https://b.example');
+      expect(l.queryRequests({ after: none.newestCursor as string, origin: 'https://b.example' }).requests.map((s) => s.requestId)).toEqual(['on-b']);
+      // A first page's cursor names the last recorded, not its top row's (here 'later').
+      const again = l.queryRequests({ origin: 'https://a.example' });
+      expect(again.requests[0]?.requestId).toBe('later');
+      expect(l.queryRequests({ after: again.newestCursor as string })).toEqual({ requests: [], nextCursor: null, newestCursor: again.newestCursor });
+      // A page cursor is not a tail cursor, nor the reverse.
+      expect(() => l.queryRequests({ after: first.nextCursor ?? 'q1.1.1' })).toThrow(LedgerInputError);
+      expect(() => l.queryRequests({ cursor: first.newestCursor as string })).toThrow(LedgerInputError);
+    } finally {
+      l.close();
+    }
+  });
+
+  it("the tail walks the rows recorded since (the table's rowid), whatever the filters: never a filter's whole index, never the receipts", () => {
+    const after = ledger.queryRequests({ limit: 1 }).newestCursor as string;
+    for (const f of [{}, { origin: ONE_PERCENT_ORIGIN }, { agent: 'Cursor', outcome: 'succeeded' as const }, { text: 'bank' }, { event: 'refused' as const }]) {
+      const plan = ledger.requestPlan({ ...f, after }).join(' | ');
+      expect(plan, JSON.stringify(f)).toMatch(/^SEARCH requests USING INTEGER PRIMARY KEY \(rowid>\?\)$/);
+    }
+  });
+});
+
 describe('a tampered file', () => {
   it('after receipts were cut off behind the ledger\'s back (a rollback verify reports), appends still work: a stale row never blocks one', () => {
     const f = tmp.file('rollback.db');

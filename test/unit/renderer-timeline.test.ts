@@ -185,6 +185,65 @@ describe('the timeline store over a real ledger', () => {
     expect(s.getState().rows[0]!.requestId).toBe('after-newest');
   });
 
+  it('live tail after the clock stepped back: a new request older than the newest shown is put where the ledger orders it; below the rows held it waits for the page that brings it (once, in its place)', async () => {
+    const t = tempDir('timeline-clock-');
+    let clock = 5_000_000;
+    const l = new Ledger(t.file('l.db'), { now: () => (clock += 10) });
+    try {
+      const clockApi: typeof api = {
+        queryRequests: async (p) => ok(l.queryRequests(p)),
+        countRequests: async (p) => ok({ count: l.countRequests(p) }),
+        queryReceipts: async (p) => ok(l.query(p)),
+      };
+      l.appendBatch(Array.from({ length: 500 }, (_, i) => req(`r-${i}`)));
+      const s = createTimelineStore(clockApi);
+      await s.getState().setFilter({});
+      await new Promise((r) => setTimeout(r, 10));
+      const ids = () => s.getState().rows.map((r) => r.requestId);
+      const ledgerOrder = () => {
+        const out: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const p = l.queryRequests({ limit: 200, ...(cursor ? { cursor } : {}) });
+          out.push(...p.requests.map((r) => r.requestId));
+          cursor = p.nextCursor ?? undefined;
+        } while (cursor);
+        return out;
+      };
+      const push = async (id: string, at: number) => {
+        clock = at - 10;
+        s.getState().addReceipts([l.append(req(id))]);
+        await new Promise((r) => setTimeout(r, 10));
+      };
+      expect(s.getState().rows).toHaveLength(TIMELINE_PAGE_SIZE);
+      expect(s.getState().total).toBe(500);
+      // Between the 11th and 12th rows held: put there.
+      const tenth = s.getState().rows[10]!;
+      await push('stepped-middle', tenth.time - 5);
+      expect(ids().indexOf('stepped-middle')).toBe(11);
+      // Older than every row held, with older rows still to load: not held; the count has it.
+      await push('stepped-below', 1_000_000);
+      expect(ids()).not.toContain('stepped-below');
+      expect(s.getState().total).toBe(502);
+      // The clock back to normal: on top, as always.
+      await push('newest', 9_000_000);
+      expect(ids()[0]).toBe('newest');
+      expect(ids()).toEqual(ledgerOrder().slice(0, ids().length));
+      // Scrolling down brings the one below, once, in its place.
+      while (s.getState().nextCursor !== null) await s.getState().loadMore();
+      expect(ids()).toEqual(ledgerOrder());
+      expect(ids().filter((x) => x === 'stepped-below')).toHaveLength(1);
+      // Every row held now: one stepped back below them all goes at the bottom.
+      await push('stepped-last', 500_000);
+      expect(ids()[ids().length - 1]).toBe('stepped-last');
+      expect(ids()).toEqual(ledgerOrder());
+      expect(s.getState().total).toBe(504);
+    } finally {
+      l.close();
+      t.cleanup();
+    }
+  });
+
   it('rows let go take their open state and trail with them: loaded again, a row starts closed and its trail is asked afresh (with the receipts pushed while it was out)', async () => {
     const maxRows = 300;
     const s = createTimelineStore(api, { maxRows });

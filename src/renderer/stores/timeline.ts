@@ -4,8 +4,9 @@
  * asked after the first page (`countRequests`); the open rows' step trails
  * (`queryReceipts` by request id); deep links to a request or a receipt; and the
  * live tail: receipts the console pushes are folded into the rows shown (the
- * same fold as the ledger's, src/shared/request-summary.ts), and requests newer
- * than the top row are fetched with `after`, matching the filter.
+ * same fold as the ledger's, src/shared/request-summary.ts), and the requests
+ * recorded since the last ask are fetched with `after`, matching the filter, and
+ * put where the ledger's order puts them (placeFresh).
  *
  * Every load carries the filter's generation (`query`): an answer for an older
  * filter is dropped.
@@ -22,7 +23,7 @@ import { createStore } from 'zustand/vanilla';
 import { encodeCursor } from '../../shared/cursor';
 import type { ConsoleApi } from '../../shared/ipc';
 import type { Receipt } from '../../shared/receipt';
-import { foldReceipt, type RequestFilter, type RequestSummary } from '../../shared/request-summary';
+import { foldReceipt, timelineOrder, type RequestFilter, type RequestSummary } from '../../shared/request-summary';
 import type { ErrorInfo } from '../../shared/result';
 import type { Route } from '../route';
 
@@ -152,7 +153,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
           }
           early = early.filter((rc) => rc.requestId !== null && !byId.has(rc.requestId) && !known.has(rc.requestId));
           const total = get().total;
-          const rows = [...fresh.map((x) => byId.get(x.requestId) as RequestSummary), ...get().rows];
+          const rows = placeFresh(get().rows, fresh.map((x) => byId.get(x.requestId) as RequestSummary), get().nextCursor !== null || get().loading);
           // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
           // Not while a page below is on its way (loading): it continues below the rows held now, and
           // when it lands the newest go instead (loadMore), so the rows never have a gap.
@@ -297,3 +298,20 @@ function fold(row: RequestSummary, r: Receipt): RequestSummary {
 }
 
 export type TimelineStore = ReturnType<typeof createTimelineStore>;
+
+/**
+ * The rows held with the live tail's new requests put in, in the timeline's order (timelineOrder,
+ * the ledger's). New requests are nearly always newer than every row held and go on top; one
+ * recorded after the clock stepped back sorts among the rows held, or below them. Below the last
+ * row held, while older rows are still to load (`openBelow`: a next page, or one on its way), it
+ * is left out: the page below brings it, in its place, from the ledger.
+ */
+export function placeFresh(held: RequestSummary[], fresh: RequestSummary[], openBelow: boolean): RequestSummary[] {
+  if (fresh.length === 0) return held;
+  const sorted = [...fresh].sort(timelineOrder);
+  const top = held[0];
+  if (!top || timelineOrder(sorted[sorted.length - 1] as RequestSummary, top) < 0) return [...sorted, ...held];
+  const last = held[held.length - 1] as RequestSummary;
+  const kept = openBelow ? sorted.filter((x) => timelineOrder(x, last) < 0) : sorted;
+  return [...kept, ...held].sort(timelineOrder);
+}

@@ -386,10 +386,12 @@ export class Ledger {
    * first receipt's (time, seq), matching every filter of `q` (RequestFilter in
    * src/shared/request-summary.ts). `cursor` continues with older requests
    * (`nextCursor`, null on the last page); `after` (a page's `newestCursor`)
-   * asks for the requests newer than it instead: the live tail. `limit`
+   * asks instead for the requests recorded since it, by seq (the live tail: a
+   * request recorded after the clock stepped back is among them). `limit`
    * 1..MAX_REQUEST_PAGE (default DEFAULT_REQUEST_PAGE).
    * Read from the request index (requests.ts): one backward walk of the index of
-   * the first equality filter given (keyset paging, never OFFSET), never the receipts.
+   * the first equality filter given (keyset paging, never OFFSET), or for the
+   * tail a walk of the rows appended since; never the receipts.
    * @throws LedgerInputError for a bad filter, limit or cursor; LedgerStateError
    *   for a file opened read-only below format 3 (it has no request index).
    */

@@ -12,9 +12,9 @@
 import type Database from 'better-sqlite3';
 import { FACULTIES, OUTCOME_EVENTS, type Actor, type Faculty, type OutcomeEvent, type ReceiptEvent } from '../../../shared/receipt';
 import {
-  REASON_EVENTS, eventBit, foldReceipt, type Decider, type FoldableReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary,
+  REASON_EVENTS, eventBit, foldReceipt, timelineOrder, type Decider, type FoldableReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary,
 } from '../../../shared/request-summary';
-import { encodeCursor } from '../../../shared/cursor';
+import { encodeCursor, encodeTailCursor, tailCursorSeq } from '../../../shared/cursor';
 import { LedgerInputError, decodeCursor, isReceiptEvent } from './input';
 
 /**
@@ -282,49 +282,65 @@ export class RequestIndexReader {
     return s;
   }
 
-  /** See Ledger.queryRequests. */
-  page(q: RequestQuery): RequestPage {
+  /**
+   * A page's SQL: the filters, and where it starts. `older` (a `cursor`) and `first` walk an
+   * index in the timeline's order (time DESC, seq DESC); `newer` (an `after`, the live tail)
+   * walks the table's rowid, seq, upwards from the cursor: only the rows appended since, whatever
+   * the filters (NOT INDEXED keeps SQLite from walking a filter's index over all its rows instead).
+   */
+  private pageSql(q: RequestQuery, limit: number): { sql: string; key: string; params: Record<string, string | number>; mode: 'first' | 'older' | 'newer'; after: number } {
     const w = whereOf(q);
-    const limit = q.limit ?? DEFAULT_REQUEST_PAGE;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_REQUEST_PAGE) throw new LedgerInputError(`request page limit must be an integer from 1 to ${MAX_REQUEST_PAGE}`);
     if (q.cursor !== undefined && q.after !== undefined) throw new LedgerInputError('give cursor or after, not both');
     const params: Record<string, string | number> = { ...w.params, limit: limit + 1 };
-    const sql = [...w.sql];
-    let mode = 'first';
+    const where = [...w.sql];
+    let mode: 'first' | 'older' | 'newer' = 'first';
+    let after = 0;
     if (q.cursor !== undefined) {
       const c = decodeCursor('q', q.cursor, 'request cursor');
-      sql.push('(time, seq) < (@cTime, @cSeq)');
+      where.push('(time, seq) < (@cTime, @cSeq)');
       Object.assign(params, { cTime: c.time, cSeq: c.seq });
       mode = 'older';
     } else if (q.after !== undefined) {
-      const c = decodeCursor('q', q.after, 'request after');
-      sql.push('(time, seq) > (@cTime, @cSeq)');
-      Object.assign(params, { cTime: c.time, cSeq: c.seq });
+      const a = tailCursorSeq(q.after);
+      if (a === null) throw new LedgerInputError('request after is not one this ledger issued');
+      where.push('seq > @aSeq');
+      params.aSeq = after = a;
       mode = 'newer';
     }
-    // Newer than `after`: walk upwards from it and take the oldest `limit`, so a burst larger than
-    // one page is read in pages too (the caller asks again with the new newestCursor).
-    const order = mode === 'newer' ? 'ORDER BY time ASC, seq ASC' : 'ORDER BY time DESC, seq DESC';
-    const stmt = this.stmt(`page:${mode}:${w.key.join(',')}`, () =>
-      `SELECT ${COLUMNS} FROM requests${sql.length ? ` WHERE ${sql.join(' AND ')}` : ''} ${order} LIMIT @limit`,
-    ).raw();
-    const rows = stmt.all(params) as Row[];
+    const from = mode === 'newer' ? 'requests NOT INDEXED' : 'requests';
+    // Newer than `after`: the oldest `limit` of them, so a burst larger than one page is read in
+    // pages too (the caller asks again with the new newestCursor).
+    const order = mode === 'newer' ? 'ORDER BY seq ASC' : 'ORDER BY time DESC, seq DESC';
+    const sql = `SELECT ${COLUMNS} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ${order} LIMIT @limit`;
+    return { sql, key: `page:${mode}:${w.key.join(',')}`, params, mode, after };
+  }
+
+  /** See Ledger.queryRequests. */
+  page(q: RequestQuery): RequestPage {
+    const limit = q.limit ?? DEFAULT_REQUEST_PAGE;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_REQUEST_PAGE) throw new LedgerInputError(`request page limit must be an integer from 1 to ${MAX_REQUEST_PAGE}`);
+    const p = this.pageSql(q, limit);
+    const rows = this.stmt(p.key, () => p.sql).raw().all(p.params) as Row[];
     const more = rows.length > limit;
     if (more) rows.pop();
     const requests = rows.map(rowToSummary);
-    if (mode === 'newer') {
-      requests.reverse();
-      const newest = requests[0];
-      // More newer than this page: the caller continues with `after` = newestCursor; nextCursor is not used for a tail.
-      return { requests, nextCursor: null, newestCursor: newest ? encodeCursor('q', newest.time, newest.seq) : (q.after as string) };
+    if (p.mode === 'newer') {
+      // More than a page: continue after the last one given; else after every request recorded
+      // so far (those the filters skipped too, so the next ask does not read them again).
+      const through = more ? (requests[requests.length - 1] as RequestSummary).seq : Math.max(p.after, this.lastSeq());
+      return { requests: requests.sort(timelineOrder), nextCursor: null, newestCursor: encodeTailCursor(through) };
     }
     const last = requests[requests.length - 1];
-    const first = requests[0];
     return {
       requests,
       nextCursor: more && last ? encodeCursor('q', last.time, last.seq) : null,
-      newestCursor: mode === 'first' ? (first ? encodeCursor('q', first.time, first.seq) : encodeCursor('q', 0, 1)) : null,
+      newestCursor: p.mode === 'first' ? encodeTailCursor(this.lastSeq()) : null,
     };
+  }
+
+  /** The seq of the newest request recorded (the rowid's maximum: one step down the table's b-tree), 0 when none. */
+  private lastSeq(): number {
+    return (this.stmt('last-seq', () => 'SELECT max(seq) FROM requests').pluck().get() as number | null) ?? 0;
   }
 
   /** See Ledger.countRequests. */
@@ -334,11 +350,10 @@ export class RequestIndexReader {
     return stmt.get(w.params) as number;
   }
 
-  /** The SQLite query plan of a page (tests assert it walks an index, never the receipts). */
+  /** The SQLite query plan of a page (tests assert it walks an index, or for the tail the rowid, never the receipts). */
   plan(q: RequestQuery): string[] {
-    const w = whereOf(q);
-    const sql = `SELECT ${COLUMNS} FROM requests${w.sql.length ? ` WHERE ${w.sql.join(' AND ')}` : ''} ORDER BY time DESC, seq DESC LIMIT 101`;
-    return (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(w.params) as Array<{ detail: string }>).map((r) => r.detail);
+    const p = this.pageSql(q, 100);
+    return (this.db.prepare(`EXPLAIN QUERY PLAN ${p.sql}`).all(p.params) as Array<{ detail: string }>).map((r) => r.detail);
   }
 
   clear(): void {
