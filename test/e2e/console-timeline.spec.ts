@@ -3,12 +3,14 @@
 // origin, outcome and text with the counts the ledger's request index gives; a
 // request expanded into its trail with every receipt's hash; a deep link to a
 // receipt opening its request at it (the session kept in the fragment); and the
-// live tail putting a new request on top.
+// live tail putting a new request on top, or where the ledger orders it after the
+// clock stepped back.
 import { expect, test, type Locator } from '@playwright/test';
 import path from 'node:path';
 import {
   DENY_REASON, ONE_PERCENT_ORIGIN, expectedMatches, generateTimelineLedger, type GeneratedTimeline,
 } from '../support/timeline-ledger';
+import type { RequestSummary } from '../../src/shared/request-summary';
 import { RECEIPTS_MAX_ITEMS } from '../../src/renderer/stores/receipts';
 import { TIMELINE_MAX_ROWS } from '../../src/renderer/stores/timeline';
 import { startRealConsole, type RealConsole } from './support/real-console';
@@ -176,6 +178,41 @@ test('the live tail keeps the rows being read in place while scrolled down', asy
   const rowTop = (id: string) => scroller.evaluate((el, x) => el.querySelector(`[data-request-id="${x}"]`)?.getBoundingClientRect().top ?? null, id);
   await expect.poll(() => rowTop(before.id as string)).toBe(before.top);
   await page.close();
+});
+
+test('a request recorded after the clock stepped back goes among the rows above the view, where the ledger orders it, and the rows being read stay in place', async () => {
+  let clock = Date.now();
+  const w = await startRealConsole('echo-timeline-clock-', { now: () => clock, prepare: (dataDir) => void generateTimelineLedger(path.join(dataDir, 'ledger.db'), 3_000) });
+  try {
+    const page = await w.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(w.host.newConsoleUrl());
+    await page.getByTestId('nav-timeline').click();
+    const total = w.core.ledger.countRequests();
+    const shownTotal = async () => Number(((await page.getByTestId('timeline-count').textContent()) ?? '').split(' ')[0]?.replace(/\D/g, ''));
+    await expect.poll(shownTotal).toBe(total);
+    const scroller = page.getByTestId('timeline-scroll');
+    await scroller.evaluate((el) => void (el.scrollTop = 1_600)); // 50 rows down
+    const { rowTop, settled } = listBox(scroller, 'request-row', 'data-request-id');
+    const reading = (await settled())[0] as string;
+    const before = await rowTop(reading);
+    // A time between the 9th and 10th rows, above the view: the clock stepped back.
+    const top = w.core.ledger.queryRequests({ limit: 40 }).requests;
+    const [upper, lower] = [top[8], top[9]] as [RequestSummary, RequestSummary];
+    expect(upper.time - lower.time).toBeGreaterThan(1);
+    clock = lower.time + 1;
+    w.core.ledger.append({ requestId: 'stepped-back', event: 'requested', faculty: 'webmcp-invoke', origin: 'https://live.example', toolName: 'live_tool', operation: 'invoke', actor: { kind: 'agent', name: 'Cursor' } });
+    // The tail fetched it (the count says so, in the same render as the rows).
+    await expect.poll(shownTotal).toBe(total + 1);
+    expect(await settled()).toContain(reading);
+    expect(await rowTop(reading)).toBe(before);
+    // Up there, between the two rows, as the ledger orders it.
+    await scroller.evaluate((el) => void (el.scrollTop = 0));
+    const ids = await settled();
+    expect(ids.slice(ids.indexOf(upper.requestId), ids.indexOf(upper.requestId) + 3)).toEqual([upper.requestId, 'stepped-back', lower.requestId]);
+    await page.close();
+  } finally {
+    await w.close();
+  }
 });
 
 test('a flood of new requests while the timeline is open: it holds a bounded window, scrolling down continues in order after the last row kept, and past the bound the newest wait behind Show the newest', async () => {

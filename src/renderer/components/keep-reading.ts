@@ -1,7 +1,8 @@
 /**
  * Keeping the rows the person is reading where they are in a newest-first virtual list (the
- * timeline, the receipts list) when its top moves: rows put on top (the live tail, pushed
- * receipts) or let go from the top (a store's bounded window, stores/timeline.ts and
+ * timeline, the receipts list) when rows above them come or go: rows put on top (the live
+ * tail, pushed receipts), put among the rows above (a request recorded after the clock stepped
+ * back), or let go from the top (a store's bounded window, stores/timeline.ts and
  * stores/receipts.ts). The lists turn Chrome's own scroll anchoring off (styles.css
  * `.receipts-scroll`), which would move the view a second time. End-to-end tests:
  * console-timeline.spec.ts (the live tail, rows let go with open rows among them, Receipts).
@@ -45,7 +46,7 @@ export function useKeepReading<T>(scrollRef: RefObject<HTMLElement | null>, virt
     const old = before.current;
     before.current = rows;
     if (!el) return;
-    const { added, removed, fresh } = topShift(old, rows, key);
+    const { fresh } = topShift(old, rows, key);
     if (reset.current !== resetKey || fresh) {
       reset.current = resetKey;
       anchor.current = null;
@@ -53,10 +54,14 @@ export function useKeepReading<T>(scrollRef: RefObject<HTMLElement | null>, virt
       return;
     }
     const at = anchor.current;
-    if ((added === 0 && removed === 0) || !at) return;
+    if (!at) return;
     const i = rows.findIndex((r) => key(r) === at.key);
     const item = i >= 0 ? virtualizer.measurementsCache[i] : undefined;
-    if (item) el.scrollTop = Math.max(0, item.start - at.offset);
+    // Rows put on top or let go from it, and a row put among those above the view (the live tail
+    // after the clock stepped back, stores/timeline.ts placeFresh): the row being read moved.
+    const want = item ? Math.max(0, item.start - at.offset) : null;
+    if (want === null || Math.abs(el.scrollTop - want) < 1) return;
+    el.scrollTop = want;
     // Its own key and position are what the next change starts from (a scroll event may not come:
     // the same scrollTop).
     remember();
