@@ -8,7 +8,7 @@
  * cursor (`r`, Ledger.query) from a requests cursor (`q`, Ledger.queryRequests), so one is
  * never taken for the other. Opaque to agents and pages: only the ledger reads it.
  *
- * The timeline's live tail has a cursor of its own (`t`, encodeTailCursor): the requests
+ * The timeline's live tail has a cursor of its own (`t`, encodeTailCursor): the receipts
  * recorded after a seq, whatever their time says.
  */
 
@@ -36,10 +36,10 @@ export function cursorParts(kind: CursorKind, cursor: unknown): { time: number; 
 }
 
 /**
- * The live tail's cursor (Ledger.queryRequests `after`, a page's `newestCursor`): every request
- * whose first receipt was appended after `seq`. By seq, not (time, seq): a request recorded after
- * the clock stepped back has a smaller time than the newest shown, and is still new.
- * `t1.<seq base 36>`; `seq` 0 names an empty ledger.
+ * The live tail's cursor (Ledger.queryRequests `after`, a page's `newestCursor`): the receipts
+ * read so far, up to receipt `seq`; the tail asks for the requests with a receipt recorded since.
+ * By seq, not (time, seq): a request recorded after the clock stepped back has a smaller time
+ * than the newest shown, and is still new. `t1.<seq base 36>`; `seq` 0 names an empty ledger.
  */
 export function encodeTailCursor(seq: number): string {
   return `t1.${seq.toString(36)}`;

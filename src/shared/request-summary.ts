@@ -219,9 +219,11 @@ export interface RequestQuery extends RequestFilter {
   /** Opaque, from a previous page's `nextCursor` (older requests) ... */
   cursor?: string;
   /**
-   * ... or from a page's `newestCursor`: the requests recorded since it (the live tail), newest
-   * first in the timeline's order. "Since" is by seq, the order of recording: a request recorded
-   * after the clock stepped back is given too, although its time is older than the newest shown.
+   * ... or from a page's `newestCursor`: the live tail, the requests that changed since it (a
+   * receipt of theirs recorded after it: new ones, and those a later receipt brought to match
+   * the filters), newest first in the timeline's order. By seq, the order of recording: a request
+   * recorded after the clock stepped back is given too, although its time is older than the
+   * newest shown.
    */
   after?: string;
   /** 1..500, default 100. */
@@ -234,10 +236,12 @@ export interface RequestPage {
   /** Continue with `cursor` for older requests; null on the last page. */
   nextCursor: string | null;
   /**
-   * On a first page or a tail: where the live tail goes on, past every request recorded when it
-   * was read (matching or not). Pass it as `after` for what is recorded since. Null on older pages.
+   * On a first page or a tail: where the live tail goes on, past every receipt read (matching
+   * or not). Pass it as `after` for what changed since. Null on older pages.
    */
   newestCursor: string | null;
+  /** On a tail: more changed than one page holds; ask again with `newestCursor`. */
+  more?: true;
 }
 
 /**

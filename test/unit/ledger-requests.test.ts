@@ -218,11 +218,31 @@ describe('the live tail when the clock steps back', () => {
     }
   });
 
-  it("the tail walks the rows recorded since (the table's rowid), whatever the filters: never a filter's whole index, never the receipts", () => {
+  it('a request that comes to match the filter on a later receipt (its outcome) is given by the tail then', () => {
+    const l = new Ledger(tmp.file('late-match.db'));
+    try {
+      const agent = { kind: 'agent' as const, name: 'Late agent' };
+      l.append({ requestId: 'old', event: 'requested', faculty: 'webmcp-invoke', actor: agent });
+      l.append({ requestId: 'old', event: 'denied', faculty: 'webmcp-invoke', actor: { kind: 'person' } });
+      const first = l.queryRequests({ outcome: 'denied' });
+      expect(first.requests.map((s) => s.requestId)).toEqual(['old']);
+      l.append({ requestId: 'late', event: 'requested', faculty: 'webmcp-invoke', actor: agent });
+      const t1 = l.queryRequests({ outcome: 'denied', after: first.newestCursor as string });
+      expect(t1.requests).toEqual([]);
+      l.append({ requestId: 'late', event: 'denied', faculty: 'webmcp-invoke', actor: { kind: 'person' } });
+      const t2 = l.queryRequests({ outcome: 'denied', after: t1.newestCursor as string });
+      expect(t2.requests.map((s) => s.requestId)).toEqual(['late']);
+      expect(t2.requests[0]).toEqual(l.queryRequests({ requestId: 'late' }).requests[0]);
+    } finally {
+      l.close();
+    }
+  });
+
+  it("the tail reads the receipts recorded since (their rowid range) and looks their requests up by id, whatever the filters: never a filter's whole index", () => {
     const after = ledger.queryRequests({ limit: 1 }).newestCursor as string;
     for (const f of [{}, { origin: ONE_PERCENT_ORIGIN }, { agent: 'Cursor', outcome: 'succeeded' as const }, { text: 'bank' }, { event: 'refused' as const }]) {
       const plan = ledger.requestPlan({ ...f, after }).join(' | ');
-      expect(plan, JSON.stringify(f)).toMatch(/^SEARCH requests USING INTEGER PRIMARY KEY \(rowid>\?\)$/);
+      expect(plan, JSON.stringify(f)).toMatch(/^SEARCH requests USING INDEX sqlite_autoindex_requests_1 \(request_id=\?\) \| LIST SUBQUERY 1 \| SEARCH receipts USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)$/);
     }
   });
 });

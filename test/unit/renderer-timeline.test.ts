@@ -185,6 +185,38 @@ describe('the timeline store over a real ledger', () => {
     expect(s.getState().rows[0]!.requestId).toBe('after-newest');
   });
 
+  it('live tail: a request that comes to match the filter on a later receipt shows then, and the count stays the ledger\'s; with no filter an older request below the rows held that changes is neither shown nor counted twice', async () => {
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    const push = async (...rs: ReceiptInput[]) => {
+      s.getState().addReceipts(ledger.appendBatch(rs));
+      await tick();
+    };
+    // Recorded before the timeline opened, decided after.
+    ledger.append(req('before-open'));
+    const s = createTimelineStore(api);
+    const denied = { outcome: 'denied' as const };
+    await s.getState().setFilter(denied);
+    await tick();
+    expect(s.getState().total).toBe(ledger.countRequests(denied));
+    const ids = () => s.getState().rows.map((r) => r.requestId);
+    expect(ids()).not.toContain('before-open');
+    await push(req('after-open'));
+    expect(ids()).not.toContain('after-open');
+    await push(req('after-open', { event: 'denied', actor: { kind: 'person' } }), req('before-open', { event: 'denied', actor: { kind: 'person' } }));
+    await tick();
+    expect(ids().slice(0, 2).sort()).toEqual(['after-open', 'before-open']);
+    expect(s.getState().total).toBe(ledger.countRequests(denied));
+    // No filter: a request far below the rows held gets a receipt. Not held, not counted again.
+    await s.getState().setFilter({});
+    await tick();
+    const total = s.getState().total;
+    const below = ledger.queryRequests({ limit: 500 }).requests[450]!;
+    await push({ requestId: below.requestId, event: 'approval-shown', faculty: below.faculty, actor: { kind: 'console' } });
+    expect(ids()).not.toContain(below.requestId);
+    expect(s.getState().total).toBe(total);
+    expect(total).toBe(ledger.countRequests({}));
+  });
+
   it('live tail after the clock stepped back: a new request older than the newest shown is put where the ledger orders it; below the rows held it waits for the page that brings it (once, in its place)', async () => {
     const t = tempDir('timeline-clock-');
     let clock = 5_000_000;

@@ -5,8 +5,9 @@
  * (`queryReceipts` by request id); deep links to a request or a receipt; and the
  * live tail: receipts the console pushes are folded into the rows shown (the
  * same fold as the ledger's, src/shared/request-summary.ts), and the requests
- * recorded since the last ask are fetched with `after`, matching the filter, and
- * put where the ledger's order puts them (placeFresh).
+ * that changed since the last ask (new ones, and older ones a later receipt brought
+ * to match) are fetched with `after`, matching the filter, and put where the
+ * ledger's order puts them (placeFresh).
  *
  * Every load carries the filter's generation (`query`): an answer for an older
  * filter is dropped.
@@ -20,7 +21,7 @@
  * person goes back to the newest (`showNewest`), so the rows held never have a gap.
  */
 import { createStore } from 'zustand/vanilla';
-import { encodeCursor } from '../../shared/cursor';
+import { encodeCursor, tailCursorSeq } from '../../shared/cursor';
 import type { ConsoleApi } from '../../shared/ipc';
 import type { Receipt } from '../../shared/receipt';
 import { foldReceipt, timelineOrder, type RequestFilter, type RequestSummary } from '../../shared/request-summary';
@@ -47,7 +48,7 @@ export interface TimelineState {
   query: number;
   rows: RequestSummary[];
   nextCursor: string | null;
-  /** Names the newest row the console has given: the live tail asks for what is newer. */
+  /** Where the live tail goes on (a tail cursor: the receipts read so far): it asks for what changed since. */
   newestCursor: string | null;
   loading: boolean;
   loaded: boolean;
@@ -107,6 +108,10 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
   let early: Receipt[] = [];
   let tailRunning = false;
   let tailAgain = false;
+  let recounting = false;
+  let recountAgain = false;
+  /** The receipt seq the first page (and its count) was read at: requests with a greater seq were recorded since. */
+  let countedThrough = 0;
 
   return createStore<TimelineState>()((set, get) => {
     /**
@@ -128,7 +133,26 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       set({ trails: { ...get().trails, [requestId]: trail } });
     }
 
-    /** Fetch the requests newer than the newest shown, matching the filter; again while more come. */
+    /** Ask the count again (after the live tail found an older request that came to match); one at a time. */
+    async function recount(): Promise<void> {
+      if (recounting) {
+        recountAgain = true;
+        return;
+      }
+      recounting = true;
+      try {
+        do {
+          recountAgain = false;
+          const { query, filter } = get();
+          const c = await api.countRequests(filter);
+          if (query === get().query && c.ok) set({ total: c.value.count, countedQuery: query });
+        } while (recountAgain);
+      } finally {
+        recounting = false;
+      }
+    }
+
+    /** Fetch the requests that changed since the last ask and match the filter; again while more come. */
     async function tail(): Promise<void> {
       if (tailRunning) {
         tailAgain = true;
@@ -152,7 +176,12 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
             if (row && rc.seq > row.lastSeq) byId.set(row.requestId, fold(row, rc));
           }
           early = early.filter((rc) => rc.requestId !== null && !byId.has(rc.requestId) && !known.has(rc.requestId));
+          // The count was the ledger's at the first page: requests recorded since add to it; one
+          // recorded before that a later receipt brought to match the filter may not be in it, so
+          // the count is asked again (with no filter every request was counted).
           const total = get().total;
+          const recorded = fresh.filter((x) => x.seq > countedThrough).length;
+          if (recorded < fresh.length && Object.keys(filter).length > 0) void recount();
           const rows = placeFresh(get().rows, fresh.map((x) => byId.get(x.requestId) as RequestSummary), get().nextCursor !== null || get().loading);
           // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
           // Not while a page below is on its way (loading): it continues below the rows held now, and
@@ -163,9 +192,9 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
             rows: kept,
             ...(kept !== rows && last ? { nextCursor: encodeCursor('q', last.time, last.seq), ...heldOnly(kept) } : {}),
             newestCursor: r.value.newestCursor,
-            total: total === null ? null : total + fresh.length,
+            total: total === null ? null : total + recorded,
           });
-          if (r.value.requests.length === TIMELINE_PAGE_SIZE) tailAgain = true;
+          if (r.value.more) tailAgain = true;
         } while (tailAgain);
       } finally {
         tailRunning = false;
@@ -197,6 +226,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const r = await api.queryRequests({ ...filter, limit: TIMELINE_PAGE_SIZE });
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
+        countedThrough = tailCursorSeq(r.value.newestCursor) ?? 0;
         set({ loading: false, loaded: true, rows: r.value.requests, nextCursor: r.value.nextCursor, newestCursor: r.value.newestCursor });
         // The count comes after the first screenful: it may walk a whole index.
         const c = await api.countRequests(filter);
@@ -302,7 +332,8 @@ export type TimelineStore = ReturnType<typeof createTimelineStore>;
 /**
  * The rows held with the live tail's new requests put in, in the timeline's order (timelineOrder,
  * the ledger's). New requests are nearly always newer than every row held and go on top; one
- * recorded after the clock stepped back sorts among the rows held, or below them. Below the last
+ * recorded after the clock stepped back, or an older one a later receipt brought to match the
+ * filter, sorts among the rows held, or below them. Below the last
  * row held, while older rows are still to load (`openBelow`: a next page, or one on its way), it
  * is left out: the page below brings it, in its place, from the ledger.
  */

@@ -284,9 +284,11 @@ export class RequestIndexReader {
 
   /**
    * A page's SQL: the filters, and where it starts. `older` (a `cursor`) and `first` walk an
-   * index in the timeline's order (time DESC, seq DESC); `newer` (an `after`, the live tail)
-   * walks the table's rowid, seq, upwards from the cursor: only the rows appended since, whatever
-   * the filters (NOT INDEXED keeps SQLite from walking a filter's index over all its rows instead).
+   * index in the timeline's order (time DESC, seq DESC). `newer` (an `after`, the live tail)
+   * reads the requests that changed since the cursor: those with a receipt whose seq is in
+   * (@aSeq, @bSeq], found by the receipts' rowid range and looked up by request id, matching the
+   * filters now. So a request recorded after the clock stepped back is new all the same, and one
+   * that comes to match a filter on a later receipt (its outcome, an event, a reason) is found.
    */
   private pageSql(q: RequestQuery, limit: number): { sql: string; key: string; params: Record<string, string | number>; mode: 'first' | 'older' | 'newer'; after: number } {
     const w = whereOf(q);
@@ -303,15 +305,17 @@ export class RequestIndexReader {
     } else if (q.after !== undefined) {
       const a = tailCursorSeq(q.after);
       if (a === null) throw new LedgerInputError('request after is not one this ledger issued');
-      where.push('seq > @aSeq');
-      params.aSeq = after = a;
+      after = a;
       mode = 'newer';
     }
-    const from = mode === 'newer' ? 'requests NOT INDEXED' : 'requests';
-    // Newer than `after`: the oldest `limit` of them, so a burst larger than one page is read in
-    // pages too (the caller asks again with the new newestCursor).
-    const order = mode === 'newer' ? 'ORDER BY seq ASC' : 'ORDER BY time DESC, seq DESC';
-    const sql = `SELECT ${COLUMNS} FROM ${from}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ${order} LIMIT @limit`;
+    if (mode === 'newer') {
+      // The receipts' rowid range drives the lookups: INDEXED BY keeps SQLite from walking a
+      // filter's own index over all its rows instead.
+      where.unshift('request_id IN (SELECT request_id FROM receipts WHERE seq > @aSeq AND seq <= @bSeq AND request_id IS NOT NULL)');
+      const sql = `SELECT ${COLUMNS} FROM requests INDEXED BY sqlite_autoindex_requests_1 WHERE ${where.join(' AND ')}`;
+      return { sql, key: `page:newer:${w.key.join(',')}`, params: { ...w.params, aSeq: after, bSeq: after + limit }, mode, after };
+    }
+    const sql = `SELECT ${COLUMNS} FROM requests${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY time DESC, seq DESC LIMIT @limit`;
     return { sql, key: `page:${mode}:${w.key.join(',')}`, params, mode, after };
   }
 
@@ -320,27 +324,43 @@ export class RequestIndexReader {
     const limit = q.limit ?? DEFAULT_REQUEST_PAGE;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_REQUEST_PAGE) throw new LedgerInputError(`request page limit must be an integer from 1 to ${MAX_REQUEST_PAGE}`);
     const p = this.pageSql(q, limit);
-    const rows = this.stmt(p.key, () => p.sql).raw().all(p.params) as Row[];
+    const stmt = this.stmt(p.key, () => p.sql).raw();
+    if (p.mode === 'newer') return this.tail(stmt, p.params, p.after, limit);
+    const rows = stmt.all(p.params) as Row[];
     const more = rows.length > limit;
     if (more) rows.pop();
     const requests = rows.map(rowToSummary);
-    if (p.mode === 'newer') {
-      // More than a page: continue after the last one given; else after every request recorded
-      // so far (those the filters skipped too, so the next ask does not read them again).
-      const through = more ? (requests[requests.length - 1] as RequestSummary).seq : Math.max(p.after, this.lastSeq());
-      return { requests: requests.sort(timelineOrder), nextCursor: null, newestCursor: encodeTailCursor(through) };
-    }
     const last = requests[requests.length - 1];
     return {
       requests,
       nextCursor: more && last ? encodeCursor('q', last.time, last.seq) : null,
-      newestCursor: p.mode === 'first' ? encodeTailCursor(this.lastSeq()) : null,
+      newestCursor: p.mode === 'first' ? encodeTailCursor(this.lastReceiptSeq()) : null,
     };
   }
 
-  /** The seq of the newest request recorded (the rowid's maximum: one step down the table's b-tree), 0 when none. */
-  private lastSeq(): number {
-    return (this.stmt('last-seq', () => 'SELECT max(seq) FROM requests').pluck().get() as number | null) ?? 0;
+  /**
+   * The live tail: the receipts recorded since `after`, `limit` receipts at a time (so at most
+   * `limit` requests each), until the newest or until `limit` requests are in hand. The cursor
+   * ends where the walk stopped: every receipt up to it was read, matching or not, so the next
+   * ask reads only what came since. `more`: the walk stopped before the newest receipt.
+   */
+  private tail(stmt: Database.Statement, params: Record<string, string | number>, after: number, limit: number): RequestPage {
+    const head = this.lastReceiptSeq();
+    const rows: Row[] = [];
+    let at = after;
+    while (at < head) {
+      const to = Math.min(head, at + limit);
+      const chunk = stmt.all({ ...params, aSeq: at, bSeq: to }) as Row[];
+      if (rows.length + chunk.length > limit) break;
+      rows.push(...chunk);
+      at = to;
+    }
+    return { requests: rows.map(rowToSummary).sort(timelineOrder), nextCursor: null, newestCursor: encodeTailCursor(at), ...(at < head ? { more: true } : {}) };
+  }
+
+  /** The seq of the newest receipt (the rowid's maximum: one step down the table's b-tree), 0 when none. */
+  private lastReceiptSeq(): number {
+    return (this.stmt('last-receipt-seq', () => 'SELECT max(seq) FROM receipts').pluck().get() as number | null) ?? 0;
   }
 
   /** See Ledger.countRequests. */
