@@ -450,8 +450,12 @@ export interface ConsoleApi {
    * Errors: invalid-params, invalid-query.
    */
   queryRequests(p: RequestQuery): Promise<Result<RequestPage>>;
-  /** How many requests match the filters, counted on the request index (asked after the first page). Errors: invalid-params, invalid-query. */
-  countRequests(p: RequestFilter): Promise<Result<{ count: number }>>;
+  /**
+   * How many requests match the filters, counted on the request index (asked after the first
+   * page), and `through`: the newest receipt's seq when counted (a request whose first receipt is
+   * newer is not in the count; the live tail adds it). Errors: invalid-params, invalid-query.
+   */
+  countRequests(p: RequestFilter): Promise<Result<{ count: number; through: number }>>;
   /**
    * Start exporting the receipts matching `filter` (LedgerFilter, {} for all) as JSONL or CSV into
    * `<data folder>/exports/` (docs/ledger.md, "Export"). Answers at once with the run's id and the

@@ -187,12 +187,12 @@ export class FakeConsole implements ConsoleApi {
     this.record('queryRequests', p);
     if (p.after !== undefined) return ok({ requests: [], nextCursor: null, newestCursor: p.after });
     const rows = this.requestRows(p).slice(0, p.limit ?? 100);
-    return ok({ requests: rows, nextCursor: null, newestCursor: 'fake' });
+    return ok({ requests: rows, nextCursor: null, newestCursor: 't1.0' });
   }
 
-  async countRequests(p: RequestFilter): Promise<Result<{ count: number }>> {
+  async countRequests(p: RequestFilter): Promise<Result<{ count: number; through: number }>> {
     this.record('countRequests', p);
-    return ok({ count: this.requestRows(p).length });
+    return ok({ count: this.requestRows(p).length, through: 0 });
   }
 
   async verifyLedger(): Promise<Result<VerifyReport>> {

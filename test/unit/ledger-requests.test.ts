@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEDGER_FORMAT, Ledger, LedgerInputError } from '../../src/main/core/ledger/index';
-import { REQUESTS_SQL } from '../../src/main/core/ledger/requests';
+import { MAX_TAIL_CHUNKS, REQUESTS_SQL } from '../../src/main/core/ledger/requests';
 import type { Receipt } from '../../src/shared/receipt';
 import { foldReceipt, hasEvent, type RequestFilter, type RequestSummary } from '../../src/shared/request-summary';
 import {
@@ -236,6 +236,38 @@ describe('the live tail when the clock steps back', () => {
     } finally {
       l.close();
     }
+  });
+
+  it('a request with receipts on both sides of a chunk of the walk is given once, as it is now; a long backlog is read MAX_TAIL_CHUNKS chunks a call, with `more`', () => {
+    const l = new Ledger(tmp.file('chunks.db'));
+    try {
+      const agent = { kind: 'agent' as const, name: 'Chunk agent' };
+      const first = l.queryRequests({});
+      l.append({ requestId: 'b', event: 'requested', faculty: 'webmcp-invoke', actor: agent });
+      l.append({ requestId: 'c', event: 'requested', faculty: 'webmcp-invoke', actor: agent });
+      l.append({ requestId: 'c', event: 'approval-shown', faculty: 'webmcp-invoke', actor: { kind: 'console' } });
+      l.append({ requestId: 'b', event: 'denied', faculty: 'webmcp-invoke', actor: { kind: 'person' } });
+      const t = l.queryRequests({ after: first.newestCursor as string, limit: 3 });
+      expect(t.requests.map((x) => x.requestId).sort()).toEqual(['b', 'c']);
+      expect(t.requests.find((x) => x.requestId === 'b')).toEqual(l.queryRequests({ requestId: 'b' }).requests[0]);
+      expect(t.more).toBeUndefined();
+    } finally {
+      l.close();
+    }
+    // The generated ledger from its start, with a filter nothing matches: 20 chunks of 10 receipts, then `more`.
+    const head = ledger.head().count;
+    let after = 't1.0';
+    let calls = 0;
+    for (;;) {
+      const p = ledger.queryRequests({ after, origin: ABSENT_ORIGIN, limit: 10 });
+      calls++;
+      expect(p.requests).toEqual([]);
+      if (calls === 1) expect(p.newestCursor).toBe(`t1.${(MAX_TAIL_CHUNKS * 10).toString(36)}`);
+      after = p.newestCursor as string;
+      if (!p.more) break;
+    }
+    expect(after).toBe(`t1.${head.toString(36)}`);
+    expect(calls).toBe(Math.ceil(head / (MAX_TAIL_CHUNKS * 10)));
   });
 
   it("the tail reads the receipts recorded since (their rowid range) and looks their requests up by id, whatever the filters: never a filter's whole index", () => {

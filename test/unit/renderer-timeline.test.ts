@@ -84,7 +84,7 @@ describe('the timeline store over a real ledger', () => {
         if (hold) await hold;
         return answer;
       },
-      countRequests: async (p) => ok({ count: ledger.countRequests(p) }),
+      countRequests: async (p) => ok(ledger.countRequestsAt(p)),
       queryReceipts: async (p) => ok(ledger.query(p)),
     };
   });
@@ -217,6 +217,35 @@ describe('the timeline store over a real ledger', () => {
     expect(total).toBe(ledger.countRequests({}));
   });
 
+  it('the count stays the ledger\'s: a request recorded between the first page and its count is counted once; requests with receipts on both sides of a chunk of the walk are added once each', async () => {
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    let between: Receipt | null = null;
+    const s = createTimelineStore({
+      ...api,
+      countRequests: async (p) => {
+        between ??= ledger.append(req('between'));
+        return api.countRequests(p);
+      },
+    });
+    await s.getState().setFilter({});
+    s.getState().addReceipts([between!]);
+    await tick();
+    expect(s.getState().rows[0]?.requestId).toBe('between');
+    expect(s.getState().total).toBe(ledger.countRequests({}));
+    // A request asked, 100 asked and decided, then the first decided: 202 receipts, the first
+    // request's two on both sides of the walk's first chunk (TIMELINE_PAGE_SIZE receipts).
+    const denied = { event: 'denied' as const, actor: { kind: 'person' as const } };
+    const wave = ledger.appendBatch([req('wave-x'), ...Array.from({ length: 100 }, (_, i) => [req(`wave-${i}`), req(`wave-${i}`, denied)]).flat(), req('wave-x', denied)]);
+    s.getState().addReceipts(wave);
+    await tick();
+    await tick();
+    const ids = s.getState().rows.map((r) => r.requestId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((x) => x.startsWith('wave-'))).toHaveLength(101);
+    expect(s.getState().total).toBe(ledger.countRequests({}));
+    expect(s.getState().rows.find((r) => r.requestId === 'wave-x')).toEqual(ledger.queryRequests({ requestId: 'wave-x' }).requests[0]);
+  });
+
   it('live tail after the clock stepped back: a new request older than the newest shown is put where the ledger orders it; below the rows held it waits for the page that brings it (once, in its place)', async () => {
     const t = tempDir('timeline-clock-');
     let clock = 5_000_000;
@@ -224,7 +253,7 @@ describe('the timeline store over a real ledger', () => {
     try {
       const clockApi: typeof api = {
         queryRequests: async (p) => ok(l.queryRequests(p)),
-        countRequests: async (p) => ok({ count: l.countRequests(p) }),
+        countRequests: async (p) => ok(l.countRequestsAt(p)),
         queryReceipts: async (p) => ok(l.query(p)),
       };
       l.appendBatch(Array.from({ length: 500 }, (_, i) => req(`r-${i}`)));
@@ -256,6 +285,10 @@ describe('the timeline store over a real ledger', () => {
       // Older than every row held, with older rows still to load: not held; the count has it.
       await push('stepped-below', 1_000_000);
       expect(ids()).not.toContain('stepped-below');
+      expect(s.getState().total).toBe(502);
+      // Its later receipts: still not held, and not counted again.
+      s.getState().addReceipts([l.append(req('stepped-below', { event: 'denied', actor: { kind: 'person' } }))]);
+      await new Promise((r) => setTimeout(r, 10));
       expect(s.getState().total).toBe(502);
       // The clock back to normal: on top, as always.
       await push('newest', 9_000_000);

@@ -110,7 +110,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
   let tailAgain = false;
   let recounting = false;
   let recountAgain = false;
-  /** The receipt seq the first page (and its count) was read at: requests with a greater seq were recorded since. */
+  /** The receipt seq the count shown was read at (ConsoleApi.countRequests `through`). */
   let countedThrough = 0;
 
   return createStore<TimelineState>()((set, get) => {
@@ -145,7 +145,12 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
           recountAgain = false;
           const { query, filter } = get();
           const c = await api.countRequests(filter);
-          if (query === get().query && c.ok) set({ total: c.value.count, countedQuery: query });
+          if (query === get().query && c.ok) {
+            countedThrough = c.value.through;
+            set({ total: c.value.count, countedQuery: query });
+          }
+          // At most one count a RECOUNT_GAP_MS: a count may read a whole index (a text filter).
+          if (recountAgain) await new Promise((r) => setTimeout(r, RECOUNT_GAP_MS));
         } while (recountAgain);
       } finally {
         recounting = false;
@@ -176,12 +181,15 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
             if (row && rc.seq > row.lastSeq) byId.set(row.requestId, fold(row, rc));
           }
           early = early.filter((rc) => rc.requestId !== null && !byId.has(rc.requestId) && !known.has(rc.requestId));
-          // The count was the ledger's at the first page: requests recorded since add to it; one
-          // recorded before that a later receipt brought to match the filter may not be in it, so
-          // the count is asked again (with no filter every request was counted).
+          // The count holds the matching requests first recorded up to `countedThrough` (the seq it
+          // was read at). A request first recorded after that and within this walk (after its
+          // cursor) is new to it: counted once, by the walk that read its first receipt. One not
+          // held and recorded before the walk may have come to match on a later receipt, or been
+          // counted already: with a filter a later receipt can meet, the count is asked again.
+          const from = tailCursorSeq(newestCursor) ?? 0;
           const total = get().total;
-          const recorded = fresh.filter((x) => x.seq > countedThrough).length;
-          if (recorded < fresh.length && Object.keys(filter).length > 0) void recount();
+          const recorded = r.value.requests.filter((x) => x.seq > Math.max(countedThrough, from)).length;
+          if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= from)) void recount();
           const rows = placeFresh(get().rows, fresh.map((x) => byId.get(x.requestId) as RequestSummary), get().nextCursor !== null || get().loading);
           // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
           // Not while a page below is on its way (loading): it continues below the rows held now, and
@@ -226,12 +234,14 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const r = await api.queryRequests({ ...filter, limit: TIMELINE_PAGE_SIZE });
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
-        countedThrough = tailCursorSeq(r.value.newestCursor) ?? 0;
         set({ loading: false, loaded: true, rows: r.value.requests, nextCursor: r.value.nextCursor, newestCursor: r.value.newestCursor });
         // The count comes after the first screenful: it may walk a whole index.
         const c = await api.countRequests(filter);
         if (query !== get().query) return;
-        if (c.ok) set({ total: c.value.count, countedQuery: query });
+        if (c.ok) {
+          countedThrough = c.value.through;
+          set({ total: c.value.count, countedQuery: query });
+        }
       },
       async loadMore() {
         const { nextCursor, loading, query, filter } = get();
@@ -328,6 +338,14 @@ function fold(row: RequestSummary, r: Receipt): RequestSummary {
 }
 
 export type TimelineStore = ReturnType<typeof createTimelineStore>;
+
+/** Between two counts the live tail asks for (ms). */
+export const RECOUNT_GAP_MS = 1_000;
+
+/** Whether a request recorded earlier can come to match `f` on a later receipt (its outcome, events and reason change; the rest is set by its first receipts). */
+function mayComeToMatch(f: RequestFilter): boolean {
+  return f.outcome !== undefined || f.event !== undefined || f.text !== undefined;
+}
 
 /**
  * The rows held with the live tail's new requests put in, in the timeline's order (timelineOrder,

@@ -188,7 +188,7 @@ export function createConsoleApi(p: ConsoleApiParts): ConsoleApi {
     }),
     countRequests: handler('countRequests', (x) => {
       try {
-        return ok({ count: ledger.countRequests(x) });
+        return ok(ledger.countRequestsAt(x));
       } catch (e) {
         return err('invalid-query', toErrorInfo(e).message);
       }

@@ -386,12 +386,14 @@ export class Ledger {
    * first receipt's (time, seq), matching every filter of `q` (RequestFilter in
    * src/shared/request-summary.ts). `cursor` continues with older requests
    * (`nextCursor`, null on the last page); `after` (a page's `newestCursor`)
-   * asks instead for the requests recorded since it, by seq (the live tail: a
-   * request recorded after the clock stepped back is among them). `limit`
-   * 1..MAX_REQUEST_PAGE (default DEFAULT_REQUEST_PAGE).
+   * asks instead for the requests that changed since it, by receipt seq (the
+   * live tail: new requests, one recorded after the clock stepped back among
+   * them, and older ones a later receipt brought to match; `more` when it
+   * stopped short). `limit` 1..MAX_REQUEST_PAGE (default DEFAULT_REQUEST_PAGE).
    * Read from the request index (requests.ts): one backward walk of the index of
-   * the first equality filter given (keyset paging, never OFFSET), or for the
-   * tail a walk of the rows appended since; never the receipts.
+   * the first equality filter given (keyset paging, never OFFSET), never the
+   * receipts; the tail reads the receipts' rowid range since its cursor, and
+   * their requests by id.
    * @throws LedgerInputError for a bad filter, limit or cursor; LedgerStateError
    *   for a file opened read-only below format 3 (it has no request index).
    */
@@ -407,6 +409,16 @@ export class Ledger {
    */
   countRequests(f: RequestFilter = {}): number {
     return this.requests().count(f);
+  }
+
+  /**
+   * countRequests, and `through`: the newest receipt's seq when counted. A request whose first
+   * receipt is newer is not in the count (the timeline's live tail adds it; ConsoleApi.countRequests).
+   * @throws as queryRequests.
+   */
+  countRequestsAt(f: RequestFilter = {}): { count: number; through: number } {
+    const count = this.countRequests(f);
+    return { count, through: this.head().count };
   }
 
   /** EXPLAIN QUERY PLAN of a request page, for tests that check no page scans the receipts. */

@@ -50,6 +50,9 @@ CREATE INDEX IF NOT EXISTS requests_tool ON requests(tool_name, time);
 CREATE INDEX IF NOT EXISTS requests_outcome ON requests(outcome, time);
 `;
 
+/** Most chunks (of `limit` receipts) one tail call reads before it answers `more`. */
+export const MAX_TAIL_CHUNKS = 20;
+
 const COLUMNS = 'seq, request_id, time, last_seq, last_time, agent, faculty, operation, tool_name, origin, tab_id, outcome, decided_by, steps, events, reason';
 
 type Row = [number, string, number, number, number, string | null, string, string | null, string | null, string | null, number | null, string | null, string | null, number, number, string | null];
@@ -326,6 +329,8 @@ export class RequestIndexReader {
     const p = this.pageSql(q, limit);
     const stmt = this.stmt(p.key, () => p.sql).raw();
     if (p.mode === 'newer') return this.tail(stmt, p.params, p.after, limit);
+    // The tail starts where this read did: the head first, so nothing appended after it is skipped.
+    const through = p.mode === 'first' ? this.lastReceiptSeq() : 0;
     const rows = stmt.all(p.params) as Row[];
     const more = rows.length > limit;
     if (more) rows.pop();
@@ -334,28 +339,30 @@ export class RequestIndexReader {
     return {
       requests,
       nextCursor: more && last ? encodeCursor('q', last.time, last.seq) : null,
-      newestCursor: p.mode === 'first' ? encodeTailCursor(this.lastReceiptSeq()) : null,
+      newestCursor: p.mode === 'first' ? encodeTailCursor(through) : null,
     };
   }
 
   /**
    * The live tail: the receipts recorded since `after`, `limit` receipts at a time (so at most
-   * `limit` requests each), until the newest or until `limit` requests are in hand. The cursor
-   * ends where the walk stopped: every receipt up to it was read, matching or not, so the next
-   * ask reads only what came since. `more`: the walk stopped before the newest receipt.
+   * `limit` requests each), until the newest, until `limit` requests are in hand, or after
+   * MAX_TAIL_CHUNKS (so one call never holds the console for a long backlog: a page that was
+   * away, a hand-made `after`). A request with receipts in several chunks is given once, as it
+   * is now. The cursor ends where the walk stopped: every receipt up to it was read, matching or
+   * not, so the next ask reads only what came since. `more`: the walk stopped before the newest.
    */
   private tail(stmt: Database.Statement, params: Record<string, string | number>, after: number, limit: number): RequestPage {
     const head = this.lastReceiptSeq();
-    const rows: Row[] = [];
+    const rows = new Map<string, Row>();
     let at = after;
-    while (at < head) {
+    for (let chunks = 0; at < head && chunks < MAX_TAIL_CHUNKS; chunks++) {
       const to = Math.min(head, at + limit);
       const chunk = stmt.all({ ...params, aSeq: at, bSeq: to }) as Row[];
-      if (rows.length + chunk.length > limit) break;
-      rows.push(...chunk);
+      if (rows.size + chunk.filter((r) => !rows.has(r[1])).length > limit) break;
+      for (const r of chunk) rows.set(r[1], r);
       at = to;
     }
-    return { requests: rows.map(rowToSummary).sort(timelineOrder), nextCursor: null, newestCursor: encodeTailCursor(at), ...(at < head ? { more: true } : {}) };
+    return { requests: [...rows.values()].map(rowToSummary).sort(timelineOrder), nextCursor: null, newestCursor: encodeTailCursor(at), ...(at < head ? { more: true } : {}) };
   }
 
   /** The seq of the newest receipt (the rowid's maximum: one step down the table's b-tree), 0 when none. */
