@@ -246,6 +246,38 @@ describe('the timeline store over a real ledger', () => {
     expect(s.getState().rows.find((r) => r.requestId === 'wave-x')).toEqual(ledger.queryRequests({ requestId: 'wave-x' }).requests[0]);
   });
 
+  it('the count stays the ledger\'s for a read whose origin comes with a later receipt, and for a request recorded between the first page and its count that matches only later', async () => {
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    const origin = { origin: 'https://reads.example' };
+    const s = createTimelineStore(api);
+    await s.getState().setFilter(origin);
+    await tick();
+    // A read: its requested receipt has no origin; the next one has it.
+    s.getState().addReceipts([ledger.append(req('read-1', { origin: null }))]);
+    await tick();
+    s.getState().addReceipts([ledger.append(req('read-1', { event: 'succeeded', actor: { kind: 'extension' }, origin: 'https://reads.example' }))]);
+    await tick();
+    await tick();
+    expect(s.getState().rows.map((r) => r.requestId)).toContain('read-1');
+    expect(s.getState().total).toBe(ledger.countRequests(origin));
+    // Recorded while the count was being read, denied after.
+    const denied = { outcome: 'denied' as const };
+    let between: Receipt | null = null;
+    const t = createTimelineStore({
+      ...api,
+      countRequests: async (p) => {
+        between ??= ledger.append(req('between-denied'));
+        return api.countRequests(p);
+      },
+    });
+    await t.getState().setFilter(denied);
+    t.getState().addReceipts([between!, ledger.append(req('between-denied', { event: 'denied', actor: { kind: 'person' } }))]);
+    await tick();
+    await tick();
+    expect(t.getState().rows.map((r) => r.requestId)).toContain('between-denied');
+    expect(t.getState().total).toBe(ledger.countRequests(denied));
+  });
+
   it('live tail after the clock stepped back: a new request older than the newest shown is put where the ledger orders it; below the rows held it waits for the page that brings it (once, in its place)', async () => {
     const t = tempDir('timeline-clock-');
     let clock = 5_000_000;

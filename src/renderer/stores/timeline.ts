@@ -184,12 +184,13 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
           // The count holds the matching requests first recorded up to `countedThrough` (the seq it
           // was read at). A request first recorded after that and within this walk (after its
           // cursor) is new to it: counted once, by the walk that read its first receipt. One not
-          // held and recorded before the walk may have come to match on a later receipt, or been
-          // counted already: with a filter a later receipt can meet, the count is asked again.
+          // held and recorded before the walk or the count may have come to match on a later
+          // receipt, or been counted already: with a filter a later receipt can meet, the count is
+          // asked again.
           const from = tailCursorSeq(newestCursor) ?? 0;
           const total = get().total;
           const recorded = r.value.requests.filter((x) => x.seq > Math.max(countedThrough, from)).length;
-          if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= from)) void recount();
+          if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= Math.max(countedThrough, from))) void recount();
           const rows = placeFresh(get().rows, fresh.map((x) => byId.get(x.requestId) as RequestSummary), get().nextCursor !== null || get().loading);
           // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
           // Not while a page below is on its way (loading): it continues below the rows held now, and
@@ -342,9 +343,16 @@ export type TimelineStore = ReturnType<typeof createTimelineStore>;
 /** Between two counts the live tail asks for (ms). */
 export const RECOUNT_GAP_MS = 1_000;
 
-/** Whether a request recorded earlier can come to match `f` on a later receipt (its outcome, events and reason change; the rest is set by its first receipts). */
+/** What a request's first receipt sets for good (src/shared/request-summary.ts foldReceipt): its time, faculty and id. */
+const SET_AT_FIRST: ReadonlySet<string> = new Set<keyof RequestFilter>(['from', 'to', 'faculty', 'requestId']);
+
+/**
+ * Whether a request recorded earlier can come to match `f` on a later receipt: its outcome, events
+ * and reason change, and its origin, tool and agent are filled by a later receipt when the first
+ * had none (a read's `requested` receipt has no origin yet).
+ */
 function mayComeToMatch(f: RequestFilter): boolean {
-  return f.outcome !== undefined || f.event !== undefined || f.text !== undefined;
+  return Object.keys(f).some((k) => !SET_AT_FIRST.has(k));
 }
 
 /**
