@@ -170,11 +170,14 @@ describe('the timeline store over a real ledger', () => {
     const all = newestFirst(maxRows + TIMELINE_PAGE_SIZE);
     expect(s.getState().rows.map((r) => r.requestId)).toEqual(all.slice(TIMELINE_PAGE_SIZE));
     expect(s.getState().newerHidden).toBe(true);
-    // Newer requests while the top is let go: the tail waits, nothing is put above a gap.
+    // Newer requests while the top is let go: nothing is put above a gap; the count goes on.
     const before = s.getState().rows;
+    const counted = s.getState().total as number;
     s.getState().addReceipts(ledger.appendBatch([req('while-hidden')]));
     await tick();
     expect(s.getState().rows).toBe(before);
+    expect(s.getState().total).toBe(counted + 1);
+    expect(s.getState().total).toBe(ledger.countRequests({}));
     await s.getState().showNewest();
     expect(s.getState().newerHidden).toBe(false);
     expect(s.getState().rows.map((r) => r.requestId)).toEqual(newestFirst(TIMELINE_PAGE_SIZE));

@@ -17,8 +17,9 @@
  * requests, would otherwise grow the page without end (every pushed batch is folded over
  * the rows held). Past the bound, new rows on top let the oldest go (scrolling down loads
  * them again from a cursor built from the last row kept, src/shared/cursor.ts); rows loaded
- * at the bottom let the newest go, and the live tail then waits (`newerHidden`) until the
- * person goes back to the newest (`showNewest`), so the rows held never have a gap.
+ * at the bottom let the newest go, and the live tail then puts no rows in (`newerHidden`; it
+ * still counts them) until the person goes back to the newest (`showNewest`), so the rows held
+ * never have a gap.
  */
 import { createStore } from 'zustand/vanilla';
 import { encodeCursor, tailCursorSeq } from '../../shared/cursor';
@@ -68,7 +69,7 @@ export interface TimelineState {
   following: Route | null;
   /**
    * Newer requests than the top row exist and are not held: rows loaded at the bottom let
-   * them go (the window is full). The live tail waits until `showNewest`.
+   * them go (the window is full). The live tail puts no rows in (it counts them) until `showNewest`.
    */
   newerHidden: boolean;
   setFilter(f: RequestFilter): Promise<void>;
@@ -167,11 +168,10 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       try {
         do {
           tailAgain = false;
-          const { query, newestCursor, filter, newerHidden } = get();
-          if (!newestCursor || newerHidden) return;
+          const { query, newestCursor, filter } = get();
+          if (!newestCursor) return;
           const r = await api.queryRequests({ ...filter, after: newestCursor, limit: TIMELINE_PAGE_SIZE });
-          // A page below let the newest rows go meanwhile: these would go above a gap (they wait for showNewest).
-          if (!r.ok || query !== get().query || get().newerHidden) return;
+          if (!r.ok || query !== get().query) return;
           const known = new Set(get().rows.map((x) => x.requestId));
           const fresh = r.value.requests.filter((x) => !known.has(x.requestId));
           // Receipts pushed before this answer, newer than what it holds, are folded in now.
@@ -191,6 +191,13 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
           const total = get().total;
           const recorded = r.value.requests.filter((x) => x.seq > Math.max(countedThrough, from)).length;
           if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= Math.max(countedThrough, from))) void recount();
+          if (get().newerHidden) {
+            // The newest rows were let go (a page below, now or meanwhile): new ones would go above a
+            // gap, so they wait for showNewest, which reads the first page again. The count goes on.
+            set({ newestCursor: r.value.newestCursor, total: total === null ? null : total + recorded });
+            if (r.value.more) tailAgain = true;
+            continue;
+          }
           const rows = placeFresh(get().rows, fresh.map((x) => byId.get(x.requestId) as RequestSummary), get().nextCursor !== null || get().loading);
           // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
           // Not while a page below is on its way (loading): it continues below the rows held now, and
@@ -253,7 +260,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         if (!r.ok) return set({ loading: false, error: r.error });
         const known = new Set(get().rows.map((x) => x.requestId));
         const rows = [...get().rows, ...r.value.requests.filter((x) => !known.has(x.requestId))];
-        // Past the bound the newest rows go, and the live tail waits for showNewest (no gap above the top row).
+        // Past the bound the newest rows go, and the live tail puts none in until showNewest (no gap above the top row).
         const excess = rows.length - maxRows;
         const kept = excess > 0 ? rows.slice(excess) : rows;
         set({ loading: false, rows: kept, nextCursor: r.value.nextCursor, ...(excess > 0 ? { newerHidden: true, ...heldOnly(kept) } : {}) });
