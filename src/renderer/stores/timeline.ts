@@ -107,10 +107,6 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
   const maxRows = Math.max(TIMELINE_PAGE_SIZE, opts.maxRows ?? TIMELINE_MAX_ROWS);
   /** Receipts of requests not shown yet, pushed while a tail fetch was on its way (folded once it answers). */
   let early: Receipt[] = [];
-  let tailRunning = false;
-  let tailAgain = false;
-  let recounting = false;
-  let recountAgain = false;
   /** The receipt seq the count shown was read at (ConsoleApi.countRequests `through`). */
   let countedThrough = 0;
 
@@ -134,88 +130,65 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       set({ trails: { ...get().trails, [requestId]: trail } });
     }
 
-    /** Ask the count again (after the live tail found an older request that came to match); one at a time. */
-    async function recount(): Promise<void> {
-      if (recounting) {
-        recountAgain = true;
-        return;
+    /**
+     * Ask the count again (after the live tail found an older request that came to match). One at a
+     * time, and at most one a RECOUNT_GAP_MS: a count may read a whole index (a text filter).
+     */
+    const recount = oneAtATime(async () => {
+      const { query, filter } = get();
+      const c = await api.countRequests(filter);
+      if (query === get().query && c.ok) {
+        countedThrough = c.value.through;
+        set({ total: c.value.count, countedQuery: query });
       }
-      recounting = true;
-      try {
-        do {
-          recountAgain = false;
-          const { query, filter } = get();
-          const c = await api.countRequests(filter);
-          if (query === get().query && c.ok) {
-            countedThrough = c.value.through;
-            set({ total: c.value.count, countedQuery: query });
-          }
-          // At most one count a RECOUNT_GAP_MS: a count may read a whole index (a text filter).
-          if (recountAgain) await new Promise((r) => setTimeout(r, RECOUNT_GAP_MS));
-        } while (recountAgain);
-      } finally {
-        recounting = false;
-      }
-    }
+      return false;
+    }, RECOUNT_GAP_MS);
 
-    /** Fetch the requests that changed since the last ask and match the filter; again while more come. */
-    async function tail(): Promise<void> {
-      if (tailRunning) {
-        tailAgain = true;
-        return;
+    /** Fetch the requests that changed since the last ask and match the filter; one ask at a time, again while more come. */
+    const tail = oneAtATime(async () => {
+      const { query, newestCursor, filter } = get();
+      if (!newestCursor) return false;
+      const r = await api.queryRequests({ ...filter, after: newestCursor, limit: TIMELINE_PAGE_SIZE });
+      if (!r.ok || query !== get().query) return false;
+      const known = new Set(get().rows.map((x) => x.requestId));
+      const fresh = r.value.requests.filter((x) => !known.has(x.requestId));
+      // Receipts pushed before this answer, newer than what it holds, are folded in now.
+      const byId = new Map(fresh.map((x) => [x.requestId, x]));
+      for (const rc of early) {
+        const row = rc.requestId === null ? undefined : byId.get(rc.requestId);
+        if (row && rc.seq > row.lastSeq) byId.set(row.requestId, fold(row, rc));
       }
-      tailRunning = true;
-      try {
-        do {
-          tailAgain = false;
-          const { query, newestCursor, filter } = get();
-          if (!newestCursor) return;
-          const r = await api.queryRequests({ ...filter, after: newestCursor, limit: TIMELINE_PAGE_SIZE });
-          if (!r.ok || query !== get().query) return;
-          const known = new Set(get().rows.map((x) => x.requestId));
-          const fresh = r.value.requests.filter((x) => !known.has(x.requestId));
-          // Receipts pushed before this answer, newer than what it holds, are folded in now.
-          const byId = new Map(fresh.map((x) => [x.requestId, x]));
-          for (const rc of early) {
-            const row = rc.requestId === null ? undefined : byId.get(rc.requestId);
-            if (row && rc.seq > row.lastSeq) byId.set(row.requestId, fold(row, rc));
-          }
-          early = early.filter((rc) => rc.requestId !== null && !byId.has(rc.requestId) && !known.has(rc.requestId));
-          // The count holds the matching requests first recorded up to `countedThrough` (the seq it
-          // was read at). A request first recorded after that and within this walk (after its
-          // cursor) is new to it: counted once, by the walk that read its first receipt. One not
-          // held and recorded before the walk or the count may have come to match on a later
-          // receipt, or been counted already: with a filter a later receipt can meet, the count is
-          // asked again.
-          const from = tailCursorSeq(newestCursor) ?? 0;
-          const total = get().total;
-          const recorded = r.value.requests.filter((x) => x.seq > Math.max(countedThrough, from)).length;
-          if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= Math.max(countedThrough, from))) void recount();
-          if (get().newerHidden) {
-            // The newest rows were let go (a page below, now or meanwhile): new ones would go above a
-            // gap, so they wait for showNewest, which reads the first page again. The count goes on.
-            set({ newestCursor: r.value.newestCursor, total: total === null ? null : total + recorded });
-            if (r.value.more) tailAgain = true;
-            continue;
-          }
-          const rows = placeFresh(get().rows, fresh.map((x) => byId.get(x.requestId) as RequestSummary), get().nextCursor !== null || get().loading);
-          // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
-          // Not while a page below is on its way (loading): it continues below the rows held now, and
-          // when it lands the newest go instead (loadMore), so the rows never have a gap.
-          const kept = rows.length > maxRows && !get().loading ? rows.slice(0, maxRows) : rows;
-          const last = kept[kept.length - 1];
-          set({
-            rows: kept,
-            ...(kept !== rows && last ? { nextCursor: encodeCursor('q', last.time, last.seq), ...heldOnly(kept) } : {}),
-            newestCursor: r.value.newestCursor,
-            total: total === null ? null : total + recorded,
-          });
-          if (r.value.more) tailAgain = true;
-        } while (tailAgain);
-      } finally {
-        tailRunning = false;
+      early = early.filter((rc) => rc.requestId !== null && !byId.has(rc.requestId) && !known.has(rc.requestId));
+      // The count holds the matching requests first recorded up to `countedThrough` (the seq it
+      // was read at). A request first recorded after that and within this walk (after its
+      // cursor) is new to it: counted once, by the walk that read its first receipt. One not
+      // held and recorded before the walk or the count may have come to match on a later
+      // receipt, or been counted already: with a filter a later receipt can meet, the count is
+      // asked again.
+      const from = tailCursorSeq(newestCursor) ?? 0;
+      const total = get().total;
+      const recorded = r.value.requests.filter((x) => x.seq > Math.max(countedThrough, from)).length;
+      if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= Math.max(countedThrough, from))) void recount();
+      if (get().newerHidden) {
+        // The newest rows were let go (a page below, now or meanwhile): new ones would go above a
+        // gap, so they wait for showNewest, which reads the first page again. The count goes on.
+        set({ newestCursor: r.value.newestCursor, total: total === null ? null : total + recorded });
+        return r.value.more === true;
       }
-    }
+      const rows = placeFresh(get().rows, fresh.map((x) => byId.get(x.requestId) as RequestSummary), get().nextCursor !== null || get().loading);
+      // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
+      // Not while a page below is on its way (loading): it continues below the rows held now, and
+      // when it lands the newest go instead (loadMore), so the rows never have a gap.
+      const kept = rows.length > maxRows && !get().loading ? rows.slice(0, maxRows) : rows;
+      const last = kept[kept.length - 1];
+      set({
+        rows: kept,
+        ...(kept !== rows && last ? { nextCursor: encodeCursor('q', last.time, last.seq), ...heldOnly(kept) } : {}),
+        newestCursor: r.value.newestCursor,
+        total: total === null ? null : total + recorded,
+      });
+      return r.value.more === true;
+    });
 
     return {
       filter: {},
@@ -378,4 +351,29 @@ export function placeFresh(held: RequestSummary[], fresh: RequestSummary[], open
   const last = held[held.length - 1] as RequestSummary;
   const kept = openBelow ? sorted.filter((x) => timelineOrder(x, last) < 0) : sorted;
   return [...kept, ...held].sort(timelineOrder);
+}
+
+/**
+ * `work` run one at a time: a call while it runs makes one more run after it (calls coalesce), and
+ * so does `work` answering true (more to do). Between runs it waits `gapMs`.
+ */
+function oneAtATime(work: () => Promise<boolean>, gapMs = 0): () => Promise<void> {
+  let running = false;
+  let again = false;
+  return async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        if (await work()) again = true;
+        if (again && gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+      } while (again);
+    } finally {
+      running = false;
+    }
+  };
 }
