@@ -5,11 +5,11 @@
 // deep links, and the live tail — new requests on top, later receipts folded into
 // their rows, receipts that arrive before the tail's answer not lost, answers for
 // an older filter dropped.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
 import { topShift } from '../../src/renderer/components/top-shift';
 import { parseRoute, routeFragment } from '../../src/renderer/route';
-import { createTimelineStore, TIMELINE_PAGE_SIZE } from '../../src/renderer/stores/timeline';
+import { createTimelineStore, RECOUNT_GAP_MS, TIMELINE_PAGE_SIZE } from '../../src/renderer/stores/timeline';
 import { sessionFromFragment } from '../../src/renderer/transport/token';
 import type { ConsoleApi } from '../../src/shared/ipc';
 import type { Receipt, ReceiptInput } from '../../src/shared/receipt';
@@ -279,6 +279,67 @@ describe('the timeline store over a real ledger', () => {
     await tick();
     expect(t.getState().rows.map((r) => r.requestId)).toContain('between-denied');
     expect(t.getState().total).toBe(ledger.countRequests(denied));
+  });
+
+  it('receipts pushed while Show the newest reads the first page are folded into its rows when it lands', async () => {
+    const s = createTimelineStore(api);
+    await s.getState().setFilter({});
+    const x = s.getState().rows[0]!;
+    let release!: () => void;
+    hold = new Promise((r) => (release = r));
+    const newest = s.getState().showNewest();
+    await new Promise((r) => setTimeout(r, 0));
+    hold = null;
+    // The page was read; this receipt comes before the page lands.
+    s.getState().addReceipts([ledger.append(req(x.requestId, { event: 'approval-shown', faculty: x.faculty, actor: { kind: 'console' } }))]);
+    release();
+    await newest;
+    expect(s.getState().rows[0]).toEqual(ledger.queryRequests({ requestId: x.requestId }).requests[0]);
+  });
+
+  it('while newer rows are hidden, the later receipts of a request the tail counted ask no count again; recounts come at most one a RECOUNT_GAP_MS', async () => {
+    const live = { origin: 'https://live.example' };
+    ledger.appendBatch(Array.from({ length: 700 }, (_, i) => req(`live-${i}`)));
+    let counts = 0;
+    const s = createTimelineStore({ ...api, countRequests: async (p) => (counts++, api.countRequests(p)) }, { maxRows: 300 });
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    await s.getState().setFilter(live);
+    await s.getState().loadMore();
+    expect(s.getState().newerHidden).toBe(true);
+    counts = 0;
+    s.getState().addReceipts([ledger.append(req('hidden-new'))]);
+    await tick();
+    for (const event of ['approval-shown', 'approved', 'succeeded'] as const) {
+      s.getState().addReceipts([ledger.append(req('hidden-new', { event, actor: { kind: event === 'approved' ? 'person' : 'console' } }))]);
+      await tick();
+    }
+    expect(counts).toBe(0);
+    expect(s.getState().total).toBe(ledger.countRequests(live));
+  });
+
+  it('recounts coalesce: several asked within RECOUNT_GAP_MS make one count now and one after the gap', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const denied = { outcome: 'denied' as const };
+      for (const id of ['gap-a', 'gap-b', 'gap-c']) ledger.append(req(id));
+      let counts = 0;
+      const s = createTimelineStore({ ...api, countRequests: async (p) => (counts++, api.countRequests(p)) });
+      await s.getState().setFilter(denied);
+      expect(counts).toBe(1);
+      // Each comes to match: recorded before the count, not held, so each asks a count.
+      for (const id of ['gap-a', 'gap-b', 'gap-c']) {
+        s.getState().addReceipts([ledger.append(req(id, { event: 'denied', actor: { kind: 'person' } }))]);
+        await vi.advanceTimersByTimeAsync(10);
+      }
+      expect(counts).toBe(2);
+      await vi.advanceTimersByTimeAsync(RECOUNT_GAP_MS);
+      expect(counts).toBe(3);
+      await vi.advanceTimersByTimeAsync(5 * RECOUNT_GAP_MS);
+      expect(counts).toBe(3);
+      expect(s.getState().total).toBe(ledger.countRequests(denied));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('live tail after the clock stepped back: a new request older than the newest shown is put where the ledger orders it; below the rows held it waits for the page that brings it (once, in its place)', async () => {

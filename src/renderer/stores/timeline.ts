@@ -109,6 +109,11 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
   let early: Receipt[] = [];
   /** The receipt seq the count shown was read at (ConsoleApi.countRequests `through`). */
   let countedThrough = 0;
+  /**
+   * Requests the live tail added to the count since it was read (their first receipt was in its
+   * walk): when one comes back not held (rows let go, or hidden), it needs no recount.
+   */
+  const countedByTail = new Set<string>();
 
   return createStore<TimelineState>()((set, get) => {
     /**
@@ -131,6 +136,25 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
     }
 
     /**
+     * Rows a page just brought, with the receipts pushed for them while it was on its way (kept in
+     * `early`: they were not held then) folded in, and those receipts taken out of `early`.
+     */
+    function withEarly(rows: RequestSummary[]): RequestSummary[] {
+      if (early.length === 0) return rows;
+      const index = new Map(rows.map((x, i) => [x.requestId, i]));
+      let out: RequestSummary[] | null = null;
+      for (const rc of early) {
+        const i = rc.requestId === null ? undefined : index.get(rc.requestId);
+        if (i === undefined) continue;
+        out ??= [...rows];
+        const row = out[i] as RequestSummary;
+        if (rc.seq > row.lastSeq) out[i] = fold(row, rc);
+      }
+      if (out) early = early.filter((rc) => rc.requestId === null || !index.has(rc.requestId));
+      return out ?? rows;
+    }
+
+    /**
      * Ask the count again (after the live tail found an older request that came to match). One at a
      * time, and at most one a RECOUNT_GAP_MS: a count may read a whole index (a text filter).
      */
@@ -139,6 +163,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       const c = await api.countRequests(filter);
       if (query === get().query && c.ok) {
         countedThrough = c.value.through;
+        countedByTail.clear();
         set({ total: c.value.count, countedQuery: query });
       }
       return false;
@@ -167,8 +192,11 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       // asked again.
       const from = tailCursorSeq(newestCursor) ?? 0;
       const total = get().total;
-      const recorded = r.value.requests.filter((x) => x.seq > Math.max(countedThrough, from)).length;
-      if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= Math.max(countedThrough, from))) void recount();
+      const newlyRecorded = r.value.requests.filter((x) => x.seq > Math.max(countedThrough, from));
+      const recorded = newlyRecorded.length;
+      if (countedByTail.size + recorded > MAX_COUNTED_BY_TAIL) countedByTail.clear();
+      for (const x of newlyRecorded) countedByTail.add(x.requestId);
+      if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= Math.max(countedThrough, from) && !countedByTail.has(x.requestId))) void recount();
       if (get().newerHidden) {
         // The newest rows were let go (a page below, now or meanwhile): new ones would go above a
         // gap, so they wait for showNewest, which reads the first page again. The count goes on.
@@ -211,16 +239,18 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const filter = clean(f);
         const query = get().query + 1;
         early = [];
+        countedByTail.clear();
         set({ filter, query, loading: true, error: null, total: null, rows: [], nextCursor: null, newestCursor: null, notice: null, newerHidden: false });
         const r = await api.queryRequests({ ...filter, limit: TIMELINE_PAGE_SIZE });
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
-        set({ loading: false, loaded: true, rows: r.value.requests, nextCursor: r.value.nextCursor, newestCursor: r.value.newestCursor });
+        set({ loading: false, loaded: true, rows: withEarly(r.value.requests), nextCursor: r.value.nextCursor, newestCursor: r.value.newestCursor });
         // The count comes after the first screenful: it may walk a whole index.
         const c = await api.countRequests(filter);
         if (query !== get().query) return;
         if (c.ok) {
           countedThrough = c.value.through;
+          countedByTail.clear();
           set({ total: c.value.count, countedQuery: query });
         }
       },
@@ -232,7 +262,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
         const known = new Set(get().rows.map((x) => x.requestId));
-        const rows = [...get().rows, ...r.value.requests.filter((x) => !known.has(x.requestId))];
+        const rows = [...get().rows, ...withEarly(r.value.requests.filter((x) => !known.has(x.requestId)))];
         // Past the bound the newest rows go, and the live tail puts none in until showNewest (no gap above the top row).
         const excess = rows.length - maxRows;
         const kept = excess > 0 ? rows.slice(excess) : rows;
@@ -323,6 +353,9 @@ export type TimelineStore = ReturnType<typeof createTimelineStore>;
 /** Between two counts the live tail asks for (ms). */
 export const RECOUNT_GAP_MS = 1_000;
 
+/** Most request ids kept in `countedByTail` before it is emptied (then at worst one recount more). */
+const MAX_COUNTED_BY_TAIL = 20_000;
+
 /** What a request's first receipt sets for good (src/shared/request-summary.ts foldReceipt): its time, faculty and id. */
 const SET_AT_FIRST: ReadonlySet<string> = new Set<keyof RequestFilter>(['from', 'to', 'faculty', 'requestId']);
 
@@ -355,7 +388,8 @@ export function placeFresh(held: RequestSummary[], fresh: RequestSummary[], open
 
 /**
  * `work` run one at a time: a call while it runs makes one more run after it (calls coalesce), and
- * so does `work` answering true (more to do). Between runs it waits `gapMs`.
+ * so does `work` answering true (more to do). After each run it waits `gapMs` (ms) before it is
+ * done, so calls within that time wait for it too: at most one run a `gapMs`.
  */
 function oneAtATime(work: () => Promise<boolean>, gapMs = 0): () => Promise<void> {
   let running = false;
@@ -370,7 +404,8 @@ function oneAtATime(work: () => Promise<boolean>, gapMs = 0): () => Promise<void
       do {
         again = false;
         if (await work()) again = true;
-        if (again && gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+        // With a gap, calls during it coalesce into the next run: at most one run a gapMs.
+        if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
       } while (again);
     } finally {
       running = false;
