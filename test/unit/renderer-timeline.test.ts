@@ -297,6 +297,23 @@ describe('the timeline store over a real ledger', () => {
     expect(s.getState().rows[0]).toEqual(ledger.queryRequests({ requestId: x.requestId }).requests[0]);
   });
 
+  it('a receipt pushed while a page below is on its way, for a request on that page, is folded in when it lands, though the live tail answered first', async () => {
+    const s = createTimelineStore(api);
+    await s.getState().setFilter({});
+    const x = ledger.queryRequests({ cursor: s.getState().nextCursor as string, limit: TIMELINE_PAGE_SIZE }).requests[5]!;
+    let release!: () => void;
+    hold = new Promise((r) => (release = r));
+    const more = s.getState().loadMore();
+    await new Promise((r) => setTimeout(r, 0));
+    hold = null;
+    // The page was read; the receipt comes, and the tail's answer (X left out: below the rows held, a page on its way) lands first.
+    s.getState().addReceipts([ledger.append(req(x.requestId, { event: 'approval-shown', faculty: x.faculty, actor: { kind: 'console' } }))]);
+    await new Promise((r) => setTimeout(r, 10));
+    release();
+    await more;
+    expect(s.getState().rows.find((r) => r.requestId === x.requestId)).toEqual(ledger.queryRequests({ requestId: x.requestId }).requests[0]);
+  });
+
   it('while newer rows are hidden, the later receipts of a request the tail counted ask no count again; recounts come at most one a RECOUNT_GAP_MS', async () => {
     const live = { origin: 'https://live.example' };
     ledger.appendBatch(Array.from({ length: 700 }, (_, i) => req(`live-${i}`)));

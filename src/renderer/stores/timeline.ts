@@ -183,7 +183,6 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const row = rc.requestId === null ? undefined : byId.get(rc.requestId);
         if (row && rc.seq > row.lastSeq) byId.set(row.requestId, fold(row, rc));
       }
-      early = early.filter((rc) => rc.requestId !== null && !byId.has(rc.requestId) && !known.has(rc.requestId));
       // The count holds the matching requests first recorded up to `countedThrough` (the seq it
       // was read at). A request first recorded after that and within this walk (after its
       // cursor) is new to it: counted once, by the walk that read its first receipt. One not
@@ -200,6 +199,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       if (get().newerHidden) {
         // The newest rows were let go (a page below, now or meanwhile): new ones would go above a
         // gap, so they wait for showNewest, which reads the first page again. The count goes on.
+        // Nothing is put in: the receipts kept for those requests stay kept (a page may bring them).
         set({ newestCursor: r.value.newestCursor, total: total === null ? null : total + recorded });
         return r.value.more === true;
       }
@@ -209,6 +209,10 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       // when it lands the newest go instead (loadMore), so the rows never have a gap.
       const kept = rows.length > maxRows && !get().loading ? rows.slice(0, maxRows) : rows;
       const last = kept[kept.length - 1];
+      // The receipts kept for requests held now are in their rows; those of a request left out (below
+      // the rows held, a page on its way) stay kept for the page that brings it (withEarly).
+      const held = new Set(kept.map((x) => x.requestId));
+      early = early.filter((rc) => rc.requestId !== null && !held.has(rc.requestId));
       set({
         rows: kept,
         ...(kept !== rows && last ? { nextCursor: encodeCursor('q', last.time, last.seq), ...heldOnly(kept) } : {}),
