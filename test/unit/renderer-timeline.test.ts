@@ -314,6 +314,33 @@ describe('the timeline store over a real ledger', () => {
     expect(s.getState().rows.find((r) => r.requestId === x.requestId)).toEqual(ledger.queryRequests({ requestId: x.requestId }).requests[0]);
   });
 
+  it('while newer rows are hidden, an older request that comes to match goes among the rows held, in the ledger\'s order; a new one does not go above the gap', async () => {
+    const denied = { outcome: 'denied' as const };
+    const deny = (id: string) => req(id, { event: 'denied', actor: { kind: 'person' } });
+    ledger.appendBatch(Array.from({ length: 250 }, (_, i) => [req(`older-${i}`), deny(`older-${i}`)]).flat());
+    ledger.append(req('comes-to-match'));
+    ledger.appendBatch(Array.from({ length: 250 }, (_, i) => [req(`newer-${i}`), deny(`newer-${i}`)]).flat());
+    const s = createTimelineStore(api, { maxRows: 300 });
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    await s.getState().setFilter(denied);
+    await s.getState().loadMore();
+    expect(s.getState().newerHidden).toBe(true);
+    const before = s.getState().rows.map((r) => r.requestId);
+    s.getState().addReceipts([ledger.append(deny('comes-to-match')), ledger.append(req('brand-new')), ledger.append(deny('brand-new'))]);
+    await tick();
+    await tick();
+    const ids = s.getState().rows.map((r) => r.requestId);
+    expect(ids).not.toContain('brand-new');
+    // The window stays at its bound: the last row held before is let go at the bottom.
+    expect(ids).toHaveLength(300);
+    expect(ids.filter((x) => x !== 'comes-to-match')).toEqual(before.slice(0, -1));
+    const ledgerOrder = ledger.queryRequests({ ...denied, limit: 500 }).requests.map((r) => r.requestId);
+    const at = ids.indexOf('comes-to-match');
+    expect(at).toBeGreaterThan(0);
+    expect(ids.slice(at - 1, at + 2)).toEqual(ledgerOrder.slice(ledgerOrder.indexOf('comes-to-match') - 1, ledgerOrder.indexOf('comes-to-match') + 2));
+    expect(s.getState().total).toBe(ledger.countRequests(denied));
+  });
+
   it('while newer rows are hidden, the later receipts of a request the tail counted ask no count again; recounts come at most one a RECOUNT_GAP_MS', async () => {
     const live = { origin: 'https://live.example' };
     ledger.appendBatch(Array.from({ length: 700 }, (_, i) => req(`live-${i}`)));

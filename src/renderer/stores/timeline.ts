@@ -17,8 +17,8 @@
  * requests, would otherwise grow the page without end (every pushed batch is folded over
  * the rows held). Past the bound, new rows on top let the oldest go (scrolling down loads
  * them again from a cursor built from the last row kept, src/shared/cursor.ts); rows loaded
- * at the bottom let the newest go, and the live tail then puts no rows in (`newerHidden`; it
- * still counts them) until the person goes back to the newest (`showNewest`), so the rows held
+ * at the bottom let the newest go, and the live tail then puts no rows above the top row held
+ * (`newerHidden`; it still counts them) until the person goes back to the newest (`showNewest`), so the rows held
  * never have a gap.
  */
 import { createStore } from 'zustand/vanilla';
@@ -69,7 +69,7 @@ export interface TimelineState {
   following: Route | null;
   /**
    * Newer requests than the top row exist and are not held: rows loaded at the bottom let
-   * them go (the window is full). The live tail puts no rows in (it counts them) until `showNewest`.
+   * them go (the window is full). The live tail puts no rows above the top row held (it counts them) until `showNewest`.
    */
   newerHidden: boolean;
   setFilter(f: RequestFilter): Promise<void>;
@@ -196,14 +196,12 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       if (countedByTail.size + recorded > MAX_COUNTED_BY_TAIL) countedByTail.clear();
       for (const x of newlyRecorded) countedByTail.add(x.requestId);
       if (mayComeToMatch(filter) && fresh.some((x) => x.seq <= Math.max(countedThrough, from) && !countedByTail.has(x.requestId))) void recount();
-      if (get().newerHidden) {
-        // The newest rows were let go (a page below, now or meanwhile): new ones would go above a
-        // gap, so they wait for showNewest, which reads the first page again. The count goes on.
-        // Nothing is put in: the receipts kept for those requests stay kept (a page may bring them).
-        set({ newestCursor: r.value.newestCursor, total: total === null ? null : total + recorded });
-        return r.value.more === true;
-      }
-      const rows = placeFresh(get().rows, fresh.map((x) => byId.get(x.requestId) as RequestSummary), get().nextCursor !== null || get().loading);
+      // While the newest rows are let go (a page below, now or meanwhile), a request that sorts above
+      // the top row held would go above a gap: it waits for showNewest, which reads the first page
+      // again. One that sorts among the rows held (an older one that came to match) goes in.
+      const top = get().rows[0];
+      const placeable = fresh.map((x) => byId.get(x.requestId) as RequestSummary).filter((x) => !get().newerHidden || (top !== undefined && timelineOrder(x, top) > 0));
+      const rows = placeFresh(get().rows, placeable, get().nextCursor !== null || get().loading);
       // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
       // Not while a page below is on its way (loading): it continues below the rows held now, and
       // when it lands the newest go instead (loadMore), so the rows never have a gap.
