@@ -16,6 +16,15 @@
 export type CursorKind = 'r' | 'q';
 
 /**
+ * The order the cursors page in, for Array.sort: newest first by (time, seq), of receipts or of
+ * requests (by their first receipt's). An item recorded after the clock stepped back sorts below
+ * newer-timed ones, where the pages below find it too.
+ */
+export function newestFirst(a: { time: number; seq: number }, b: { time: number; seq: number }): number {
+  return b.time - a.time || b.seq - a.seq;
+}
+
+/**
  * The cursor naming the item at (time, seq): the next page starts right below it.
  * @param time ms since the epoch (the item's `time`).
  * @param seq the item's seq (a receipt's, or a request's first receipt's).

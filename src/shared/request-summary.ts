@@ -244,15 +244,6 @@ export interface RequestPage {
   more?: true;
 }
 
-/**
- * The timeline's order, for Array.sort: newest first by the first receipt's (time, seq), the
- * order the ledger pages in (its cursors name a (time, seq)). A request recorded after the clock
- * stepped back sorts below newer-timed ones, where the pages below find it too.
- */
-export function timelineOrder(a: Pick<RequestSummary, 'time' | 'seq'>, b: Pick<RequestSummary, 'time' | 'seq'>): number {
-  return b.time - a.time || b.seq - a.seq;
-}
-
 /** The deep link to one request in the console's timeline (a URL fragment; docs/timeline.md). */
 export function requestLink(requestId: string): string {
   return `#/timeline?request=${encodeURIComponent(requestId)}`;

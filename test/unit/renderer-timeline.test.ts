@@ -7,7 +7,7 @@
 // an older filter dropped.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Ledger } from '../../src/main/core/ledger/index';
-import { topShift } from '../../src/renderer/components/top-shift';
+import { isNewList } from '../../src/renderer/components/new-list';
 import { parseRoute, routeFragment } from '../../src/renderer/route';
 import { createTimelineStore, RECOUNT_GAP_MS, TIMELINE_PAGE_SIZE } from '../../src/renderer/stores/timeline';
 import { sessionFromFragment } from '../../src/renderer/transport/token';
@@ -53,15 +53,14 @@ describe('deep links', () => {
 });
 
 describe('keeping the view when the top of a list moves', () => {
-  it('counts rows put on top and rows let go from the top; a new list (no first row in common) is neither', () => {
+  it('rows put on top, let go from the top, or added below are the same list; no first row in common is a new list', () => {
     const id = (x: string) => x;
-    expect(topShift(['c', 'b', 'a'], ['e', 'd', 'c', 'b'], id)).toEqual({ added: 2, removed: 0, fresh: false });
-    expect(topShift(['e', 'd', 'c', 'b'], ['c', 'b', 'a'], id)).toEqual({ added: 0, removed: 2, fresh: false });
-    expect(topShift(['c', 'b'], ['c', 'b', 'a'], id)).toEqual({ added: 0, removed: 0, fresh: false });
-    expect(topShift(['c', 'b'], ['y', 'x'], id)).toEqual({ added: 0, removed: 0, fresh: true });
-    expect(topShift([], ['a'], id)).toEqual({ added: 0, removed: 0, fresh: false });
+    expect(isNewList(['c', 'b', 'a'], ['e', 'd', 'c', 'b'], id)).toBe(false);
+    expect(isNewList(['e', 'd', 'c', 'b'], ['c', 'b', 'a'], id)).toBe(false);
+    expect(isNewList(['c', 'b'], ['c', 'b', 'a'], id)).toBe(false);
+    expect(isNewList(['c', 'b'], ['y', 'x'], id)).toBe(true);
+    expect(isNewList([], ['a'], id)).toBe(false);
   });
-
 });
 
 describe('the timeline store over a real ledger', () => {

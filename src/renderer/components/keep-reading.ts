@@ -8,7 +8,7 @@
  * console-timeline.spec.ts (the live tail, rows let go with open rows among them, Receipts).
  */
 import { useCallback, useEffect, useLayoutEffect, useRef, type RefObject } from 'react';
-import { topShift } from './top-shift';
+import { isNewList } from './new-list';
 
 /** What useKeepReading needs of a @tanstack/react-virtual Virtualizer. */
 export interface VirtualRows {
@@ -46,8 +46,7 @@ export function useKeepReading<T>(scrollRef: RefObject<HTMLElement | null>, virt
     const old = before.current;
     before.current = rows;
     if (!el) return;
-    const { fresh } = topShift(old, rows, key);
-    if (reset.current !== resetKey || fresh) {
+    if (reset.current !== resetKey || isNewList(old, rows, key)) {
       reset.current = resetKey;
       anchor.current = null;
       el.scrollTop = 0;

@@ -14,7 +14,7 @@
  * until the person goes back to the newest (`loadFirst`).
  */
 import { createStore } from 'zustand/vanilla';
-import { encodeCursor } from '../../shared/cursor';
+import { encodeCursor, newestFirst } from '../../shared/cursor';
 import type { ConsoleApi } from '../../shared/ipc';
 import type { Receipt, VerifyReport } from '../../shared/receipt';
 import type { ErrorInfo } from '../../shared/result';
@@ -75,11 +75,8 @@ export interface ReceiptsState {
   clearSearch(): void;
 }
 
-/** Newest first in the ledger's own order (Ledger.query): by time, then seq; the clock can step back, so not by seq alone. */
-const newestFirst = (x: Receipt, y: Receipt): number => y.time - x.time || y.seq - x.seq;
-
 /**
- * Merge receipts by id, newest first in the ledger's order (time, then seq: `newestFirst`), so the
+ * Merge receipts by id, newest first in the ledger's order (time, then seq: `newestFirst`, src/shared/cursor.ts; the clock can step back, so not by seq alone), so the
  * list is the ledger's pages laid end to end and its window (the file header) lets go of what a
  * page cursor brings back. `a` is a list this function made (sorted, no duplicates). When every
  * receipt of `b` is newer than `a`'s newest (the live tail's case) they are put on top without

@@ -22,10 +22,10 @@
  * never have a gap.
  */
 import { createStore } from 'zustand/vanilla';
-import { encodeCursor, tailCursorSeq } from '../../shared/cursor';
+import { encodeCursor, newestFirst, tailCursorSeq } from '../../shared/cursor';
 import type { ConsoleApi } from '../../shared/ipc';
 import type { Receipt } from '../../shared/receipt';
-import { foldReceipt, timelineOrder, type RequestFilter, type RequestSummary } from '../../shared/request-summary';
+import { foldReceipt, type RequestFilter, type RequestSummary } from '../../shared/request-summary';
 import type { ErrorInfo } from '../../shared/result';
 import type { Route } from '../route';
 
@@ -136,22 +136,31 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
     }
 
     /**
-     * Rows a page just brought, with the receipts pushed for them while it was on its way (kept in
-     * `early`: they were not held then) folded in, and those receipts taken out of `early`.
+     * `rows` with the receipts kept in `early` for them (pushed while they were not held) folded in,
+     * those newer than the row.
      */
-    function withEarly(rows: RequestSummary[]): RequestSummary[] {
+    function foldEarly(rows: RequestSummary[]): RequestSummary[] {
       if (early.length === 0) return rows;
       const index = new Map(rows.map((x, i) => [x.requestId, i]));
       let out: RequestSummary[] | null = null;
       for (const rc of early) {
         const i = rc.requestId === null ? undefined : index.get(rc.requestId);
-        if (i === undefined) continue;
+        if (i === undefined || rc.seq <= (rows[i] as RequestSummary).lastSeq) continue;
         out ??= [...rows];
-        const row = out[i] as RequestSummary;
-        if (rc.seq > row.lastSeq) out[i] = fold(row, rc);
+        out[i] = fold(out[i] as RequestSummary, rc);
       }
-      if (out) early = early.filter((rc) => rc.requestId === null || !index.has(rc.requestId));
       return out ?? rows;
+    }
+
+    /**
+     * Let go of the receipts kept for requests now held (they are in their rows). Those of a request
+     * left out (below the rows held while a page is on its way, or above them while the newest are
+     * hidden) stay kept for the page that brings it.
+     */
+    function dropEarlyHeld(rows: readonly RequestSummary[]): void {
+      if (early.length === 0) return;
+      const held = new Set(rows.map((x) => x.requestId));
+      early = early.filter((rc) => rc.requestId !== null && !held.has(rc.requestId));
     }
 
     /**
@@ -177,12 +186,6 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       if (!r.ok || query !== get().query) return false;
       const known = new Set(get().rows.map((x) => x.requestId));
       const fresh = r.value.requests.filter((x) => !known.has(x.requestId));
-      // Receipts pushed before this answer, newer than what it holds, are folded in now.
-      const byId = new Map(fresh.map((x) => [x.requestId, x]));
-      for (const rc of early) {
-        const row = rc.requestId === null ? undefined : byId.get(rc.requestId);
-        if (row && rc.seq > row.lastSeq) byId.set(row.requestId, fold(row, rc));
-      }
       // The count holds the matching requests first recorded up to `countedThrough` (the seq it
       // was read at). A request first recorded after that and within this walk (after its
       // cursor) is new to it: counted once, by the walk that read its first receipt. One not
@@ -200,17 +203,15 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       // the top row held would go above a gap: it waits for showNewest, which reads the first page
       // again. One that sorts among the rows held (an older one that came to match) goes in.
       const top = get().rows[0];
-      const placeable = fresh.map((x) => byId.get(x.requestId) as RequestSummary).filter((x) => !get().newerHidden || (top !== undefined && timelineOrder(x, top) > 0));
+      // Receipts pushed before this answer, newer than what it holds, are folded in now.
+      const placeable = foldEarly(fresh).filter((x) => !get().newerHidden || (top !== undefined && newestFirst(x, top) > 0));
       const rows = placeFresh(get().rows, placeable, get().nextCursor !== null || get().loading);
       // Past the bound the oldest rows go; scrolling down loads them again after the last row kept.
       // Not while a page below is on its way (loading): it continues below the rows held now, and
       // when it lands the newest go instead (loadMore), so the rows never have a gap.
       const kept = rows.length > maxRows && !get().loading ? rows.slice(0, maxRows) : rows;
       const last = kept[kept.length - 1];
-      // The receipts kept for requests held now are in their rows; those of a request left out (below
-      // the rows held, a page on its way) stay kept for the page that brings it (withEarly).
-      const held = new Set(kept.map((x) => x.requestId));
-      early = early.filter((rc) => rc.requestId !== null && !held.has(rc.requestId));
+      dropEarlyHeld(kept);
       set({
         rows: kept,
         ...(kept !== rows && last ? { nextCursor: encodeCursor('q', last.time, last.seq), ...heldOnly(kept) } : {}),
@@ -246,7 +247,9 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const r = await api.queryRequests({ ...filter, limit: TIMELINE_PAGE_SIZE });
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
-        set({ loading: false, loaded: true, rows: withEarly(r.value.requests), nextCursor: r.value.nextCursor, newestCursor: r.value.newestCursor });
+        const rows = foldEarly(r.value.requests);
+        dropEarlyHeld(rows);
+        set({ loading: false, loaded: true, rows, nextCursor: r.value.nextCursor, newestCursor: r.value.newestCursor });
         // The count comes after the first screenful: it may walk a whole index.
         const c = await api.countRequests(filter);
         if (query !== get().query) return;
@@ -264,7 +267,9 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         if (query !== get().query) return;
         if (!r.ok) return set({ loading: false, error: r.error });
         const known = new Set(get().rows.map((x) => x.requestId));
-        const rows = [...get().rows, ...withEarly(r.value.requests.filter((x) => !known.has(x.requestId)))];
+        const page = foldEarly(r.value.requests.filter((x) => !known.has(x.requestId)));
+        dropEarlyHeld(page);
+        const rows = [...get().rows, ...page];
         // Past the bound the newest rows go, and the live tail puts none in until showNewest (no gap above the top row).
         const excess = rows.length - maxRows;
         const kept = excess > 0 ? rows.slice(excess) : rows;
@@ -371,8 +376,8 @@ function mayComeToMatch(f: RequestFilter): boolean {
 }
 
 /**
- * The rows held with the live tail's new requests put in, in the timeline's order (timelineOrder,
- * the ledger's). New requests are nearly always newer than every row held and go on top; one
+ * The rows held with the live tail's new requests put in, in the ledger's order (newestFirst,
+ * src/shared/cursor.ts). New requests are nearly always newer than every row held and go on top; one
  * recorded after the clock stepped back, or an older one a later receipt brought to match the
  * filter, sorts among the rows held, or below them. Below the last
  * row held, while older rows are still to load (`openBelow`: a next page, or one on its way), it
@@ -380,12 +385,12 @@ function mayComeToMatch(f: RequestFilter): boolean {
  */
 export function placeFresh(held: RequestSummary[], fresh: RequestSummary[], openBelow: boolean): RequestSummary[] {
   if (fresh.length === 0) return held;
-  const sorted = [...fresh].sort(timelineOrder);
+  const sorted = [...fresh].sort(newestFirst);
   const top = held[0];
-  if (!top || timelineOrder(sorted[sorted.length - 1] as RequestSummary, top) < 0) return [...sorted, ...held];
+  if (!top || newestFirst(sorted[sorted.length - 1] as RequestSummary, top) < 0) return [...sorted, ...held];
   const last = held[held.length - 1] as RequestSummary;
-  const kept = openBelow ? sorted.filter((x) => timelineOrder(x, last) < 0) : sorted;
-  return [...kept, ...held].sort(timelineOrder);
+  const kept = openBelow ? sorted.filter((x) => newestFirst(x, last) < 0) : sorted;
+  return [...kept, ...held].sort(newestFirst);
 }
 
 /**

@@ -381,16 +381,12 @@ export class Ledger {
   }
 
   /**
-   * One page of the request timeline (docs/timeline.md): requests (every receipt
-   * sharing a request id, folded into one RequestSummary), newest first by their
-   * first receipt's (time, seq), matching every filter of `q` (RequestFilter in
-   * src/shared/request-summary.ts). `cursor` continues with older requests
-   * (`nextCursor`, null on the last page); `after` (a page's `newestCursor`) asks instead for the
-   * requests that changed since it, by receipt seq: the live tail (new ones, one recorded after the
-   * clock stepped back too, and older ones a later receipt brought to match; `more` when cut short).
-   * `limit` 1..MAX_REQUEST_PAGE (default DEFAULT_REQUEST_PAGE). Read from the request index
-   * (requests.ts): one backward walk of the index of the first equality filter given (keyset paging,
-   * never OFFSET), never the receipts; the tail reads the receipts recorded since, and their requests.
+   * One page of the request timeline (docs/timeline.md): requests (every receipt sharing a request
+   * id, folded into one RequestSummary) matching every filter of `q` (RequestFilter), newest first by
+   * their first receipt's (time, seq). `cursor` continues with older ones (`nextCursor`, null on the
+   * last page); `after` (a page's `newestCursor`) asks instead for those that changed since, by
+   * receipt seq: the live tail (`more` when cut short). `limit` 1..MAX_REQUEST_PAGE (default
+   * DEFAULT_REQUEST_PAGE). Never OFFSET, never a scan of the receipts (how: requests.ts).
    * @throws LedgerInputError for a bad filter, limit or cursor; LedgerStateError for a file opened
    *   read-only below format 3 (it has no request index).
    */
@@ -398,18 +394,14 @@ export class Ledger {
     return this.requests().page(q);
   }
 
-  /**
-   * How many requests match `f` (the filters of queryRequests). Counted on the request index: an
-   * equality filter counts its own index's entries, without reading rows; `event` and `text` read
-   * every row the walk reaches. @throws as queryRequests.
-   */
+  /** How many requests match `f` (the filters of queryRequests), on the request index. @throws as queryRequests. */
   countRequests(f: RequestFilter = {}): number {
     return this.requests().count(f);
   }
 
   /** countRequests, and `through`: the newest receipt's seq when counted (ConsoleApi.countRequests). @throws as queryRequests. */
   countRequestsAt(f: RequestFilter = {}): { count: number; through: number } {
-    return { count: this.countRequests(f), through: this.head().count };
+    return this.requests().countAt(f);
   }
 
   /** EXPLAIN QUERY PLAN of a request page, for tests that check no page scans the receipts. */

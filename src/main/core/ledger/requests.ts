@@ -12,9 +12,9 @@
 import type Database from 'better-sqlite3';
 import { FACULTIES, OUTCOME_EVENTS, type Actor, type Faculty, type OutcomeEvent, type ReceiptEvent } from '../../../shared/receipt';
 import {
-  REASON_EVENTS, eventBit, foldReceipt, timelineOrder, type Decider, type FoldableReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary,
+  REASON_EVENTS, eventBit, foldReceipt, type Decider, type FoldableReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary,
 } from '../../../shared/request-summary';
-import { encodeCursor, encodeTailCursor, tailCursorSeq } from '../../../shared/cursor';
+import { encodeCursor, encodeTailCursor, newestFirst, tailCursorSeq } from '../../../shared/cursor';
 import { LedgerInputError, decodeCursor, isReceiptEvent } from './input';
 
 /**
@@ -291,35 +291,31 @@ export class RequestIndexReader {
    * reads the requests that changed since the cursor: those with a receipt whose seq is in
    * (@aSeq, @bSeq], found by the receipts' rowid range and looked up by request id, matching the
    * filters now. So a request recorded after the clock stepped back is new all the same, and one
-   * that comes to match a filter on a later receipt (its outcome, an event, a reason) is found.
+   * that comes to match a filter on a later receipt (its outcome, an event, a reason, a read's
+   * origin) is found.
    */
   private pageSql(q: RequestQuery, limit: number): { sql: string; key: string; params: Record<string, string | number>; mode: 'first' | 'older' | 'newer'; after: number } {
     const w = whereOf(q);
     if (q.cursor !== undefined && q.after !== undefined) throw new LedgerInputError('give cursor or after, not both');
+    if (q.after !== undefined) {
+      const after = tailCursorSeq(q.after);
+      if (after === null) throw new LedgerInputError('request after is not one this ledger issued');
+      // The receipts' rowid range drives the lookups: INDEXED BY keeps SQLite from walking a
+      // filter's own index over all its rows instead.
+      const where = ['request_id IN (SELECT request_id FROM receipts WHERE seq > @aSeq AND seq <= @bSeq AND request_id IS NOT NULL)', ...w.sql];
+      const sql = `SELECT ${COLUMNS} FROM requests INDEXED BY sqlite_autoindex_requests_1 WHERE ${where.join(' AND ')}`;
+      return { sql, key: `page:newer:${w.key.join(',')}`, params: { ...w.params, aSeq: after, bSeq: after + limit }, mode: 'newer', after };
+    }
     const params: Record<string, string | number> = { ...w.params, limit: limit + 1 };
     const where = [...w.sql];
-    let mode: 'first' | 'older' | 'newer' = 'first';
-    let after = 0;
     if (q.cursor !== undefined) {
       const c = decodeCursor('q', q.cursor, 'request cursor');
       where.push('(time, seq) < (@cTime, @cSeq)');
       Object.assign(params, { cTime: c.time, cSeq: c.seq });
-      mode = 'older';
-    } else if (q.after !== undefined) {
-      const a = tailCursorSeq(q.after);
-      if (a === null) throw new LedgerInputError('request after is not one this ledger issued');
-      after = a;
-      mode = 'newer';
     }
-    if (mode === 'newer') {
-      // The receipts' rowid range drives the lookups: INDEXED BY keeps SQLite from walking a
-      // filter's own index over all its rows instead.
-      where.unshift('request_id IN (SELECT request_id FROM receipts WHERE seq > @aSeq AND seq <= @bSeq AND request_id IS NOT NULL)');
-      const sql = `SELECT ${COLUMNS} FROM requests INDEXED BY sqlite_autoindex_requests_1 WHERE ${where.join(' AND ')}`;
-      return { sql, key: `page:newer:${w.key.join(',')}`, params: { ...w.params, aSeq: after, bSeq: after + limit }, mode, after };
-    }
+    const mode = q.cursor !== undefined ? 'older' : 'first';
     const sql = `SELECT ${COLUMNS} FROM requests${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY time DESC, seq DESC LIMIT @limit`;
-    return { sql, key: `page:${mode}:${w.key.join(',')}`, params, mode, after };
+    return { sql, key: `page:${mode}:${w.key.join(',')}`, params, mode, after: 0 };
   }
 
   /** See Ledger.queryRequests. */
@@ -362,7 +358,7 @@ export class RequestIndexReader {
       for (const r of chunk) rows.set(r[1], r);
       at = to;
     }
-    return { requests: [...rows.values()].map(rowToSummary).sort(timelineOrder), nextCursor: null, newestCursor: encodeTailCursor(at), ...(at < head ? { more: true } : {}) };
+    return { requests: [...rows.values()].map(rowToSummary).sort(newestFirst), nextCursor: null, newestCursor: encodeTailCursor(at), ...(at < head ? { more: true } : {}) };
   }
 
   /** The seq of the newest receipt (the rowid's maximum: one step down the table's b-tree), 0 when none. */
@@ -370,14 +366,22 @@ export class RequestIndexReader {
     return (this.stmt('last-receipt-seq', () => 'SELECT max(seq) FROM receipts').pluck().get() as number | null) ?? 0;
   }
 
-  /** See Ledger.countRequests. */
+  /**
+   * How many requests match `f` (Ledger.countRequests): an equality filter counts its own index's
+   * entries, without reading rows; `event` and `text` read every row the walk reaches.
+   */
   count(f: RequestFilter): number {
     const w = whereOf(f);
     const stmt = this.stmt(`count:${w.key.join(',')}`, () => `SELECT COUNT(*) FROM requests${w.sql.length ? ` WHERE ${w.sql.join(' AND ')}` : ''}`).pluck();
     return stmt.get(w.params) as number;
   }
 
-  /** The SQLite query plan of a page (tests assert it walks an index, or for the tail the rowid, never the receipts). */
+  /** count, and `through`: the newest receipt's seq when counted (a request first recorded after it is not in the count). */
+  countAt(f: RequestFilter): { count: number; through: number } {
+    return { count: this.count(f), through: this.lastReceiptSeq() };
+  }
+
+  /** The SQLite query plan of a page (tests assert a page walks an index of `requests`, and the tail the receipts recorded since). */
   plan(q: RequestQuery): string[] {
     const p = this.pageSql(q, 100);
     return (this.db.prepare(`EXPLAIN QUERY PLAN ${p.sql}`).all(p.params) as Array<{ detail: string }>).map((r) => r.detail);
