@@ -280,6 +280,54 @@ describe('the timeline store over a real ledger', () => {
     expect(t.getState().total).toBe(ledger.countRequests(denied));
   });
 
+  it('the count stays the ledger\'s for an older request a page below brings after it came to match, before the live tail read its deciding receipt', async () => {
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    const denied = { outcome: 'denied' as const };
+    const decide = { event: 'denied' as const, actor: { kind: 'person' as const } };
+    // The oldest of them, still undecided when the timeline opens, below more than a page of denied ones.
+    ledger.append(req('late'));
+    ledger.appendBatch(Array.from({ length: TIMELINE_PAGE_SIZE + 20 }, (_, i) => [req(`denied-${i}`), req(`denied-${i}`, decide)]).flat());
+    const s = createTimelineStore(api);
+    await s.getState().setFilter(denied);
+    await tick();
+    expect(s.getState().total).toBe(ledger.countRequests(denied));
+    expect(s.getState().nextCursor).not.toBeNull();
+    // Decided after the count; the page below is read before the tail hears of it.
+    const decided = ledger.append(req('late', decide));
+    await s.getState().loadMore();
+    expect(s.getState().rows.map((r) => r.requestId)).toContain('late');
+    s.getState().addReceipts([decided]);
+    await tick();
+    await tick();
+    expect(s.getState().total).toBe(ledger.countRequests(denied));
+    // The same with the page below landing while the count is still on its way (read before the decision).
+    ledger.append(req('late-2'));
+    ledger.appendBatch(Array.from({ length: TIMELINE_PAGE_SIZE + 20 }, (_, i) => [req(`again-${i}`), req(`again-${i}`, decide)]).flat());
+    let counted: () => void = () => {};
+    const countIn = new Promise<void>((r) => (counted = r));
+    const t = createTimelineStore({
+      ...api,
+      countRequests: async (p) => {
+        const c = await api.countRequests(p);
+        await countIn;
+        return c;
+      },
+    });
+    void t.getState().setFilter(denied);
+    await tick();
+    const decided2 = ledger.append(req('late-2', decide));
+    await t.getState().loadMore();
+    await t.getState().loadMore();
+    expect(t.getState().rows.map((r) => r.requestId)).toContain('late-2');
+    t.getState().addReceipts([decided2]);
+    await tick();
+    expect(t.getState().total).toBeNull();
+    counted();
+    await tick();
+    await tick();
+    expect(t.getState().total).toBe(ledger.countRequests(denied));
+  });
+
   it('receipts pushed while Show the newest reads the first page are folded into its rows when it lands', async () => {
     const s = createTimelineStore(api);
     await s.getState().setFilter({});

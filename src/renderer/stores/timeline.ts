@@ -114,6 +114,8 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
    * walk): when one comes back not held (rows let go, or hidden), it needs no recount.
    */
   const countedByTail = new Set<string>();
+  /** A page below landed before this filter's count was in (askAgainIfBrought checks the rows held once it is). */
+  let broughtBeforeCount = false;
 
   return createStore<TimelineState>()((set, get) => {
     /**
@@ -177,6 +179,18 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
       }
       return false;
     }, RECOUNT_GAP_MS);
+
+    /**
+     * After a page below landed: a row on it with a receipt recorded after the count was read
+     * (`lastSeq` > `countedThrough`) may have come to match since, and the live tail, which counts
+     * only requests it finds not held, will not count it when it reads that receipt. With a filter
+     * a later receipt can meet, the count is asked again; before the count is in, once it is.
+     */
+    function askAgainIfBrought(page: readonly RequestSummary[]): void {
+      if (!mayComeToMatch(get().filter) || !page.some((x) => !countedByTail.has(x.requestId))) return;
+      if (get().countedQuery !== get().query || get().total === null) broughtBeforeCount = true;
+      else if (page.some((x) => x.lastSeq > countedThrough && !countedByTail.has(x.requestId))) void recount();
+    }
 
     /** Fetch the requests that changed since the last ask and match the filter; one ask at a time, again while more come. */
     const tail = oneAtATime(async () => {
@@ -243,6 +257,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const query = get().query + 1;
         early = [];
         countedByTail.clear();
+        broughtBeforeCount = false;
         set({ filter, query, loading: true, error: null, total: null, rows: [], nextCursor: null, newestCursor: null, notice: null, newerHidden: false });
         const r = await api.queryRequests({ ...filter, limit: TIMELINE_PAGE_SIZE });
         if (query !== get().query) return;
@@ -257,6 +272,10 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
           countedThrough = c.value.through;
           countedByTail.clear();
           set({ total: c.value.count, countedQuery: query });
+          if (broughtBeforeCount) {
+            broughtBeforeCount = false;
+            askAgainIfBrought(get().rows);
+          }
         }
       },
       async loadMore() {
@@ -274,6 +293,7 @@ export function createTimelineStore(api: Api, opts: { maxRows?: number } = {}) {
         const excess = rows.length - maxRows;
         const kept = excess > 0 ? rows.slice(excess) : rows;
         set({ loading: false, rows: kept, nextCursor: r.value.nextCursor, ...(excess > 0 ? { newerHidden: true, ...heldOnly(kept) } : {}) });
+        askAgainIfBrought(page);
       },
       async showNewest() {
         await get().setFilter(get().filter);
