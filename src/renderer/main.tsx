@@ -14,6 +14,7 @@ import { FIRST_RENDER_CAP_MS, firstRenderReady } from './first-render';
 import { bindConsole, createConsoleStores } from './stores';
 import { parseRoute } from './route';
 import './styles.css';
+import './pages.css';
 
 const root = createRoot(document.getElementById('root')!);
 const stores = createConsoleStores(transport.api);

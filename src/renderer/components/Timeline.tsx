@@ -7,7 +7,7 @@
  * Presentational: state is in stores/timeline.ts.
  *
  * - Virtualized with @tanstack/react-virtual, like the receipts table: a
- *   every row is measured (a collapsed one has one fixed height in styles.css;
+ *   every row is measured (a collapsed one has one fixed height in pages.css;
  *   ROW_PX is the estimate before it is measured).
  * - Older pages load as the end of the list comes near.
  * - Live tail: new requests are put on top; when the person has scrolled down,
@@ -63,7 +63,7 @@ export interface TimelineProps {
 
 const COLUMNS = ['Time', 'Agent', 'Faculty · operation', 'Tool or target', 'Origin', 'Tab', 'Outcome', 'Duration', 'Decided by'] as const;
 /**
- * A collapsed row's height (px): `.timeline .request-row td` is 32 px high in styles.css, its
+ * A collapsed row's height (px): `.timeline .request-row td` is 32 px high in pages.css, its
  * bottom border collapsed into it. It is the virtualizer's estimate before a row is measured, so
  * the first render's measurements agree with it (an estimate 1 px off made every row in view
  * resize at once, and the list render and lay out a second time before its first paint).
@@ -232,7 +232,7 @@ function RequestTable(p: TimelineProps) {
     estimateSize: () => ROW_PX,
     getItemKey: (i) => rows[i]?.requestId ?? i,
     overscan: 12,
-    // The box's height before it is measured (styles.css `.receipts-scroll`: max-height 100vh − 280px),
+    // The box's height before it is measured (pages.css `.receipts-scroll`: max-height 100vh − 280px),
     // so the first render already holds the rows in view: without it the list renders empty, forces
     // a layout to read its box, then renders and lays out again (the first screenful,
     // `npm run bench -- timeline`). The real box replaces it as soon as it is read.

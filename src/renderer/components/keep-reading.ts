@@ -3,7 +3,7 @@
  * timeline, the receipts list) when rows above them come or go: rows put on top (the live
  * tail, pushed receipts), put among the rows above (a request recorded after the clock stepped
  * back), or let go from the top (a store's bounded window, stores/timeline.ts and
- * stores/receipts.ts). The lists turn Chrome's own scroll anchoring off (styles.css
+ * stores/receipts.ts). The lists turn Chrome's own scroll anchoring off (pages.css
  * `.receipts-scroll`), which would move the view a second time. End-to-end tests:
  * console-timeline.spec.ts (the live tail, rows let go with open rows among them, Receipts).
  */
