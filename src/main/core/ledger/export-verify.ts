@@ -14,6 +14,13 @@
  * equals the signed head hash. A whole-range export (no gaps) is thus tied to the
  * signed head; a filtered one proves each row, each unbroken run, and whether the
  * signed head is among its rows.
+ * With a public key held, the unsigned-tail rule of the ledger (checkpoints.ts) holds
+ * for the export too, since its header takes the head and the newest checkpoint in one
+ * read: no outcome receipt after the checkpoint (or in an export without one), at most
+ * MAX_UNSIGNED_TAIL receipts between it and the head, and the head not below it. So an
+ * export whose checkpoint was removed, or replaced by an older genuine one, with the
+ * receipts after it rewritten and re-chained, fails; and receipts cut below the signed
+ * count are counted as missing, never "no gaps".
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -21,7 +28,8 @@ import { canonicalJson } from '../../../shared/canonical';
 import type { ExportHeader } from '../../../shared/ledger-export';
 import type { SignedCheckpoint } from '../../../shared/checkpoint';
 import { CHAINED_FIELDS, GENESIS_PREV_HASH, chainHash, payloadHashOf } from './chain';
-import { checkpointSignatureProblem } from './checkpoints';
+import { MAX_UNSIGNED_TAIL, checkpointSignatureProblem } from './checkpoints';
+import { isOutcomeEvent } from '../../../shared/receipt';
 
 /** Most gaps listed one by one in a report (the rest are counted). */
 export const MAX_LISTED_GAPS = 100;
@@ -117,6 +125,8 @@ export async function verifyExport(input: Readable, publicKey: string | null): P
   let prev: { seq: number; hash: string } | null = null;
   let firstBroken: ExportVerifyReport['firstBroken'];
   let cpRowHash: string | null = null;
+  /** The first outcome receipt after the header's checkpoint count (0 without one): the tail rule. */
+  let outcomeAfter: { seq: number; event: string } | null = null;
   let lineNo = 0;
   const lines = createInterface({ input, crlfDelay: Infinity });
   for await (const text of lines) {
@@ -167,16 +177,25 @@ export async function verifyExport(input: Readable, publicKey: string | null): P
     }
     const cp = header?.checkpoint;
     if (cp && s === cp.count) cpRowHash = o.hash as string;
+    const cpCount = cp && Number.isSafeInteger(cp.count) ? cp.count : 0;
+    if (!outcomeAfter && s > cpCount && typeof o.event === 'string' && isOutcomeEvent(o.event)) outcomeAfter = { seq: s, event: o.event };
     prev = { seq: s, hash: o.hash as string };
     rows++;
   }
   const head = header && typeof header.head?.count === 'number' ? header.head : null;
-  if (!firstBroken && head && prev && head.count > prev.seq) gap(prev.seq + 1, head.count);
-  if (!firstBroken && head && !prev && head.count > 0) gap(1, head.count);
   if (!firstBroken && head && prev && prev.seq > head.count) {
     firstBroken = { seq: prev.seq, line: lineNo, reason: `receipt ${prev.seq} lies beyond the head the header names (${head.count})` };
   }
-  const checkpoint = checkCheckpoint(header?.checkpoint ?? null, publicKey, cpRowHash, firstBroken !== undefined);
+  let checkpoint = checkCheckpoint(header?.checkpoint ?? null, publicKey, cpRowHash, firstBroken !== undefined);
+  // Receipts up to a signed count were in the ledger: absent ones are missing even when the header's head says less.
+  const signedCount = checkpoint.status === 'verified' ? (checkpoint.count as number) : 0;
+  const end = Math.max(head?.count ?? 0, signedCount);
+  if (!firstBroken && prev && end > prev.seq) gap(prev.seq + 1, end);
+  if (!firstBroken && !prev && end > 0) gap(1, end);
+  if (!firstBroken && publicKey && (checkpoint.status === 'verified' || checkpoint.status === 'absent')) {
+    const tail = tailProblem(checkpoint.status === 'verified' ? signedCount : null, head?.count ?? null, prev?.seq ?? 0, outcomeAfter);
+    if (tail) checkpoint = { ...checkpoint, status: 'failed', message: tail };
+  }
   const cpCount = checkpoint.count ?? 0;
   const lastSeq = prev?.seq ?? null;
   const unsignedTail = lastSeq !== null && lastSeq > cpCount && checkpoint.status === 'verified' ? lastSeq - cpCount : 0;
@@ -186,6 +205,27 @@ export async function verifyExport(input: Readable, publicKey: string | null): P
     ? `BROKEN at ${firstBroken.seq === null ? `line ${firstBroken.line}` : `seq ${firstBroken.seq}`}: ${firstBroken.reason}`
     : `${ok ? 'ok' : 'FAILED'}: ${rows} receipts, every hash intact, ${gapText}; ${checkpoint.message}`;
   return { ok, rows, firstSeq, lastSeq, head, gaps, gapCount, missing, ...(firstBroken ? { firstBroken } : {}), checkpoint, unsignedTail, summary };
+}
+
+/**
+ * The ledger's unsigned-tail rule on an export, with a key held (checkpoints.ts): `signed`
+ * is the verified checkpoint's count (null: the export carries none, so nothing is covered).
+ * @returns why the export fails it, or null.
+ */
+function tailProblem(signed: number | null, headCount: number | null, lastSeq: number, outcome: { seq: number; event: string } | null): string | null {
+  const covered = signed ?? 0;
+  const none = signed === null ? 'the export carries no signed checkpoint, though this key signs every outcome of its ledger (removed, or an export without a header such as `ledger export`: verify the ledger file itself); ' : '';
+  if (signed !== null && headCount !== null && headCount < signed) {
+    return `count below checkpoint: the header's head (#${headCount}) lies below its signed checkpoint (#${signed}): receipts after #${headCount} were cut`;
+  }
+  if (outcome) {
+    return `unsigned tail: ${none}receipt #${outcome.seq} (${outcome.event}, an outcome) is covered by no signed checkpoint${signed === null ? '' : ` (the header's is #${signed})`}; the console signs every outcome in the same commit`;
+  }
+  const end = Math.max(headCount ?? 0, lastSeq);
+  if (end - covered > MAX_UNSIGNED_TAIL) {
+    return `unsigned tail: ${none}${end - covered} receipts follow the signed checkpoint (#${covered}), more than the bound of ${MAX_UNSIGNED_TAIL}`;
+  }
+  return null;
 }
 
 function checkCheckpoint(cp: SignedCheckpoint | null, publicKey: string | null, rowHash: string | null, broken: boolean): ExportVerifyReport['checkpoint'] {

@@ -554,9 +554,11 @@ export class Ledger {
     const stmt = db.prepare(
       `SELECT ${this.cols.rows} FROM receipts WHERE seq > @after AND seq <= @end${where.map((w) => ` AND ${w}`).join('')} ORDER BY seq`,
     ).raw();
+    // Head and newest checkpoint in one snapshot: export-verify.ts checks the unsigned-tail rule between them.
+    const { head, checkpoint } = db.transaction(() => ({ head: this.head(), checkpoint: this.latestSignedCheckpoint() }))();
     return exportFiltered({
-      head: this.head(),
-      header: { version: 1, exportedAt: this.now(), checkpoint: this.latestSignedCheckpoint() },
+      head,
+      header: { version: 1, exportedAt: this.now(), checkpoint },
       window: (after, end) => {
         this.open();
         return stmt.all({ ...params, after, end }) as RawRow[];
