@@ -176,6 +176,23 @@ describe('export verify: attacks on the text of an export', () => {
 });
 
 describe('the ledger file: guard triggers, retention, migration', () => {
+  it('a guard trigger replaced by a harmless one of the same name fails verify (it is checked by its SQL, not its name)', () => {
+    const file = tmp.file('t.db');
+    const { l } = signedLedger(file);
+    l.close();
+    const db = new Database(file);
+    db.exec("DROP TRIGGER receipts_no_delete; CREATE TRIGGER receipts_no_delete BEFORE DELETE ON receipts WHEN 0 BEGIN SELECT 1; END;");
+    db.close();
+    const r = new Ledger(file, { readonly: true, publicKey: key.publicKey });
+    try {
+      const report = r.verify();
+      expect(report.ok).toBe(false);
+      expect(report.problems?.map((p) => p.code)).toContain('trigger-missing');
+    } finally {
+      r.close();
+    }
+  });
+
   it('retention erased some payloads, then one kept payload altered and one erased row\'s payloadHash altered: verify names each', async () => {
     let t = 1_700_000_000_000;
     const file = tmp.file('r.db');

@@ -14,6 +14,7 @@ import type Database from 'better-sqlite3';
 import { checkpointShapeProblem, checkpointSignedText, type CheckpointFields, type SignedCheckpoint } from '../../../shared/checkpoint';
 import { OUTCOME_EVENTS } from '../../../shared/receipt';
 import { GENESIS_PREV_HASH } from './chain';
+import { missingTriggers } from './guards';
 
 /**
  * The most receipts that may follow the newest signed checkpoint (the unprotected
@@ -38,8 +39,7 @@ CREATE TABLE IF NOT EXISTS checkpoints (
 ) STRICT;
 `;
 
-/** The guard triggers a ledger must have (schema.ts TRIGGERS_SQL); `verify` fails when one is missing. */
-export const GUARD_TRIGGERS = ['receipts_no_update', 'receipts_no_delete', 'receipts_append_next'] as const;
+export { GUARD_TRIGGERS, missingTriggers } from './guards';
 
 /** An Ed25519 signing key for checkpoints. */
 export class LedgerSigningKey {
@@ -162,12 +162,6 @@ export function newestCheckpoint(r: CheckpointReads): SignedCheckpoint | null {
   return row ? { count: row[0], headHash: row[1], time: row[2], keyId: row[3], publicKey: row[4], signature: row[5] } : null;
 }
 
-/** Whether the three guard triggers exist with exactly the SQL schema.ts creates. */
-export function missingTriggers(db: Database.Database): string[] {
-  const have = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'receipts'").pluck().all() as string[]));
-  return GUARD_TRIGGERS.filter((t) => !have.has(t));
-}
-
 function hashAt(db: Database.Database, seq: number): string | null {
   if (seq === 0) return GENESIS_PREV_HASH;
   return (db.prepare('SELECT hash FROM receipts WHERE seq = ?').pluck().get(seq) as string | undefined) ?? null;
@@ -192,7 +186,7 @@ function hashAt(db: Database.Database, seq: number): string | null {
 export function checkCheckpoints(r: CheckpointReads, headCount: number, publicKey: string | null, witness?: SignedCheckpoint | null): CheckpointFindings {
   const problems: LedgerProblem[] = [];
   for (const t of missingTriggers(r.db)) {
-    problems.push({ code: 'trigger-missing', seq: 0, message: `guard trigger ${t} is missing: someone with write access to the file dropped it (it is never recreated)` });
+    problems.push({ code: 'trigger-missing', seq: 0, message: `guard trigger ${t} is missing or altered: someone with write access to the file dropped or replaced it (it is never recreated)` });
   }
   const newest = newestCheckpoint(r);
   const covered = newest ? newest.count : 0;

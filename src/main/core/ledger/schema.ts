@@ -11,6 +11,7 @@
  */
 import type Database from 'better-sqlite3';
 import { CHECKPOINTS_SQL } from './checkpoints';
+import { NO_UPDATE_TRIGGER_4_SQL, TRIGGERS_SQL } from './guards';
 import { REQUESTS_SQL, buildRequestIndex } from './requests';
 
 /** `PRAGMA application_id` of a ledger file: "ECHO" in ASCII. */
@@ -29,36 +30,9 @@ export const LEDGER_APPLICATION_ID = 0x4543484f;
  */
 export const LEDGER_FORMAT = 4;
 
-/**
- * The one UPDATE the ledger allows (format 4): retention erasing a payload. It
- * sets `detail` to 'null' and `erased_at` to a time, on a row of the payload-hash
- * rule whose payload is still there, and changes nothing else. Any other UPDATE
- * is refused, as before format 4.
- */
-const ERASE_ONLY_WHEN = `NOT (
-  OLD.payload_hash IS NOT NULL AND OLD.erased_at IS NULL
-  AND typeof(NEW.erased_at) = 'integer' AND NEW.detail = 'null'
-  AND NEW.seq IS OLD.seq AND NEW.id IS OLD.id AND NEW.time IS OLD.time AND NEW.request_id IS OLD.request_id
-  AND NEW.event IS OLD.event AND NEW.faculty IS OLD.faculty AND NEW.origin IS OLD.origin AND NEW.tab_id IS OLD.tab_id
-  AND NEW.frame_id IS OLD.frame_id AND NEW.document_id IS OLD.document_id AND NEW.tool_name IS OLD.tool_name
-  AND NEW.descriptor_hash IS OLD.descriptor_hash AND NEW.arguments_hash IS OLD.arguments_hash AND NEW.actor IS OLD.actor
-  AND NEW.prev_hash IS OLD.prev_hash AND NEW.hash IS OLD.hash AND NEW.operation IS OLD.operation
-  AND NEW.subject_hash IS OLD.subject_hash AND NEW.payload_hash IS OLD.payload_hash)`;
-
-const NO_UPDATE_TRIGGER_4_SQL = `
-CREATE TRIGGER IF NOT EXISTS receipts_no_update BEFORE UPDATE ON receipts
-WHEN ${ERASE_ONLY_WHEN}
-BEGIN SELECT RAISE(ABORT, 'receipts are append-only: UPDATE refused (only retention may erase a payload)'); END;
-`;
-
-/** The guard triggers of a format-3 file (GUARD_TRIGGERS, checkpoints.ts, checks they exist). */
-export const TRIGGERS_SQL = `${NO_UPDATE_TRIGGER_4_SQL}
-CREATE TRIGGER IF NOT EXISTS receipts_no_delete BEFORE DELETE ON receipts
-BEGIN SELECT RAISE(ABORT, 'receipts are append-only: DELETE refused'); END;
-CREATE TRIGGER IF NOT EXISTS receipts_append_next BEFORE INSERT ON receipts
-WHEN NEW.seq IS NOT (SELECT COALESCE(MAX(seq), 0) + 1 FROM receipts)
-BEGIN SELECT RAISE(ABORT, 'receipts are append-only: INSERT must take the next seq'); END;
-`;
+// The guard triggers (TRIGGERS_SQL, NO_UPDATE_TRIGGER_4_SQL) live in guards.ts, which verify
+// (checkpoints.ts) also reads to check that each is there with its own SQL.
+export { TRIGGERS_SQL } from './guards';
 
 // Indexes serve `query`'s order, (time DESC, seq DESC): each filter column is
 // followed by (time, seq), so a filtered page, with or without a time range, is
