@@ -150,6 +150,18 @@ describe('export verify: attacks on the text of an export', () => {
     }
   });
 
+  it('a field the hash does not cover, added to a row (a forged "reason"), is a break: "every hash intact" covers every field', async () => {
+    const { l } = signedLedger(tmp.file('a.db'));
+    try {
+      const { header, rows } = parse(await exportText(l));
+      (rows[23] as Row).reason = 'the person approved this by phone';
+      const report = await verifyText(join(header, rows));
+      expect(report).toMatchObject({ ok: false, firstBroken: { seq: 24, reason: expect.stringMatching(/"reason" is not a receipt field/) } });
+    } finally {
+      l.close();
+    }
+  });
+
   it('a row duplicated, rows reordered, the header moved below the rows, a checkpoint with a flipped signature: each a failure', async () => {
     const { l } = signedLedger(tmp.file('a.db'));
     try {

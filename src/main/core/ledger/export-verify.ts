@@ -66,6 +66,8 @@ export interface ExportVerifyReport {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
+/** The fields of a Receipt line: those its hash covers, its hash, and erasedAt (retention's mark). */
+const RECEIPT_KEYS: ReadonlySet<string> = new Set<string>([...CHAINED_FIELDS, 'hash', 'erasedAt']);
 
 function recomputeHash(r: Record<string, unknown>): string {
   const chained: Record<string, unknown> = {};
@@ -82,6 +84,9 @@ function recomputeHash(r: Record<string, unknown>): string {
 /** Why receipt `r` (a parsed line) is not intact by itself, or null. */
 function rowProblem(r: Record<string, unknown>): string | null {
   if (!Number.isSafeInteger(r.seq) || (r.seq as number) < 1) return 'seq is not a positive integer';
+  // A key the hash does not cover would ride along unchecked ("every hash intact" must cover every field).
+  const extra = Object.keys(r).find((k) => !RECEIPT_KEYS.has(k));
+  if (extra !== undefined) return `${JSON.stringify(extra)} is not a receipt field (no hash covers it)`;
   if (typeof r.hash !== 'string' || !HEX64.test(r.hash) || typeof r.prevHash !== 'string' || !HEX64.test(r.prevHash)) return 'hash or prevHash is not 64 lowercase hex';
   let hash: string;
   try {
