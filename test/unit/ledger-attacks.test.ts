@@ -14,7 +14,7 @@ import { TRIGGERS_SQL } from '../../src/main/core/ledger/schema';
 import { canonicalJson } from '../../src/shared/canonical';
 import type { SignedCheckpoint } from '../../src/shared/checkpoint';
 import type { ReceiptInput } from '../../src/shared/receipt';
-import { fullInput, tempDir } from './support/ledger-fixtures';
+import { fullInput, tempDir, writeFormat2Ledger } from './support/ledger-fixtures';
 
 let tmp: ReturnType<typeof tempDir>;
 let key: LedgerSigningKey;
@@ -200,6 +200,21 @@ describe('the ledger file: guard triggers, retention, migration', () => {
       const report = r.verify();
       expect(report.ok).toBe(false);
       expect(report.problems?.map((p) => p.code)).toContain('trigger-missing');
+    } finally {
+      r.close();
+    }
+  });
+
+  it('migration of an older file does not replace an UPDATE guard someone swapped for a harmless one (it would hide the swap)', () => {
+    const file = tmp.file('v2.db');
+    writeFormat2Ledger(file, Array.from({ length: 5 }, (_, i) => fullInput(i)));
+    const db = new Database(file);
+    db.exec('DROP TRIGGER receipts_no_update; CREATE TRIGGER receipts_no_update BEFORE UPDATE ON receipts WHEN 0 BEGIN SELECT 1; END;');
+    db.close();
+    new Ledger(file).close(); // the console's read-write open migrates 2 -> 3 -> 4
+    const r = new Ledger(file, { readonly: true });
+    try {
+      expect(r.verify().problems?.map((p) => p.message)).toEqual([expect.stringMatching(/guard trigger receipts_no_update is missing or altered/)]);
     } finally {
       r.close();
     }

@@ -11,7 +11,7 @@
  */
 import type Database from 'better-sqlite3';
 import { CHECKPOINTS_SQL } from './checkpoints';
-import { NO_UPDATE_TRIGGER_4_SQL, TRIGGERS_SQL } from './guards';
+import { NO_UPDATE_TRIGGER_4_SQL, TRIGGERS_SQL, missingTriggers } from './guards';
 import { REQUESTS_SQL, buildRequestIndex } from './requests';
 
 /** `PRAGMA application_id` of a ledger file: "ECHO" in ASCII. */
@@ -113,8 +113,8 @@ CREATE INDEX IF NOT EXISTS receipts_payload_kept ON receipts(time) WHERE payload
  * transaction. ADD
  * COLUMN rewrites no row, so every older row keeps its hash rule (no payload
  * hash: `detail` inside the hash) and verifies as before. The guard trigger on
- * UPDATE is replaced by the erase-only one, but only when it is there: a dropped
- * guard is never recreated (verify names it).
+ * UPDATE is replaced by the erase-only one, but only when it is there as created:
+ * a dropped or swapped guard is never recreated (verify names it).
  */
 export function migrate3To4(db: Database.Database): void {
   // Only the columns missing are added (a file whose user_version was set back by hand keeps its own).
@@ -122,8 +122,8 @@ export function migrate3To4(db: Database.Database): void {
   if (!have.has('payload_hash')) db.exec('ALTER TABLE receipts ADD COLUMN payload_hash TEXT;');
   if (!have.has('erased_at')) db.exec('ALTER TABLE receipts ADD COLUMN erased_at INTEGER;');
   db.exec(INDEXES_4_SQL);
-  const hasGuard = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'receipts_no_update'").get() !== undefined;
-  if (hasGuard) db.exec(`DROP TRIGGER receipts_no_update; ${NO_UPDATE_TRIGGER_4_SQL}`);
+  // Replaced only when it is the genuine older guard: a swapped one is left for verify to name.
+  if (!missingTriggers(db).includes('receipts_no_update')) db.exec(`DROP TRIGGER receipts_no_update; ${NO_UPDATE_TRIGGER_4_SQL}`);
 }
 
 /** Thrown when a file is not a ledger this code can open. */
