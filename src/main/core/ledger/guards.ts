@@ -2,7 +2,7 @@
  * The ledger's guard triggers (docs/ledger.md, "Schema"): they refuse UPDATE (but
  * retention's erasure), DELETE and any INSERT that is not the next seq. Created with the
  * file and never recreated (schema.ts); `verify` fails when one is missing or is not
- * one of the texts this code ever created (checkpoints.ts `missingTriggers`), so a
+ * one of the texts this code ever created (`missingTriggers` below, which checkpoints.ts runs), so a
  * guard swapped for a harmless trigger of the same name is named like a dropped one.
  */
 import type Database from 'better-sqlite3';
