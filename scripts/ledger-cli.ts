@@ -12,8 +12,9 @@
  *                                              hash, the order, gaps reported as gaps, the signed checkpoint
  *                                              (key as above; an export in <data>/exports/ also finds the data
  *                                              folder's default key)
- *   npm run ledger -- export <file>            JSON Lines on stdout, oldest first (every Receipt field,
- *                                              operation and subjectHash included, null when absent)
+ *   npm run ledger -- export <file>            JSON Lines on stdout: a header line (head, newest signed
+ *                                              checkpoint), then every receipt, oldest first (every Receipt
+ *                                              field, null when absent); it verifies with `verify` above
  *   npm run ledger -- tail <file> [-n 20] [--json]   the newest N, oldest of them first
  *   npm run ledger -- checkpoint <file>        a checkpoint as JSON, to keep elsewhere
  *
@@ -234,7 +235,9 @@ async function main(argv: string[]): Promise<number> {
         return report.ok ? 0 : 1;
       }
       case 'export':
-        await ledger.export(process.stdout);
+        // The console's whole-range export (a header line with the head and the newest signed
+        // checkpoint, then every receipt): `verify <export.jsonl>` then ties it to the signed head.
+        await ledger.exportFiltered(process.stdout);
         return 0;
       case 'tail': {
         const page = ledger.query({ limit: Math.min(args.n, 500) });

@@ -314,6 +314,20 @@ describe('the CLI checks signatures (npm run ledger -- verify)', () => {
     expect(r.stdout).toMatch(/^BROKEN at seq 18: signature: receipt #18 no longer has the head hash/);
   });
 
+  it('export of a signed ledger carries its newest checkpoint: verify of the export with the key passes, anchored; re-chained, it fails', () => {
+    writeLedger();
+    const good = cli('export', file);
+    expect(good.code).toBe(0);
+    const exported = tmp.file('whole.jsonl');
+    writeFileSync(exported, good.stdout);
+    const v = cli('verify', exported, '--public-key', key.publicKey);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/no gaps.*signed checkpoint #\d+ verifies/s);
+    attack(rechainRefusedAsSucceeded);
+    writeFileSync(exported, cli('export', file).stdout);
+    expect(cli('verify', exported, '--public-key', key.publicKey).code).toBe(1);
+  });
+
   it('a file with signed checkpoints and no key to check them fails plainly', () => {
     writeLedger();
     const r = cli('verify', file);

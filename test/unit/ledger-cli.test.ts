@@ -75,11 +75,17 @@ describe('ledger CLI', () => {
     expect(r.stdout).toMatch(/^BROKEN at seq 5: tail cut off: the checkpoint recorded 6 receipts, the ledger ends at 4/);
   });
 
-  it('export: JSON Lines of every receipt, oldest first', () => {
+  it('export: a header line with the head, then JSON Lines of every receipt, oldest first; it verifies as an export', () => {
     const r = cli('export', good);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Receipt);
+    const [header, ...lines] = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect((header as { echoLedgerExport: { head: { count: number } } }).echoLedgerExport.head.count).toBe(stored.length);
     expect(lines).toEqual(stored);
+    const file = tmp.file('whole.jsonl');
+    writeFileSync(file, r.stdout);
+    const v = cli('verify', file);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toMatch(/no gaps/);
   });
 
   it('tail: the newest 20 by default, one per line, oldest of them first; -n and --json', () => {
@@ -108,7 +114,7 @@ describe('ledger CLI', () => {
     const f = tmp.file('v1.db');
     const old = writeFormat1Ledger(f, [fullInput(1), fullInput(2)].map(({ operation: _o, subjectHash: _s, ...v1 }) => v1));
     expect(cli('verify', f).stdout).toBe(`ok: 2 receipts, chain intact; head ${old[1]?.hash}\n`);
-    const exported = cli('export', f).stdout.trimEnd().split('\n').map((x) => JSON.parse(x) as Receipt);
+    const exported = cli('export', f).stdout.trimEnd().split('\n').slice(1).map((x) => JSON.parse(x) as Receipt);
     expect(exported).toEqual(old.map((r) => ({ ...r, operation: null, subjectHash: null })));
     expect(cli('tail', f).stdout).toMatch(/^#1 .* op=- .* subject=- /);
     const db = new Database(f, { readonly: true });

@@ -41,7 +41,7 @@ export interface ExportVerifyReport {
   rows: number;
   firstSeq: number | null;
   lastSeq: number | null;
-  /** The header's head (null: an export without a header, e.g. `npm run ledger -- export`). */
+  /** The header's head (null: an export without a header, a plain JSON Lines dump of receipts). */
   head: { count: number; headHash: string } | null;
   /** Seq ranges absent from the export, inclusive, the first MAX_LISTED_GAPS of them. */
   gaps: Array<{ from: number; to: number }>;
@@ -219,7 +219,7 @@ export async function verifyExport(input: Readable, publicKey: string | null): P
  */
 function tailProblem(signed: number | null, headCount: number | null, lastSeq: number, outcome: { seq: number; event: string } | null): string | null {
   const covered = signed ?? 0;
-  const none = signed === null ? 'the export carries no signed checkpoint, though this key signs every outcome of its ledger (removed, or an export without a header such as `ledger export`: verify the ledger file itself); ' : '';
+  const none = signed === null ? 'the export carries no signed checkpoint, though this key signs every outcome of its ledger (removed, or an export without a header: verify the ledger file itself); ' : '';
   if (signed !== null && headCount !== null && headCount < signed) {
     return `count below checkpoint: the header's head (#${headCount}) lies below its signed checkpoint (#${signed}): receipts after #${headCount} were cut`;
   }
