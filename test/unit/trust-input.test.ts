@@ -52,6 +52,7 @@ describe('the trusted-input gate (injected clock)', () => {
     expect(gatedActionOf('revertPatches', { tabId: 1 })).toBe('decision');
     // Stop, Stop everything and the reload they offer are the person's decisions too (issue 12 item 5).
     expect(gatedActionOf('stopRequest', { requestId: 'r' })).toBe('decision');
+    expect(gatedActionOf('stopScript', { runId: 'r' })).toBe('decision');
     expect(gatedActionOf('stopEverything', undefined)).toBe('decision');
     expect(gatedActionOf('reloadTab', { tabId: 1 })).toBe('decision');
     expect(gatedActionOf('listPatches', { tabId: 1 })).toBeNull();

@@ -298,6 +298,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     idleMs: () => idleMinutes() * 60_000,
     onSwitch: (sw) => {
       receipt({ requestId: null, event: sw.on ? 'developer-mode-on' : 'developer-mode-off', faculty: 'console', actor: sw.by === 'person' ? PERSON : { kind: 'console' }, detail: { ...sw } });
+      // Raw JavaScript waiting for the person ends with the mode (../faculties/raw-js.ts).
+      if (!sw.on) broker.scripts.developerModeOff(sw.by === 'person' ? 'person' : sw.why);
       emit({ kind: 'settings', settings: consoleSettings() });
       tellExtension();
     },

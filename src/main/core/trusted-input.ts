@@ -8,7 +8,7 @@
  * same gate for its lines:
  *
  *  - `gatedActionOf(method, payload)` says which console API calls are gated:
- *    `decideApproval` (approve and deny alike), `revertPatches`, `stopRequest`,
+ *    `decideApproval` (approve and deny alike), `revertPatches`, `stopRequest`, `stopScript`,
  *    `stopEverything` and `reloadTab` (docs/stop.md), `updateSettings` that switches
  *    developer mode ON (off is always allowed: it only takes power away), and
  *    the future developer-console line.
@@ -55,6 +55,7 @@ export function gatedActionOf(method: string, payload: unknown): GatedAction | n
     method === 'revertPatches' ||
     method === 'invokeTool' ||
     method === 'stopRequest' ||
+    method === 'stopScript' ||
     method === 'stopEverything' ||
     method === 'reloadTab'
   ) {

@@ -185,6 +185,13 @@ export interface ActionFaculty<R extends ActionRequestBase> {
    * item 6). Never fails the request: what could not be taken is said in the subject.
    */
   evidence?(resolved: ResolvedAction, env: FacultyEnv, signal?: AbortSignal): Promise<{ subject: ApprovalSubject; detail: Record<string, unknown> }>;
+  /**
+   * A condition this faculty needs for the whole request, not only at its start (raw JavaScript:
+   * developer mode on): checked before the person is asked and again right before the dispatch,
+   * with no wait between the last check and the send. Non-null: the request is refused with that
+   * code (actor the console); nothing is dispatched.
+   */
+  refusedNow?(): { code: string; message: string } | null;
 }
 
 /**

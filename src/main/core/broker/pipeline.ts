@@ -354,7 +354,7 @@ export class Pipeline {
     flight: Flight,
   ): Promise<BrokerAnswer<ActionValue> | null> {
     const actor = ctx.actor;
-    const refused = this.admission(trail, ctx, flight);
+    const refused = this.admission(trail, f, ctx, flight);
     if (refused) return refused;
     // Evidence taken only now that the person is to be asked (the target's picture).
     const evidence = f.evidence ? await f.evidence(r, this.env, ctx.signal) : null;
@@ -391,7 +391,7 @@ export class Pipeline {
     // The person sees the request only once its receipts are on disk. The wait lets other requests
     // run, so the caps and the link are checked again with no await between this and the queue.
     await trail.settle();
-    const late = this.admission(trail, ctx, flight);
+    const late = this.admission(trail, f, ctx, flight);
     if (late) return late;
     const asked = this.o.approvals.request(view, ctx.signal);
     // The person's Stop withdraws the pending approval (cancelled by the person).
@@ -425,11 +425,19 @@ export class Pipeline {
     }
   }
 
+  /** The faculty's own standing condition (ActionFaculty.refusedNow) no longer holds: refused by the console, else null. */
+  private facultyRefuses(trail: Trail, f: ActionFaculty<ActionRequestBase>): BrokerAnswer<ActionValue> | null {
+    const no = f.refusedNow?.() ?? null;
+    return no ? trail.refuse({ kind: 'console' }, no.code, `${no.message} Nothing was dispatched.`) : null;
+  }
+
   /** The checks before a request joins the person's queue: the link, the agent's cancel, the global and per-agent caps. */
-  private admission(trail: Trail, ctx: AgentContext, flight: Flight): BrokerAnswer<ActionValue> | null {
+  private admission(trail: Trail, f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, flight: Flight): BrokerAnswer<ActionValue> | null {
     const actor = ctx.actor;
     const stopped = this.stoppedBeforeDispatch(trail, flight);
     if (stopped) return stopped;
+    const gone = this.facultyRefuses(trail, f);
+    if (gone) return gone;
     if (this.o.link.status().state !== 'connected') {
       return trail.refuse(actor, 'link-down', 'The browser extension is not connected to the console; nothing was shown to the person. Try again once it is connected.');
     }
@@ -461,6 +469,8 @@ export class Pipeline {
     const actor = ctx.actor;
     const stopped = this.stoppedBeforeDispatch(trail, flight);
     if (stopped) return stopped;
+    const gone = this.facultyRefuses(trail, f);
+    if (gone) return gone;
     if (ctx.signal?.aborted) return trail.cancelled(actor, `the agent cancelled the request ${meanwhile}, before dispatch`);
     if (this.o.link.status().state !== 'connected') {
       return trail.refuse(actor, 'link-down', `The browser extension disconnected ${meanwhile}; nothing was dispatched. Try again once it is connected.`);

@@ -92,10 +92,25 @@ export const MAX_SCRIPT_RUNS = 50;
 export class ScriptRuns {
   private readonly runs = new Map<string, ScriptRun>();
   private readonly stops = new Map<string, AbortController>();
+  /** The pipeline's request id of each run in flight (known once the pipeline has one): Stop goes through Broker.inFlight. */
+  private readonly requestIds = new Map<string, string>();
   private readonly listeners = new Set<(run: ScriptRun) => void>();
   private devMode: DeveloperModeGate | null = null;
 
-  constructor(private readonly broker: Pick<Broker, 'action' | 'rejectCall'>) {}
+  constructor(private readonly broker: Pick<Broker, 'action' | 'rejectCall' | 'inFlight' | 'approvals'>) {}
+
+  /**
+   * Developer mode went off (the person's switch, or its idle timeout): every agent run still
+   * waiting for the person is refused at once (`developer-mode-off`, its dialog gone), and a run
+   * approved but not yet dispatched is refused by the pipeline's last check (`refusedNow`). Stop
+   * everything (why `stop`) denies the pending ones itself, right after switching it off.
+   */
+  developerModeOff(why: 'person' | 'idle-timeout' | 'stop'): void {
+    if (why === 'stop') return;
+    for (const v of this.broker.approvals.list()) {
+      if (v.faculty === 'raw-js') this.broker.approvals.refuse(v.requestId, 'developer-mode-off', 'developer mode was switched off while it waited');
+    }
+  }
 
   /** The developer mode whose state every run checks (the core sets it once it exists). */
   useDeveloperMode(d: DeveloperModeGate): void {
@@ -139,10 +154,23 @@ export class ScriptRuns {
     this.keep(run);
     this.stops.set(runId, stop);
     try {
+      // Developer mode must still be on when the person is asked and right before the dispatch,
+      // not only now: a run waiting for approval when it goes off never reaches the page.
+      const faculty: ActionFaculty<ScriptRequest> = {
+        ...rawJsFaculty,
+        refusedNow: () => (this.devMode?.on ? null : { code: 'developer-mode-off', message: 'Developer mode was switched off while this run waited; raw JavaScript runs only while it is on.' }),
+      };
       const answer = await this.broker.action(
-        rawJsFaculty,
+        faculty,
         { tabId: req.tabId, ...(req.frameId !== undefined ? { frameId: req.frameId } : {}), arguments: { code: req.code, world: req.world }, ...(req.operationId ? { operationId: req.operationId } : {}) },
-        { ...ctx, signal: stop.signal },
+        {
+          ...ctx,
+          signal: stop.signal,
+          onRequest: (id) => {
+            this.requestIds.set(runId, id);
+            ctx.onRequest?.(id);
+          },
+        },
       );
       this.devMode?.touch();
       const current = this.runs.get(runId) ?? run;
@@ -162,6 +190,7 @@ export class ScriptRuns {
     } finally {
       ctx.signal?.removeEventListener('abort', onAgentAbort);
       this.stops.delete(runId);
+      this.requestIds.delete(runId);
     }
   }
 
@@ -174,6 +203,16 @@ export class ScriptRuns {
     const ctl = this.stops.get(runId);
     const run = this.runs.get(runId);
     if (!ctl || !run || run.status !== 'running') return err('run-unknown', 'No running script has that id (it ended already, or never started).');
+    // The person's Stop, as docs/stop.md asks of a faculty's own Stop: through the one registry, so the
+    // request ends as any Stop does (before dispatch `cancelled`, after it `outcome-unknown`,
+    // `stopped-by-person`; actor the person), not as the agent's own cancel.
+    const requestId = this.requestIds.get(runId);
+    if (requestId !== undefined) {
+      const stopped = this.broker.inFlight.stop(requestId, 'stop');
+      if (!stopped.ok && stopped.error.code !== 'already-stopped') return err('run-unknown', 'That run is ending already: its answer reached the console.');
+      this.keep({ ...run, status: 'stopped', offerReload: true });
+      return ok(structuredClone(this.runs.get(runId) as ScriptRun));
+    }
     this.keep({ ...run, status: 'stopped', offerReload: true });
     ctl.abort();
     return ok(structuredClone(this.runs.get(runId) as ScriptRun));

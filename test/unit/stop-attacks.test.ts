@@ -1,0 +1,134 @@
+/**
+ * Attacks on Stop, Stop everything and developer mode's end (docs/stop.md, docs/raw-javascript.md)
+ * against the REAL core (ledger, broker, pipeline, in-flight registry) over the in-test FakeLink.
+ * No timed assertions: each race is set up by holding a link answer or a step open.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
+import { createInputGate } from '../../src/main/core/trusted-input';
+import { ok } from '../../src/shared/result';
+import { FakeLink, ORIGIN, sharedTab } from './broker.fixtures';
+
+const URL_NOW = `${ORIGIN}/shop`;
+const agent = { actor: { kind: 'agent' as const, name: 'bot', tokenId: 'tok_0123456789abcdef' }, kind: 'mutation' as const };
+
+describe('raw JavaScript when developer mode goes off, and its own Stop', () => {
+  let dir: string;
+  let core: ConsoleCore;
+  let link: FakeLink;
+  let fire: (() => void) | null;
+  let input: ReturnType<typeof createInputGate>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'echo-stop-attacks-'));
+    link = new FakeLink();
+    link.tabs = [sharedTab(7)];
+    link.reads.set('webmcp-discover', (r) => ok({ frameId: (r.arguments as { frameId: number }).frameId, documentId: 'doc-1', tabUrl: URL_NOW, frameUrl: URL_NOW, urlHash: 'a'.repeat(64) }));
+    link.invokeHandler = async () => ok({ outcome: 'succeeded', result: JSON.stringify({ status: 'returned', valueType: 'number', value: '2', valueTruncated: false, error: null, console: [], consoleOmitted: 0, elapsedMs: 1 }), elapsedMs: 2 });
+    fire = null;
+    input = createInputGate();
+    core = createConsoleCore({
+      dataDir: join(dir, 'data'),
+      mcpPort: 0,
+      link,
+      approvalTimeoutMs: 60_000,
+      // The desktop app's gate: only a real press admits a gated call; this test presses nothing.
+      inputGate: input,
+      developerModeTimer: (fn) => ((fire = fn), { cancel: () => void (fire = null) }),
+      logger: { info: () => {}, warn: () => {} },
+    });
+    await core.start();
+    await core.broker.sharing.refresh();
+  });
+  afterEach(async () => {
+    await core.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const pendingRawJs = async (): Promise<string> => {
+    for (;;) {
+      const v = core.broker.approvals.list().find((a) => a.faculty === 'raw-js');
+      if (v) return v.requestId;
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+
+  for (const how of ['the person switches it off', 'the idle timer switches it off'] as const) {
+    it(`an agent's run waiting for approval when ${how}: it never reaches the page`, async () => {
+      core.developerMode.switchOn();
+      const p = core.broker.scripts.run({ tabId: 7, code: 'document.body.remove()', world: 'MAIN' }, agent);
+      const requestId = await pendingRawJs();
+      if (how === 'the person switches it off') core.developerMode.switchOff('person');
+      else fire!();
+      expect(core.developerMode.on).toBe(false);
+      // "A call while developer mode is off — the tool gone, or a call already on its way — is refused."
+      // A late click on a dialog still open must not run the script with developer mode off.
+      expect(core.broker.approvals.list()).toEqual([]);
+      expect(core.broker.decide(requestId, 'approve')).toMatchObject({ ok: false, error: { code: 'unknown-request' } });
+      const { answer, run } = await p;
+      expect(answer).toMatchObject({ ok: false, error: { code: 'developer-mode-off' } });
+      expect(run.status).toBe('refused');
+      expect(link.requests.some((r) => r.op === 'dispatch')).toBe(false);
+      expect(core.ledger.query({ requestId, limit: 1 }).receipts[0]).toMatchObject({ event: 'refused', actor: { kind: 'console' }, detail: { code: 'developer-mode-off' } });
+    });
+  }
+
+  it("an agent's run approved, its grant being made, when developer mode goes off: not dispatched", async () => {
+    core.developerMode.switchOn();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const sign = link.signGrant.bind(link);
+    link.signGrant = async (f) => {
+      await gate;
+      return sign(f);
+    };
+    const p = core.broker.scripts.run({ tabId: 7, code: 'document.body.remove()', world: 'MAIN' }, agent);
+    const requestId = await pendingRawJs();
+    core.broker.decide(requestId, 'approve');
+    for (;;) {
+      if (core.broker.inFlight.list()[0]?.phase === 'approved') break;
+      await new Promise((r) => setImmediate(r));
+    }
+    fire!();
+    release();
+    const { answer } = await p;
+    expect(answer).toMatchObject({ ok: false, error: { code: 'developer-mode-off' } });
+    expect(link.requests.some((r) => r.op === 'dispatch')).toBe(false);
+  });
+
+  it('Stop everything still DENIES a pending run (its own step 2), not refuses it', async () => {
+    core.developerMode.switchOn();
+    const p = core.broker.scripts.run({ tabId: 7, code: '1', world: 'MAIN' }, agent);
+    const requestId = await pendingRawJs();
+    input.noteInput('mouseDown'); // the person's press on Stop everything
+    const r = await core.api.stopEverything();
+    expect(r).toMatchObject({ ok: true, value: { denied: [requestId], developerModeSwitchedOff: true } });
+    expect((await p).answer).toMatchObject({ ok: false, error: { code: 'denied' } });
+  });
+
+  it("stopScript is the person's Stop: gated like stopRequest, and receipted as the person's, never as the agent's cancel", async () => {
+    core.developerMode.switchOn();
+    link.invokeHandler = () => new Promise(() => undefined); // page code that never ends
+    const p = core.broker.scripts.run({ tabId: 7, code: 'while (true) {}', world: 'MAIN' }, agent);
+    core.broker.decide(await pendingRawJs(), 'approve');
+    await link.nextInvoke();
+    const running = core.broker.scripts.list().find((r) => r.status === 'running')!;
+
+    // A script in the console's window (no real press): refused, as stopRequest is, and nothing stops.
+    const scripted = await core.api.stopScript({ runId: running.runId });
+    expect(scripted).toMatchObject({ ok: false, error: { code: 'no-trusted-input' } });
+    expect(core.broker.scripts.list().find((r) => r.runId === running.runId)?.status).toBe('running');
+
+    // The person's own press (Ctrl+C in the developer console): the request ends as a Stop does.
+    input.noteInput('keyDown');
+    expect(await core.api.stopScript({ runId: running.runId })).toMatchObject({ ok: true, value: { status: 'stopped' } });
+    const { answer, run } = await p;
+    expect(answer).toMatchObject({ ok: false, error: { code: 'outcome-unknown', message: expect.stringContaining('The person stopped this request') } });
+    expect(run).toMatchObject({ status: 'stopped', offerReload: true });
+    const end = core.ledger.query({ requestId: answer.requestId, event: 'outcome-unknown' }).receipts[0]!;
+    expect(end.detail).toMatchObject({ reason: 'stopped-by-person', by: 'stop' });
+  });
+});
