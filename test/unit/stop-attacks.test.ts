@@ -10,6 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConsoleCore, type ConsoleCore } from '../../src/main/core';
 import { createInputGate } from '../../src/main/core/trusted-input';
 import { ok } from '../../src/shared/result';
+import { createInFlightStore } from '../../src/renderer/stores/inflight';
+import { FakeConsole } from '../support/fake-console';
 import { FakeLink, ORIGIN, sharedTab } from './broker.fixtures';
 
 const URL_NOW = `${ORIGIN}/shop`;
@@ -130,5 +132,33 @@ describe('raw JavaScript when developer mode goes off, and its own Stop', () => 
     expect(run).toMatchObject({ status: 'stopped', offerReload: true });
     const end = core.ledger.query({ requestId: answer.requestId, event: 'outcome-unknown' }).receipts[0]!;
     expect(end.detail).toMatchObject({ reason: 'stopped-by-person', by: 'stop' });
+  });
+});
+
+describe('the console UI: the kill switch is never silently dead', () => {
+  it('Stop everything goes through while a tab reload (or a single Stop) is still waiting for its answer', async () => {
+    const api = new FakeConsole();
+    api.sharedTabs = [{ tabId: 42, windowId: 1, title: '', url: 'https://shop.example/', origin: 'https://shop.example', documentId: 'D', sharedAt: 1 }];
+    api.inFlight = [{ requestId: 'run', faculty: 'webmcp-invoke', operation: 'invoke', tabId: 42, agent: 'bot', phase: 'dispatched', startedAt: 1 }];
+    // The reload waits on the extension (the core allows it 10 s): hold its answer open.
+    let answerReload!: () => void;
+    const reloadAnswered = new Promise<void>((r) => (answerReload = r));
+    const reloadTab = api.reloadTab.bind(api);
+    api.reloadTab = async (p) => {
+      await reloadAnswered;
+      return reloadTab(p);
+    };
+    const s = createInFlightStore(api);
+    const reloading = s.getState().reload(42);
+    // The header's button is enabled (busy is not 'everything'); the person presses it.
+    expect(s.getState().busy).not.toBe('everything');
+    expect(await s.getState().stopEverything()).toBe(true);
+    expect(api.calls.some((c) => c.method === 'stopEverything')).toBe(true);
+    expect(s.getState().report).toMatchObject({ stopped: [{ requestId: 'run' }] });
+    // The reload then answers (here: the tab is no longer shared); nothing is left busy, the report stays.
+    answerReload();
+    await reloading;
+    expect(s.getState().busy).toBeNull();
+    expect(s.getState().report).not.toBeNull();
   });
 });

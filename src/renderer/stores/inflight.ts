@@ -50,64 +50,70 @@ function addOffers(offers: ReloadOffer[], more: ReloadOffer[]): ReloadOffer[] {
 
 /** Create the in-flight store over the console API. */
 export function createInFlightStore(api: Pick<ConsoleApi, 'stopRequest' | 'stopEverything' | 'reloadTab'>) {
-  return createStore<InFlightState>()((set, get) => ({
-    requests: [],
-    watching: null,
-    busy: null,
-    error: null,
-    offers: [],
-    report: null,
-    setRequests(list) {
-      set({ requests: [...list].sort((a, b) => a.startedAt - b.startedAt || a.requestId.localeCompare(b.requestId)) });
-    },
-    watch(requestId) {
-      set({ watching: requestId, error: null });
-    },
-    unwatch() {
-      set({ watching: null, error: null });
-    },
-    async stop(requestId) {
-      if (get().busy) return false;
-      set({ busy: requestId, error: null });
-      const r = await api.stopRequest({ requestId });
-      if (!r.ok) {
-        set({ busy: null, error: r.error });
-        return false;
-      }
-      const v = r.value;
-      set({ busy: null, offers: v.afterDispatch ? addOffers(get().offers, [{ requestId: v.requestId, tabId: v.tabId }]) : get().offers });
-      return true;
-    },
-    async stopEverything() {
-      if (get().busy) return false;
-      set({ busy: 'everything', error: null });
-      const r = await api.stopEverything();
-      if (!r.ok) {
-        set({ busy: null, error: r.error });
-        return false;
-      }
-      const more = r.value.stopped.filter((s) => s.afterDispatch).map((s) => ({ requestId: s.requestId, tabId: s.tabId }));
-      set({ busy: null, report: r.value, offers: addOffers(get().offers, more) });
-      return true;
-    },
-    async reload(tabId) {
-      if (get().busy) return false;
-      set({ busy: `tab:${tabId}`, error: null });
-      const r = await api.reloadTab({ tabId });
-      if (!r.ok) {
-        set({ busy: null, error: r.error });
-        return false;
-      }
-      set({ busy: null, offers: get().offers.filter((o) => o.tabId !== tabId) });
-      return true;
-    },
-    dismissOffer(tabId) {
-      set({ offers: get().offers.filter((o) => o.tabId !== tabId) });
-    },
-    dismissReport() {
-      set({ report: null });
-    },
-  }));
+  return createStore<InFlightState>()((set, get) => {
+    /** Clear `busy` only if it is still this act's: Stop everything may have taken it over meanwhile. */
+    const idle = (mine: string): { busy: string | null } => ({ busy: get().busy === mine ? null : get().busy });
+    return {
+      requests: [],
+      watching: null,
+      busy: null,
+      error: null,
+      offers: [],
+      report: null,
+      setRequests(list) {
+        set({ requests: [...list].sort((a, b) => a.startedAt - b.startedAt || a.requestId.localeCompare(b.requestId)) });
+      },
+      watch(requestId) {
+        set({ watching: requestId, error: null });
+      },
+      unwatch() {
+        set({ watching: null, error: null });
+      },
+      async stop(requestId) {
+        if (get().busy) return false;
+        set({ busy: requestId, error: null });
+        const r = await api.stopRequest({ requestId });
+        if (!r.ok) {
+          set({ ...idle(requestId), error: r.error });
+          return false;
+        }
+        const v = r.value;
+        set({ ...idle(requestId), offers: v.afterDispatch ? addOffers(get().offers, [{ requestId: v.requestId, tabId: v.tabId }]) : get().offers });
+        return true;
+      },
+      async stopEverything() {
+        // The kill switch waits for nothing: a Stop or a tab reload still waiting for its answer (a
+        // reload may wait 10 s on the extension) must not swallow the press. Only a second press is.
+        if (get().busy === 'everything') return false;
+        set({ busy: 'everything', error: null });
+        const r = await api.stopEverything();
+        if (!r.ok) {
+          set({ busy: null, error: r.error });
+          return false;
+        }
+        const more = r.value.stopped.filter((s) => s.afterDispatch).map((s) => ({ requestId: s.requestId, tabId: s.tabId }));
+        set({ busy: null, report: r.value, offers: addOffers(get().offers, more) });
+        return true;
+      },
+      async reload(tabId) {
+        if (get().busy) return false;
+        set({ busy: `tab:${tabId}`, error: null });
+        const r = await api.reloadTab({ tabId });
+        if (!r.ok) {
+          set({ ...idle(`tab:${tabId}`), error: r.error });
+          return false;
+        }
+        set({ ...idle(`tab:${tabId}`), offers: get().offers.filter((o) => o.tabId !== tabId) });
+        return true;
+      },
+      dismissOffer(tabId) {
+        set({ offers: get().offers.filter((o) => o.tabId !== tabId) });
+      },
+      dismissReport() {
+        set({ report: null });
+      },
+    };
+  });
 }
 
 export type InFlightStore = ReturnType<typeof createInFlightStore>;
