@@ -12,7 +12,8 @@ import { createInputGate } from '../../src/main/core/trusted-input';
 import { ok } from '../../src/shared/result';
 import { createInFlightStore } from '../../src/renderer/stores/inflight';
 import { FakeConsole } from '../support/fake-console';
-import { FakeLink, ORIGIN, sharedTab } from './broker.fixtures';
+import { startAgentCore, stopAgentCore } from '../support/agent-core';
+import { FakeLink, makeDiscovery, ORIGIN, sharedTab, until } from './broker.fixtures';
 
 const URL_NOW = `${ORIGIN}/shop`;
 const agent = { actor: { kind: 'agent' as const, name: 'bot', tokenId: 'tok_0123456789abcdef' }, kind: 'mutation' as const };
@@ -160,5 +161,68 @@ describe('the console UI: the kill switch is never silently dead', () => {
     await reloading;
     expect(s.getState().busy).toBeNull();
     expect(s.getState().report).not.toBeNull();
+  });
+});
+
+describe('a share that ends while a request is on its way to the person', () => {
+  const AGENT = { actor: { kind: 'agent' as const, name: 'late-agent' }, kind: 'mutation' as const };
+  let link: FakeLink;
+  let core: ConsoleCore;
+  let dir: string;
+  let releaseForm!: () => void;
+  let formAsked!: Promise<void>;
+
+  beforeEach(async () => {
+    link = new FakeLink();
+    link.tabs = [sharedTab(1)];
+    // The form read of a declarative tool (its subject): held open until the test lets it answer.
+    let asked!: () => void;
+    formAsked = new Promise<void>((r) => (asked = r));
+    const held = new Promise<void>((r) => (releaseForm = r));
+    link.reads.set('webmcp-discover', ((r: { operation: string }) => {
+      if (r.operation !== 'form') return ok(null);
+      asked();
+      return held.then(() => ok({ action: `${ORIGIN}/cb`, actionHash: 'c'.repeat(64), method: 'post', autosubmit: true, fields: { day: [''] } }));
+    }) as never);
+    // A long approval timeout: an approval that is shown stays shown (no expiry stands in for a refusal).
+    ({ core, dir } = await startAgentCore('echo-stop-share-', link, { approvalTimeoutMs: 600_000, logger: { info: () => {}, warn: () => {} } }));
+    await core.broker.sharing.refresh();
+    link.discoveries.set(1, await makeDiscovery(1, [{ name: 'book', kind: 'declarative' }]));
+    expect((await core.broker.discover({ tabId: 1 }, { ...AGENT, kind: 'read' })).ok).toBe(true);
+  });
+  afterEach(async () => {
+    await stopAgentCore(core, dir, []);
+  });
+
+  /** What the request came to first: an approval shown to the person, or its end (no clock involved). */
+  const firstOf = async (p: Promise<{ ok: boolean; requestId: string }>): Promise<'shown' | 'ended'> =>
+    Promise.race([p.then(() => 'ended' as const), until((l) => core.broker.approvals.onChange(l), () => core.broker.approvals.list().length > 0).then(() => 'shown' as const)]);
+  const invokeBook = () => core.broker.invoke({ tabId: 1, name: 'book', descriptorHash: link.discoveries.get(1)!.tools[0]!.descriptorHash, arguments: { day: 'monday' } }, AGENT);
+
+  it("the person unshares the tab while the request's subject is read: it is never shown for a tab no longer shared", async () => {
+    const p = invokeBook();
+    await formAsked;
+    expect(await core.api.unshareTab({ tabId: 1 })).toEqual({ ok: true, value: null });
+    expect(core.broker.getSharedTabs()).toEqual([]);
+    releaseForm();
+    expect(await firstOf(p)).toBe('ended');
+    const a = await p;
+    expect(a).toMatchObject({ ok: false, error: { code: 'tab-not-shared' } });
+    expect(core.broker.approvals.list()).toEqual([]);
+    expect(core.ledger.query({ requestId: a.requestId, event: 'approval-shown' }).receipts).toEqual([]);
+    expect(link.requests.some((r) => r.op === 'dispatch')).toBe(false);
+  });
+
+  it('a call that starts while Stop everything runs (a new session, the tokens stay valid) leaves no approval behind for the unshared tab', async () => {
+    const se = core.api.stopEverything(); // its synchronous part (deny, stopAll) is done when this returns
+    const p = invokeBook(); // begins after stopAll: nothing marks it
+    await formAsked;
+    const r = await se;
+    expect(r).toMatchObject({ ok: true, value: { unshared: [1] } });
+    releaseForm();
+    // After the kill switch completed, the person must not find a dialog for a tab it just unshared.
+    expect(await firstOf(p)).toBe('ended');
+    expect(await p).toMatchObject({ ok: false });
+    expect(core.broker.approvals.list()).toEqual([]);
   });
 });

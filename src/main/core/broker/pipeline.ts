@@ -220,6 +220,9 @@ export class Pipeline {
       const argsHash = shaped.hash;
 
       // 2. resolveSubject.
+      // The share the request was made under: if it ends (unshared, Stop everything, shared anew)
+      // before the dispatch, the request ends too (approvals already waiting are cancelled by the broker).
+      const sharedAt = this.o.sharing.get(req.tabId)?.sharedAt;
       if (this.o.sharing.isRefusedConsoleTab(req.tabId)) return trail.refuse(actor, 'console-tab', `Tab ${req.tabId} ${CONSOLE_TAB_REFUSAL}.`);
       // The shaped arguments: what is hashed is what a form subject merges over the form's values.
       const resolved = await f.resolveSubject({ ...req, arguments: args }, this.env, ctx.signal);
@@ -270,7 +273,7 @@ export class Pipeline {
         trail.write('approved', { kind: 'console' }, { byRule: decision.ruleIndex, policy: decision.reason });
         flight.approved();
       } else {
-        const approval = await this.requestApproval(f, trail, ctx, r, args, argsHash, decision.reason, operationId, flight);
+        const approval = await this.requestApproval(f, trail, ctx, r, args, argsHash, decision.reason, operationId, flight, sharedAt);
         if (approval) return approval;
       }
 
@@ -294,7 +297,7 @@ export class Pipeline {
       }
       // This request's turn before the last checks; the disk is waited for once, after `dispatched`.
       await this.o.turns?.take();
-      const early = this.beforeSend(trail, f, ctx, r, 'while this request waited for approval', flight);
+      const early = this.beforeSend(trail, f, ctx, r, 'while this request waited for approval', flight, sharedAt);
       if (early) return early;
 
       // 7. dispatch. From here on, not knowing the outcome means outcome-unknown.
@@ -306,7 +309,7 @@ export class Pipeline {
       await trail.settle({ turn: false });
       // That wait let other work run: what the checks above ruled out is checked again, with no await
       // between this and the send (an earlier request on this subject may have become outcome-unknown).
-      const late = this.beforeSend(trail, f, ctx, r, 'while its receipts were written', flight);
+      const late = this.beforeSend(trail, f, ctx, r, 'while its receipts were written', flight, sharedAt);
       if (late) return late;
       state.dispatched = true;
       const stopProgress = waitsForPerson ? this.progressWhileWaiting(ctx, timeoutMs) : () => undefined;
@@ -352,9 +355,10 @@ export class Pipeline {
     policyReason: string,
     operationId: string | undefined,
     flight: Flight,
+    sharedAt: number | undefined,
   ): Promise<BrokerAnswer<ActionValue> | null> {
     const actor = ctx.actor;
-    const refused = this.admission(trail, f, ctx, flight);
+    const refused = this.admission(trail, f, ctx, flight) ?? this.shareEnded(trail, r.target.tabId, sharedAt);
     if (refused) return refused;
     // Evidence taken only now that the person is to be asked (the target's picture).
     const evidence = f.evidence ? await f.evidence(r, this.env, ctx.signal) : null;
@@ -391,7 +395,7 @@ export class Pipeline {
     // The person sees the request only once its receipts are on disk. The wait lets other requests
     // run, so the caps and the link are checked again with no await between this and the queue.
     await trail.settle();
-    const late = this.admission(trail, f, ctx, flight);
+    const late = this.admission(trail, f, ctx, flight) ?? this.shareEnded(trail, r.target.tabId, sharedAt);
     if (late) return late;
     const asked = this.o.approvals.request(view, ctx.signal);
     // The person's Stop withdraws the pending approval (cancelled by the person).
@@ -423,6 +427,17 @@ export class Pipeline {
         flight.approved();
         return null;
     }
+  }
+
+  /**
+   * The tab's share that the request was made under (`sharedAt`) has ended: the person unshared
+   * it (or pressed Stop everything), or it is shared anew. Refused `tab-not-shared` by the console;
+   * else null. Unknown at resolve (no list from the extension yet): not judged here (the extension
+   * refuses an unshared tab at dispatch).
+   */
+  private shareEnded(trail: Trail, tabId: number, sharedAt: number | undefined): BrokerAnswer<ActionValue> | null {
+    if (sharedAt === undefined || this.o.sharing.get(tabId)?.sharedAt === sharedAt) return null;
+    return trail.refuse({ kind: 'console' }, 'tab-not-shared', `Tab ${tabId} stopped being shared while this request was on its way (the person unshared it, or shared it anew); nothing was dispatched.`);
   }
 
   /** The faculty's own standing condition (ActionFaculty.refusedNow) no longer holds: refused by the console, else null. */
@@ -465,10 +480,20 @@ export class Pipeline {
    * for the disk (`meanwhile` says when): the agent's cancel, the link, and an outcome-unknown on
    * this subject that arose meanwhile. null: send; else the request's final answer.
    */
-  private beforeSend(trail: Trail, f: ActionFaculty<ActionRequestBase>, ctx: AgentContext, r: ResolvedAction, meanwhile: string, flight: Flight): BrokerAnswer<ActionValue> | null {
+  private beforeSend(
+    trail: Trail,
+    f: ActionFaculty<ActionRequestBase>,
+    ctx: AgentContext,
+    r: ResolvedAction,
+    meanwhile: string,
+    flight: Flight,
+    sharedAt: number | undefined,
+  ): BrokerAnswer<ActionValue> | null {
     const actor = ctx.actor;
     const stopped = this.stoppedBeforeDispatch(trail, flight);
     if (stopped) return stopped;
+    const unshared = this.shareEnded(trail, r.target.tabId, sharedAt);
+    if (unshared) return unshared;
     const gone = this.facultyRefuses(trail, f);
     if (gone) return gone;
     if (ctx.signal?.aborted) return trail.cancelled(actor, `the agent cancelled the request ${meanwhile}, before dispatch`);
