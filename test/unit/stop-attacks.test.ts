@@ -226,3 +226,48 @@ describe('a share that ends while a request is on its way to the person', () => 
     expect(core.broker.approvals.list()).toEqual([]);
   });
 });
+
+describe('a Stop that arrives while a request is ending otherwise', () => {
+  const AGENT = { actor: { kind: 'agent' as const, name: 'ending-agent' }, kind: 'mutation' as const };
+  let link: FakeLink;
+  let core: ConsoleCore;
+  let dir: string;
+
+  beforeEach(async () => {
+    link = new FakeLink();
+    link.tabs = [sharedTab(1)];
+    ({ core, dir } = await startAgentCore('echo-stop-ending-', link, { approvalTimeoutMs: 600_000, logger: { info: () => {}, warn: () => {} } }));
+    await core.broker.sharing.refresh();
+    link.discoveries.set(1, await makeDiscovery(1, [{ name: 'pay', inputSchema: { type: 'object' } }]));
+    expect((await core.broker.discover({ tabId: 1 }, { ...AGENT, kind: 'read' })).ok).toBe(true);
+  });
+  afterEach(async () => {
+    await stopAgentCore(core, dir, []);
+  });
+
+  /** A request the person denied, caught the moment its `denied` receipt is written (its answer still waits for the disk). */
+  async function deniedAndEnding(): Promise<{ id: string; answer: Promise<unknown> }> {
+    const answer = core.broker.invoke({ tabId: 1, name: 'pay', descriptorHash: link.discoveries.get(1)!.tools[0]!.descriptorHash, arguments: {} }, AGENT);
+    await until((l) => core.broker.approvals.onChange(l), () => core.broker.approvals.list().length === 1);
+    const id = core.broker.approvals.list()[0]!.requestId;
+    const denied = until((l) => core.ledger.onAppend(l), () => core.ledger.query({ requestId: id, event: 'denied', limit: 1 }).receipts.length === 1);
+    expect(core.broker.decide(id, 'deny').ok).toBe(true);
+    await denied;
+    return { id, answer };
+  }
+
+  it('a single Stop on a request already denied is not "stopped": it says the request is no longer in flight', async () => {
+    const { id, answer } = await deniedAndEnding();
+    expect(core.broker.stop(id)).toMatchObject({ ok: false, error: { code: 'unknown-request' } });
+    expect(await answer).toMatchObject({ ok: false, error: { code: 'denied' } });
+  });
+
+  it("Stop everything's one receipt does not list as stopped a request that had already ended denied", async () => {
+    const { id, answer } = await deniedAndEnding();
+    const r = await core.api.stopEverything();
+    expect(r.ok && r.value.stopped.map((s) => s.requestId)).toEqual([]);
+    expect(core.ledger.query({ event: 'stopped-everything', limit: 1 }).receipts[0]!.detail).toMatchObject({ stopped: [] });
+    expect(await answer).toMatchObject({ ok: false, error: { code: 'denied' } });
+    expect(core.ledger.query({ requestId: id, limit: 1 }).receipts[0]).toMatchObject({ event: 'denied' });
+  });
+});

@@ -187,6 +187,10 @@ export class Pipeline {
       tabId: req.tabId,
       agent: ctx.byPerson ? 'person' : (ctx.actor.name ?? 'unknown agent'),
     });
+    // Once its end is decided (denied, refused, cancelled, expired, …; after dispatch: the answer came),
+    // a request is no longer stoppable while that end is written to disk: a Stop then says so
+    // (`unknown-request`) instead of reporting a stop that did nothing.
+    trail.whenAnswered(() => flight.answered());
     try {
       // The answer goes to the agent once every receipt of the request is on disk.
       return await trail.settled(await this.actionSteps(f, req, ctx, trail, shaped, state, flight), state.dispatched);

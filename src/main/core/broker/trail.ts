@@ -181,8 +181,21 @@ export class Trail {
     }
   }
 
+  /** Told once the request's final answer is made (its end is decided; the disk wait may follow). */
+  private onAnswer: (() => void) | null = null;
+
+  /** Call `f` when this request's answer is made (the pipeline: the request is no longer stoppable). */
+  whenAnswered(f: () => void): void {
+    this.onAnswer = f;
+  }
+
   /** Wrap a Result as this request's answer. */
   answer<T>(r: Result<T>): BrokerAnswer<T> {
+    try {
+      this.onAnswer?.();
+    } catch {
+      /* the listener's failure is its own */
+    }
     return { ...r, requestId: this.requestId, receiptId: this.last };
   }
 
