@@ -31,6 +31,8 @@ export class FakeLink implements ExtensionLink {
   requests: ConsoleRequest[] = [];
   grants: Grant[] = [];
   signFails = false;
+  /** Error codes the next console-state requests are answered with, one each (then ok). */
+  consoleStateErrors: string[] = [];
   /** requestIds (grant) of invoke requests whose signal was aborted. */
   aborted: string[] = [];
   invokeHandler: InvokeHandler = async () => ok({ outcome: 'succeeded', result: '{"ok":true}', elapsedMs: 3 });
@@ -95,8 +97,10 @@ export class FakeLink implements ExtensionLink {
         return ok(null);
       case 'reload-tab':
         return this.tabs.some((t) => t.tabId === r.tabId) ? ok(null) : err('tab-not-shared', `tab ${r.tabId} is not shared`);
-      case 'console-state':
-        return ok(null);
+      case 'console-state': {
+        const code = this.consoleStateErrors.shift();
+        return code ? err(code, `console-state not taken (${code})`) : ok(null);
+      }
       default:
         return err('unsupported', (r as { op: string }).op);
     }

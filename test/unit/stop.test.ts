@@ -3,7 +3,7 @@
 // each phase of a request, the agent's answer, the receipts, the tab reload it offers, and
 // the kill switch's one receipt. Waits are on the core's own events, never sleeps.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConsoleCore } from '../../src/main/core';
 import type { AgentContext } from '../../src/main/core/broker';
 import { InFlight } from '../../src/main/core/broker/in-flight';
@@ -198,5 +198,39 @@ describe('the extension hears the pending count and developer mode (console-stat
       { op: 'console-state', pending: 0, developerMode: true },
       { op: 'console-state', pending: 0, developerMode: false },
     ]);
+  });
+
+  it('sent again when the extension did not take it while the link stayed up, with a backoff; never for an extension without the op', async () => {
+    const states = () => link.requests.filter((r) => r.op === 'console-state');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      link.consoleStateErrors = ['timeout', 'timeout'];
+      core.developerMode.switchOn();
+      await vi.advanceTimersByTimeAsync(0);
+      const on = { op: 'console-state', pending: 0, developerMode: true };
+      // At start, then the change, not taken.
+      expect(states()).toEqual([{ op: 'console-state', pending: 0, developerMode: false }, on]);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(states()).toHaveLength(2);
+      // Again after 1 s (not taken), then after 2 s more (taken): the badge is right, and no more sends.
+      await vi.advanceTimersByTimeAsync(1);
+      expect(states()).toEqual([states()[0], on, on]);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(states()).toEqual([states()[0], on, on, on]);
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(states()).toHaveLength(4);
+      // An extension that does not know the op is not asked again.
+      link.consoleStateErrors = ['unknown-op'];
+      core.developerMode.switchOff('person');
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(states()).toHaveLength(5);
+      // A state never taken is sent 1 + 5 times, not forever.
+      link.consoleStateErrors = Array.from({ length: 50 }, () => 'timeout');
+      core.developerMode.switchOn();
+      await vi.advanceTimersByTimeAsync(600_000);
+      expect(states()).toHaveLength(5 + 6);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -44,6 +44,9 @@ import { SETTINGS_FILE, SettingsStore } from './settings';
 import type { TrustedInputGate } from './trusted-input';
 import { Inspector } from './inspector';
 
+/** How many times one console-state the extension did not take is sent again (after 1, 2, 4, 8, 16 s). */
+const STATE_RETRIES = 5;
+
 export type { ExtensionLink } from './ports';
 
 /** Options of `createConsoleCore`. Only `dataDir` is required. */
@@ -347,6 +350,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
       emit({ kind: 'link', link: s });
       if (s.state !== 'connected') sentToExtension = null;
       if (s.state === 'connected' && lastState !== 'connected') {
+        failedState = null;
         void refreshSharedTabs();
         tellExtension();
       }
@@ -357,6 +361,10 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
   // The extension's action badge shows the pending count, red while developer mode is on (issue 12
   // item 7; extension/src/background/sign.ts): told at each change and at each (re)connection.
   let sentToExtension: string | null = null;
+  /** The state the extension did not take (a timeout, a busy worker), and how often it was sent again. */
+  let stateRetries = 0;
+  let failedState: string | null = null;
+  let stateRetryTimer: ReturnType<typeof setTimeout> | null = null;
   function tellExtension(): void {
     if (stopped || link.status().state !== 'connected') return;
     const state = { pending: broker.approvals.list().length, developerMode: developerMode.on };
@@ -364,8 +372,23 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     if (key === sentToExtension) return;
     sentToExtension = key;
     void link.request({ op: 'console-state', ...state }, { timeoutMs: 10_000 }).then((r) => {
-      // Not taken (an older extension, a dropped link): the next change or connection tries again.
-      if (!r.ok && sentToExtension === key) sentToExtension = null;
+      if (r.ok) {
+        if (sentToExtension === key) failedState = null;
+        return;
+      }
+      if (sentToExtension !== key) return;
+      sentToExtension = null;
+      if (failedState !== key) [failedState, stateRetries] = [key, 0];
+      // Not taken while the link stays up (the extension timed out or failed it): without a retry
+      // the badge would show a stale count until the next change. Again after 1, 2, 4, 8, 16 s;
+      // an extension that does not know the op ('unknown-op': an older one) is not asked again,
+      // and a dropped link is told at its reconnection.
+      if (r.error.code === 'unknown-op' || stateRetries >= STATE_RETRIES || stateRetryTimer) return;
+      stateRetryTimer = setTimeout(() => {
+        stateRetryTimer = null;
+        tellExtension();
+      }, 1_000 * 2 ** stateRetries++);
+      stateRetryTimer.unref?.();
     });
   }
 
@@ -498,6 +521,7 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
     async stop() {
       if (stopped) return;
       stopped = true;
+      if (stateRetryTimer) clearTimeout(stateRetryTimer);
       inspector.dispose();
       broker.dispose();
       witness.dispose();
