@@ -207,6 +207,47 @@ describe('the receipts list over a real ledger: a bounded window', () => {
   });
 });
 
+describe('expanded receipts follow the window', () => {
+  it('a receipt let go (by a flood on top, by a page below, by Show the newest, by clearing the lookup) is collapsed; the ones still shown stay open', async () => {
+    const { ledger, api, close } = receiptsLedger('receipts-expanded-');
+    try {
+      ledger.appendBatch(Array.from({ length: 1_000 }, (_, i) => floodInput(i)));
+      const maxItems = SCAN_PAGE_SIZE + 20;
+      const s = createReceiptsStore(api, { maxItems });
+      const at = (i: number) => s.getState().items[i]!.id;
+      await s.getState().loadFirst();
+      const [top, oldest] = [at(0), at(s.getState().items.length - 1)];
+      s.getState().toggle(top);
+      s.getState().toggle(oldest);
+      // A flood on top lets the oldest go: it is collapsed, the top one stays open.
+      const past = maxItems - s.getState().items.length + 1;
+      for (let i = 0; i < past; i++) s.getState().addMany(ledger.appendBatch([floodInput(3_000 + i)]));
+      expect(s.getState().items.some((r) => r.id === oldest)).toBe(false);
+      expect(s.getState().items.some((r) => r.id === top)).toBe(true);
+      expect(s.getState().expanded).toEqual([top]);
+      // Pages below let the newest go: the top one goes, and is collapsed.
+      const low = at(s.getState().items.length - 1);
+      s.getState().toggle(low);
+      while (s.getState().items.some((r) => r.id === top)) await s.getState().loadMore();
+      expect(s.getState().expanded).toEqual([low]);
+      // Show the newest: the first page again, far above the one open.
+      await s.getState().loadFirst();
+      expect(s.getState().items.some((r) => r.id === low)).toBe(false);
+      expect(s.getState().expanded).toEqual([]);
+      // A receipt found by its id, far below the window: open while the lookup shows it, collapsed when it is cleared.
+      await s.getState().find(oldest);
+      expect(s.getState().expanded).toEqual([oldest]);
+      await s.getState().loadFirst();
+      expect(s.getState().items.some((r) => r.id === oldest)).toBe(false);
+      expect(s.getState().expanded).toEqual([oldest]);
+      s.getState().clearSearch();
+      expect(s.getState().expanded).toEqual([]);
+    } finally {
+      close();
+    }
+  });
+});
+
 describe('the receipts window while a page below is on its way', () => {
   const input = floodInput;
   /** A real ledger, and an api whose paged answers (with a cursor) wait until released. */

@@ -110,6 +110,18 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
     const last = kept[kept.length - 1] as Receipt;
     return { items: kept, nextCursor: encodeCursor('r', last.time, last.seq) };
   };
+  /**
+   * The expanded ids still shown (a row held, or one of the lookup's results): a receipt let go
+   * from the window is collapsed, and comes back closed (the timeline's rows do the same,
+   * ./timeline.ts `heldOnly`), so the expanded list never outgrows what is on screen.
+   */
+  const shownOnly = (expanded: string[], items: readonly Receipt[], search: ReceiptSearch | null): Partial<Pick<ReceiptsState, 'expanded'>> => {
+    if (expanded.length === 0) return {};
+    const shown = new Set(items.map((r) => r.id));
+    for (const r of search?.results ?? []) shown.add(r.id);
+    const kept = expanded.filter((id) => shown.has(id));
+    return kept.length === expanded.length ? {} : { expanded: kept };
+  };
   return createStore<ReceiptsState>()((set, get) => ({
     items: [],
     nextCursor: null,
@@ -127,7 +139,8 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       set({ loading: true, error: null });
       const r = await api.queryReceipts({ limit: RECEIPT_PAGE_SIZE });
       if (!r.ok) return set({ loading: false, error: r.error });
-      set({ loading: false, loaded: true, items: mergeReceipts([], r.value.receipts), nextCursor: r.value.nextCursor, newerHidden: false });
+      const items = mergeReceipts([], r.value.receipts);
+      set({ loading: false, loaded: true, items, nextCursor: r.value.nextCursor, newerHidden: false, ...shownOnly(get().expanded, items, get().search) });
     },
     async loadMore() {
       const { nextCursor, loading } = get();
@@ -141,7 +154,8 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       const items = mergeReceipts(get().items, r.value.receipts);
       // Past the bound the newest go, and pushed receipts wait for loadFirst (no gap above the top one).
       const excess = items.length - maxItems;
-      set({ loading: false, items: excess > 0 ? items.slice(excess) : items, nextCursor: r.value.nextCursor, ...(excess > 0 ? { newerHidden: true } : {}) });
+      const kept = excess > 0 ? items.slice(excess) : items;
+      set({ loading: false, items: kept, nextCursor: r.value.nextCursor, ...(excess > 0 ? { newerHidden: true, ...shownOnly(get().expanded, kept, get().search) } : {}) });
     },
     add(receipt) {
       get().addMany([receipt]);
@@ -152,12 +166,15 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       // New steps of the request being looked at join its trail.
       const shown = search?.status === 'done' ? new Set(search.results.map((r) => r.requestId)) : null;
       const joining = shown ? receipts.filter((r) => r.requestId !== null && shown.has(r.requestId)) : [];
+      // Before the first page is loaded the list holds nothing: that page brings these too. While
+      // newer ones are not held, neither are these (they wait for loadFirst).
+      // While a page is on its way (loading) none go: a page below lands under the receipts held now
+      // and then the newest go instead (loadMore), so the list never has a gap.
+      const held = get().loaded && !get().newerHidden ? (get().loading ? { items: mergeReceipts(get().items, [...receipts]) } : keepNewest(mergeReceipts(get().items, [...receipts]))) : null;
       set({
-        // Before the first page is loaded the list holds nothing: that page brings these too. While
-        // newer ones are not held, neither are these (they wait for loadFirst).
-        // While a page is on its way (loading) none go: a page below lands under the receipts held now
-        // and then the newest go instead (loadMore), so the list never has a gap.
-        ...(get().loaded && !get().newerHidden ? (get().loading ? { items: mergeReceipts(get().items, [...receipts]) } : keepNewest(mergeReceipts(get().items, [...receipts]))) : {}),
+        ...held,
+        // Trimmed (keepNewest set a cursor below the last kept): the ones let go are collapsed.
+        ...(held && 'nextCursor' in held ? shownOnly(get().expanded, held.items, search) : {}),
         ...(joining.length > 0 && search ? { search: { ...search, results: mergeReceipts(search.results, joining) } } : {}),
       });
     },
@@ -176,7 +193,7 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
     },
     clearSearch() {
       searchSeq++;
-      set({ search: null });
+      set({ search: null, ...shownOnly(get().expanded, get().items, null) });
     },
     async find(raw) {
       const query = raw.trim();
