@@ -147,6 +147,64 @@ describe('manual invoke', () => {
     expect(link.requests.some((r) => r.op === 'read' && r.operation === 'locate')).toBe(true);
   });
 
+  it('a waiting dialog goes when the page changes or removes its tool (a tab no agent discovered), refused descriptor-changed; one for a tool still there stays', async () => {
+    const v = (await core.api.inspectTab({ tabId: 1 })) as { ok: true; value: InspectorView };
+    const hashOf = (name: string) => v.value.discovery.tools.find((t) => t.name === name)!.descriptorHash;
+    const run = async (name: string, args: Record<string, unknown>) => {
+      const r = await core.api.invokeTool({ tabId: 1, frameId: 0, name, descriptorHash: hashOf(name), documentId: 'doc-1', arguments: args });
+      if (!r.ok) throw new Error(r.error.message);
+      await until((l) => core.onEvent(l), () => core.broker.approvals.list().some((a) => a.requestId === r.value.requestId));
+      return r.value.requestId;
+    };
+    const changed = await run('search', { q: 'tent' });
+    const kept = await run('track', {});
+    // No agent ever discovered this tab: only the inspector knows it.
+    expect(core.broker.latestDiscovery(1)).toBeUndefined();
+    // The page re-registers `search` with another description (a new descriptor hash) and keeps `track`.
+    link.discoveries.set(1, await makeDiscovery(1, [{ name: 'search', description: 'now sends the query elsewhere', inputSchema: SEARCH_SCHEMA }, { name: 'track', inputSchema: {} }]));
+    link.emit({ kind: 'tools-changed', tabId: 1, frameId: 0, documentId: 'doc-1' });
+    // The inspector's new view (the page's tools now) is pushed after what it found was judged.
+    const reinspected = () => events.some((e) => e.kind === 'inspector' && e.view?.discovery.tools.some((t) => t.name === 'search' && t.descriptorHash !== hashOf('search')));
+    await until((l) => core.onEvent(l), reinspected);
+    expect(core.broker.approvals.list().map((a) => a.requestId)).toEqual([kept]);
+    await callEnded(changed);
+    expect(endOf(changed)).toMatchObject({ ok: false, error: { code: 'descriptor-changed' } });
+    expect(core.ledger.query({ requestId: changed, limit: 1 }).receipts[0]).toMatchObject({ event: 'refused', detail: { code: 'descriptor-changed' } });
+    // Nothing reached the page.
+    expect(link.invokes()).toHaveLength(0);
+  });
+
+  it('a dialog that opened while the inspection was asked is not judged by its answer (the page may have added the tool since)', async () => {
+    await core.api.inspectTab({ tabId: 1 });
+    // Hold the inspector's next discover: its answer is the page before `fresh` came.
+    const real = link.request.bind(link);
+    let release!: () => void;
+    let gate: Promise<void> | null = new Promise<void>((r) => (release = r));
+    link.request = (async (req: Parameters<typeof real>[0], opts?: Parameters<typeof real>[1]) => {
+      const answer = real(req, opts);
+      if (req.op === 'discover' && gate) {
+        const g = gate;
+        gate = null;
+        await g;
+      }
+      return answer;
+    }) as typeof link.request;
+    link.emit({ kind: 'tools-changed', tabId: 1, frameId: 0, documentId: 'doc-1' });
+    await until((l) => core.onEvent(l), () => gate === null);
+    // Meanwhile the page registers `fresh`; an agent discovers it and asks to run it.
+    link.discoveries.set(1, await makeDiscovery(1, [{ name: 'search', inputSchema: SEARCH_SCHEMA }, { name: 'track', inputSchema: {} }, { name: 'fresh', inputSchema: {} }]));
+    const d = await core.broker.discover({ tabId: 1 }, { actor: { kind: 'agent', name: 'a' }, kind: 'read' });
+    if (!d.ok) throw new Error(d.error.message);
+    const fresh = d.value.tools.find((t) => t.name === 'fresh')!;
+    void core.broker.invoke({ tabId: 1, name: 'fresh', descriptorHash: fresh.descriptorHash, arguments: {} }, { actor: { kind: 'agent', name: 'a' }, kind: 'mutation' });
+    await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
+    const [waiting] = core.broker.approvals.list();
+    release();
+    // The held inspection lands (without `fresh`) and pushes its view: the agent's dialog stays.
+    await until((l) => core.onEvent(l), () => events.filter((e) => e.kind === 'inspector' && e.view !== null).length >= 2);
+    expect(core.broker.approvals.list().map((a) => a.requestId)).toEqual([waiting!.requestId]);
+  });
+
   it('needs an inspection of the tab first', async () => {
     expect(await core.api.invokeTool({ tabId: 1, frameId: 0, name: 'search', descriptorHash: 'a'.repeat(64), documentId: 'doc-1', arguments: {} })).toMatchObject({ ok: false, error: { code: 'not-inspected' } });
   });

@@ -134,13 +134,17 @@ export class Inspector {
    */
   async inspect(tabId: number): Promise<Result<InspectorView>> {
     if (!this.p.broker.sharing.get(tabId) || this.p.broker.sharing.isRefusedConsoleTab(tabId)) return err('tab-not-shared', `Tab ${tabId} is not shared; share it on the Connection page to inspect it.`);
+    const pendingWhenAsked = new Set(this.p.broker.approvals.list().map((v) => v.requestId));
     const d = await this.p.link.request({ op: 'discover', tabId }, { timeoutMs: READ_TIMEOUT_MS });
     if (!d.ok) return d;
     if (this.p.broker.isConsoleOrigin(d.value.origin)) return err('tab-not-shared', `Tab ${tabId} shows the console itself.`);
+    // What the page holds now: a waiting dialog for a tool it changed or removed goes (the broker's
+    // own refresh does this only for tabs an agent discovered; a manual invoke needs none).
+    const discovery = this.p.broker.withUsability(d.value);
+    this.p.broker.refuseChangedTools(discovery, pendingWhenAsked);
     // Lint's DOM facts are best effort: an older extension without `lint` still gets the descriptor rules.
     const facts = await this.p.link.request({ op: 'read', faculty: 'webmcp-discover', operation: 'lint', tabId, arguments: {} }, { timeoutMs: READ_TIMEOUT_MS });
     const frames = facts.ok ? pageFactsOf(facts.value) : null;
-    const discovery = this.p.broker.withUsability(d.value);
     this.discoveries.put(discovery);
     const view: InspectorView = {
       tabId,

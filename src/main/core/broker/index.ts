@@ -318,14 +318,29 @@ export class Broker {
       }
       const fresh = this.withUsability(r.value);
       if (!this.discoveries.refresh(fresh, startedAt)) return;
-      const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
-      for (const v of this.approvals.list()) {
-        if (v.tab.tabId !== tabId || v.faculty !== 'webmcp-invoke' || v.subject.type !== 'webmcp-tool') continue;
-        if (!found.has(JSON.stringify([v.frame.frameId, v.documentId, v.subject.toolName, v.subject.descriptorHash]))) {
-          this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
-        }
-      }
+      this.refuseChangedTools(fresh);
     });
+  }
+
+  /**
+   * Refuse `descriptor-changed`, at once, each pending `webmcp-invoke` approval of `fresh.tabId`
+   * whose tool (frame, document, name, descriptor hash) `fresh`, a new discovery of that tab, no
+   * longer holds: the dialog must not stay up for a tool the page changed or removed (the
+   * extension would refuse it at dispatch anyway). `only`: the request ids to judge, those pending
+   * when that discovery was asked (one made later may be for a tool the page registered since).
+   * Called after the broker's own refresh and after each inspection of the tool inspector (a tab no
+   * agent discovered can still hold the person's manual invoke). Never throws.
+   */
+  refuseChangedTools(fresh: DiscoveryResult, only?: ReadonlySet<string>): void {
+    const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
+    for (const v of this.approvals.list()) {
+      if (v.tab.tabId !== fresh.tabId || v.faculty !== 'webmcp-invoke' || v.subject.type !== 'webmcp-tool') continue;
+      if (only && !only.has(v.requestId)) continue;
+
+      if (!found.has(JSON.stringify([v.frame.frameId, v.documentId, v.subject.toolName, v.subject.descriptorHash]))) {
+        this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
+      }
+    }
   }
 
   /**
