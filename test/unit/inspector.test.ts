@@ -205,6 +205,37 @@ describe('manual invoke', () => {
     expect(core.broker.approvals.list().map((a) => a.requestId)).toEqual([waiting!.requestId]);
   });
 
+  it('a waiting dialog for a tool in a frame the inspection did not hear from (timed out, past the limits) or dropped for size stays: silence is not removal', async () => {
+    const specs = [
+      { name: 'search', inputSchema: SEARCH_SCHEMA },
+      { name: 'widget', inputSchema: {}, frameId: 2 },
+      { name: 'faraway', inputSchema: {}, frameId: 3 },
+      { name: 'track', inputSchema: {} },
+    ];
+    link.discoveries.set(1, await makeDiscovery(1, specs));
+    const v = (await core.api.inspectTab({ tabId: 1 })) as { ok: true; value: InspectorView };
+    const run = async (name: string) => {
+      const t = v.value.discovery.tools.find((x) => x.name === name)!;
+      const r = await core.api.invokeTool({ tabId: 1, frameId: t.frameId, name, descriptorHash: t.descriptorHash, documentId: 'doc-1', arguments: {} });
+      if (!r.ok) throw new Error(r.error.message);
+      await until((l) => core.onEvent(l), () => core.broker.approvals.list().some((a) => a.requestId === r.value.requestId));
+      return r.value.requestId;
+    };
+    const waiting = [await run('widget'), await run('faraway'), await run('track')];
+    // The page's tools are unchanged, but this discovery did not hear from frame 2 (busy: frame-timeout),
+    // frame 3 was past the frame limit, and `track` was dropped to keep the answer under the message limit.
+    const next = await makeDiscovery(1, [specs[0]!]);
+    next.violations = [
+      { frameId: 2, reason: 'frame-timeout' },
+      { frameId: 3, reason: 'too-many-frames' },
+      { frameId: 0, reason: 'message-too-large', name: 'track' },
+    ];
+    link.discoveries.set(1, next);
+    link.emit({ kind: 'tools-changed', tabId: 1, frameId: 0, documentId: 'doc-1' });
+    await until((l) => core.onEvent(l), () => events.some((e) => e.kind === 'inspector' && e.view !== null && e.view.discovery.violations.length === 3));
+    expect(core.broker.approvals.list().map((a) => a.requestId).sort()).toEqual([...waiting].sort());
+  });
+
   it('needs an inspection of the tab first', async () => {
     expect(await core.api.invokeTool({ tabId: 1, frameId: 0, name: 'search', descriptorHash: 'a'.repeat(64), documentId: 'doc-1', arguments: {} })).toMatchObject({ ok: false, error: { code: 'not-inspected' } });
   });

@@ -74,6 +74,20 @@ describe('tool changes', () => {
     expect(broker.toolChangesSinceDiscovery(7)).toBeUndefined();
   });
 
+  it('a pending approval for a tool in a frame the refresh did not reach stays: the tool is kept, so is its dialog', async () => {
+    link.discoveries.set(7, await page([{ name: 'stable', inputSchema: OPEN }, { name: 'framed', inputSchema: OPEN, frameId: 4 }]));
+    expect((await broker.discover({ tabId: 7 }, agent('read'))).ok).toBe(true);
+    void broker.invoke({ tabId: 7, name: 'framed', descriptorHash: hashOf('framed'), arguments: {} }, agent());
+    await until((l) => broker.approvals.onChange(l), () => broker.approvals.list().length === 1);
+    // The page re-registers `stable`; frame 4 is busy and does not answer this rediscovery.
+    const fresh = await page([{ name: 'stable', inputSchema: OPEN, description: 'now different' }]);
+    fresh.violations.push({ frameId: 4, reason: 'frame-timeout' });
+    link.discoveries.set(7, fresh);
+    await pageChanged();
+    expect(broker.latestDiscovery(7)!.tools.map((t) => t.name).sort()).toEqual(['framed', 'stable']);
+    expect(broker.approvals.list().map((a) => a.subject.type === 'webmcp-tool' && a.subject.toolName)).toEqual(['framed']);
+  });
+
   it('a burst of change notices while a refresh runs makes one more refresh, not one per notice', async () => {
     let release: () => void = () => undefined;
     const original = link.request.bind(link);
