@@ -38,6 +38,17 @@ const UNREACHED = new Set(['frame-timeout', 'frame-unreachable', 'too-many-frame
 /** At most this many names per list of a ToolChanges (a page may churn hundreds). */
 const MAX_CHANGED_NAMES = 64;
 
+/**
+ * Whether `fresh` did not hear from a tool at all (its frame timed out, could not be asked, or was
+ * past the frame limit; or the tool was dropped to keep the answer under the message limit): its
+ * absence from `fresh.tools` then says nothing about the page (silence is not departure).
+ */
+export function unheardIn(fresh: DiscoveryResult): (frameId: number, name: string) => boolean {
+  const unreached = new Set(fresh.violations.filter((v) => UNREACHED.has(v.reason)).map((v) => v.frameId));
+  const tooLarge = new Set(fresh.violations.filter((v) => v.reason === 'message-too-large' && v.name !== undefined).map((v) => JSON.stringify([v.frameId, v.name])));
+  return (frameId, name) => unreached.has(frameId) || tooLarge.has(JSON.stringify([frameId, name]));
+}
+
 const key = (faculty: Faculty, tabId: number, documentId: string, subjectKey: string): string => JSON.stringify([faculty, tabId, documentId, subjectKey]);
 
 /** The latest discoveries and the outcome-unknown blocks. */
@@ -100,9 +111,8 @@ export class Discoveries {
       this.forget(fresh.tabId);
       return undefined;
     }
-    const unreached = new Set(fresh.violations.filter((v) => UNREACHED.has(v.reason)).map((v) => v.frameId));
-    const tooLarge = new Set(fresh.violations.filter((v) => v.reason === 'message-too-large' && v.name !== undefined).map((v) => JSON.stringify([v.frameId, v.name])));
-    const kept = d.tools.filter((t) => (unreached.has(t.frameId) || tooLarge.has(JSON.stringify([t.frameId, t.name]))) && !fresh.tools.some((n) => n.frameId === t.frameId && n.name === t.name));
+    const unheard = unheardIn(fresh);
+    const kept = d.tools.filter((t) => unheard(t.frameId, t.name) && !fresh.tools.some((n) => n.frameId === t.frameId && n.name === t.name));
     fresh = kept.length > 0 ? { ...fresh, tools: [...fresh.tools, ...kept] } : fresh;
     const before = new Map(d.tools.map((t) => [toolKey(t), t.descriptorHash]));
     const after = new Map(fresh.tools.map((t) => [toolKey(t), t.descriptorHash]));

@@ -21,7 +21,7 @@ import { ToolRouter } from '../policy';
 import { Sharing } from '../sharing';
 import { LIMITS } from '../../../shared/limits';
 import { ApprovalQueue } from './approvals';
-import { Discoveries, type ToolChanges } from './discoveries';
+import { Discoveries, unheardIn, type ToolChanges } from './discoveries';
 import { Pipeline, type ActionFaculty, type ActionRequestBase, type ActionValue, type AgentContext } from './pipeline';
 import type { Turns } from '../turns';
 import { Trail, type BrokerAnswer, type BrokerFailure, type ReceiptSink } from './trail';
@@ -329,13 +329,18 @@ export class Broker {
    * extension would refuse it at dispatch anyway). `only`: the request ids to judge, those pending
    * when that discovery was asked (one made later may be for a tool the page registered since).
    * Called after the broker's own refresh and after each inspection of the tool inspector (a tab no
-   * agent discovered can still hold the person's manual invoke). Never throws.
+   * agent discovered can still hold the person's manual invoke). A tool `fresh` did not hear from
+   * (its frame unreached or past the limits, the tool dropped for size: `unheardIn`) is not judged:
+   * silence is not departure, as `Discoveries.refresh` keeps such tools. Never throws.
    */
   refuseChangedTools(fresh: DiscoveryResult, only?: ReadonlySet<string>): void {
     const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
+    const unheard = unheardIn(fresh);
     for (const v of this.approvals.list()) {
       if (v.tab.tabId !== fresh.tabId || v.faculty !== 'webmcp-invoke' || v.subject.type !== 'webmcp-tool') continue;
       if (only && !only.has(v.requestId)) continue;
+      const [frameId, name] = [v.frame.frameId, v.subject.toolName];
+      if (unheard(frameId, name) && !fresh.tools.some((t) => t.frameId === frameId && t.name === name)) continue;
 
       if (!found.has(JSON.stringify([v.frame.frameId, v.documentId, v.subject.toolName, v.subject.descriptorHash]))) {
         this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
