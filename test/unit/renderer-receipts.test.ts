@@ -248,6 +248,30 @@ describe('expanded receipts follow the window', () => {
   });
 });
 
+describe('expanded receipts follow the lookup', () => {
+  it('a receipt a lookup opened is collapsed when another lookup replaces it, and does not come back open when scrolled to', async () => {
+    const { ledger, api, close } = receiptsLedger('receipts-expanded-lookup-');
+    try {
+      ledger.appendBatch(Array.from({ length: 200 }, (_, i) => floodInput(i)));
+      const s = createReceiptsStore(api);
+      await s.getState().loadFirst();
+      const [far] = ledger.query({ requestId: 'r-20', limit: 1 }).receipts;
+      // Looked up by its id, far below the first page: shown by the lookup, open.
+      await s.getState().find(far!.id);
+      expect(s.getState().expanded).toEqual([far!.id]);
+      // Another lookup (a request id) replaces it: the receipt is no longer shown anywhere.
+      await s.getState().find('r-150');
+      expect(s.getState().search?.results.some((r) => r.id === far!.id)).toBe(false);
+      expect(s.getState().expanded).toEqual([]);
+      // Scrolled down to it: it comes back closed.
+      while (!s.getState().items.some((r) => r.id === far!.id)) await s.getState().loadMore();
+      expect(s.getState().expanded).toEqual([]);
+    } finally {
+      close();
+    }
+  });
+});
+
 describe('the receipts window while a page below is on its way', () => {
   const input = floodInput;
   /** A real ledger, and an api whose paged answers (with a cursor) wait until released. */
