@@ -259,6 +259,9 @@ describe('expanded receipts follow the lookup', () => {
       // Looked up by its id, far below the first page: shown by the lookup, open.
       await s.getState().find(far!.id);
       expect(s.getState().expanded).toEqual([far!.id]);
+      // "Show this request's receipts" from it: still shown (its request's trail), still open.
+      await s.getState().find(far!.requestId!);
+      expect(s.getState().expanded).toEqual([far!.id]);
       // Another lookup (a request id) replaces it: the receipt is no longer shown anywhere.
       await s.getState().find('r-150');
       expect(s.getState().search?.results.some((r) => r.id === far!.id)).toBe(false);

@@ -201,18 +201,21 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       const seq = ++searchSeq;
       const current = () => seq === searchSeq;
       const base: ReceiptSearch = { query, status: 'searching', matchedBy: null, results: [], receiptId: null, scanned: 0, complete: false, error: null };
+      /** This lookup's answer replaces the one shown: what only that one showed is collapsed (as when it is cleared), `open` opened. */
+      const done = (search: ReceiptSearch, open?: string) => {
+        const pruned = shownOnly(get().expanded, get().items, search).expanded ?? get().expanded;
+        set({ search, expanded: open === undefined || pruned.includes(open) ? pruned : [...pruned, open] });
+      };
       if (!LOOKUP_ID_PATTERN.test(query)) {
-        return set({
-          search: { ...base, status: 'done', error: { code: 'invalid-input', message: 'Receipt and request ids have only letters, digits and . _ : - (at most 128 characters).' } },
-        });
+        return done({ ...base, status: 'done', error: { code: 'invalid-input', message: 'Receipt and request ids have only letters, digits and . _ : - (at most 128 characters).' } });
       }
       set({ search: base });
 
       const byRequest = await api.queryReceipts({ requestId: query, limit: SCAN_PAGE_SIZE });
       if (!current()) return;
-      if (!byRequest.ok) return set({ search: { ...base, status: 'done', error: byRequest.error } });
+      if (!byRequest.ok) return done({ ...base, status: 'done', error: byRequest.error });
       if (byRequest.value.receipts.length > 0) {
-        return set({ search: { ...base, status: 'done', matchedBy: 'request', results: mergeReceipts([], byRequest.value.receipts), complete: true } });
+        return done({ ...base, status: 'done', matchedBy: 'request', results: mergeReceipts([], byRequest.value.receipts), complete: true });
       }
 
       const scanned = 0;
@@ -220,10 +223,10 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
       if (!found) {
         const byId = await api.queryReceipts({ id: query, limit: 1 });
         if (!current()) return;
-        if (!byId.ok) return set({ search: { ...base, status: 'done', error: byId.error } });
+        if (!byId.ok) return done({ ...base, status: 'done', error: byId.error });
         found = byId.value.receipts[0] ?? null;
       }
-      if (!found) return set({ search: { ...base, status: 'done', complete: true } });
+      if (!found) return done({ ...base, status: 'done', complete: true });
 
       let results = [found];
       if (found.requestId !== null) {
@@ -231,11 +234,7 @@ export function createReceiptsStore(api: Pick<ConsoleApi, 'queryReceipts' | 'ver
         if (!current()) return;
         if (trail.ok) results = mergeReceipts([found], trail.value.receipts);
       }
-      const expanded = get().expanded;
-      set({
-        search: { ...base, status: 'done', matchedBy: 'receipt', receiptId: found.id, results, scanned, complete: true },
-        expanded: expanded.includes(found.id) ? expanded : [...expanded, found.id],
-      });
+      done({ ...base, status: 'done', matchedBy: 'receipt', receiptId: found.id, results, scanned, complete: true }, found.id);
     },
   }));
 }
