@@ -233,4 +233,29 @@ describe('the extension hears the pending count and developer mode (console-stat
       vi.useRealTimers();
     }
   });
+
+  it('a console-state that fails after the console stopped (the link closing answers it) sets no retry timer', async () => {
+    // Hold the next console-state: the console stops while it is on its way.
+    const real = link.request.bind(link);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked = false;
+    link.request = (async (req: Parameters<typeof real>[0], opts?: Parameters<typeof real>[1]) => {
+      if (req.op !== 'console-state') return real(req, opts);
+      asked = true;
+      await held;
+      return { ok: false, error: { code: 'link-down', message: 'the link closed' } };
+    }) as typeof link.request;
+    core.developerMode.switchOn();
+    expect(asked).toBe(true);
+    await core.stop();
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      release();
+      await new Promise((r) => setImmediate(r));
+      expect(timers).not.toHaveBeenCalled();
+    } finally {
+      timers.mockRestore();
+    }
+  });
 });
