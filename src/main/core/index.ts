@@ -376,7 +376,8 @@ export function createConsoleCore(opts: ConsoleCoreOptions): ConsoleCore {
         if (sentToExtension === key) failedState = null;
         return;
       }
-      if (sentToExtension !== key) return;
+      // Stopped meanwhile (the closing link fails what was on its way): nothing to retry, no timer after stop.
+      if (stopped || sentToExtension !== key) return;
       sentToExtension = null;
       if (failedState !== key) [failedState, stateRetries] = [key, 0];
       // Not taken while the link stays up (the extension timed out or failed it): without a retry
