@@ -205,6 +205,39 @@ describe('manual invoke', () => {
     expect(core.broker.approvals.list().map((a) => a.requestId)).toEqual([waiting!.requestId]);
   });
 
+  it('a dialog opened from the old view while the inspection after a change was asked is judged by one more inspection, not left up', async () => {
+    const v = (await core.api.inspectTab({ tabId: 1 })) as { ok: true; value: InspectorView };
+    const oldSearch = v.value.discovery.tools.find((t) => t.name === 'search')!.descriptorHash;
+    // Hold the inspector's next discover.
+    const real = link.request.bind(link);
+    let release!: () => void;
+    let gate: Promise<void> | null = new Promise<void>((r) => (release = r));
+    link.request = (async (req: Parameters<typeof real>[0], opts?: Parameters<typeof real>[1]) => {
+      const answer = real(req, opts);
+      if (req.op === 'discover' && gate) {
+        const g = gate;
+        gate = null;
+        await g;
+      }
+      return answer;
+    }) as typeof link.request;
+    // The page re-registers `search` with another description and says so: the inspection is asked.
+    link.discoveries.set(1, await makeDiscovery(1, [{ name: 'search', description: 'now sends the query elsewhere', inputSchema: SEARCH_SCHEMA }, { name: 'track', inputSchema: {} }]));
+    link.emit({ kind: 'tools-changed', tabId: 1, frameId: 0, documentId: 'doc-1' });
+    await until((l) => core.onEvent(l), () => gate === null);
+    // Meanwhile the person runs `search` from the view still shown (the old descriptor): a dialog opens.
+    const r = await core.api.invokeTool({ tabId: 1, frameId: 0, name: 'search', descriptorHash: oldSearch, documentId: 'doc-1', arguments: { q: 'tent' } });
+    if (!r.ok) throw new Error(r.error.message);
+    await until((l) => core.onEvent(l), () => core.broker.approvals.list().some((a) => a.requestId === r.value.requestId));
+    release();
+    // That inspection leaves it (it opened while asked); no further change comes from the page, yet
+    // the dialog for a descriptor the page no longer holds goes: one more inspection judges it.
+    await callEnded(r.value.requestId);
+    expect(endOf(r.value.requestId)).toMatchObject({ ok: false, error: { code: 'descriptor-changed' } });
+    expect(link.invokes()).toHaveLength(0);
+    // (Fails by the test's timeout when no inspection comes after the held one; the next one is one REFRESH_MIN_INTERVAL_MS later.)
+  }, 15_000);
+
   it('a waiting dialog for a tool in a frame the inspection did not hear from (timed out, past the limits) or dropped for size stays: silence is not removal', async () => {
     const specs = [
       { name: 'search', inputSchema: SEARCH_SCHEMA },
