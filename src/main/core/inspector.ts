@@ -141,7 +141,9 @@ export class Inspector {
     // What the page holds now: a waiting dialog for a tool it changed or removed goes (the broker's
     // own refresh does this only for tabs an agent discovered; a manual invoke needs none).
     const discovery = this.p.broker.withUsability(d.value);
-    this.p.broker.refuseChangedTools(discovery, pendingWhenAsked);
+    // A dialog opened while this was asked, for a tool this answer lacks, is judged by one more inspection
+    // (the page may have added the tool since; or the dialog came from the view before the change).
+    const unjudged = this.p.broker.refuseChangedTools(discovery, pendingWhenAsked);
     // Lint's DOM facts are best effort: an older extension without `lint` still gets the descriptor rules.
     const facts = await this.p.link.request({ op: 'read', faculty: 'webmcp-discover', operation: 'lint', tabId, arguments: {} }, { timeoutMs: READ_TIMEOUT_MS });
     const frames = facts.ok ? pageFactsOf(facts.value) : null;
@@ -156,6 +158,7 @@ export class Inspector {
     if (this.disposed) return ok(view);
     this.views.set(tabId, view);
     this.p.emit({ kind: 'inspector', tabId, view });
+    if (unjudged > 0) this.refresh(tabId);
     return ok(view);
   }
 

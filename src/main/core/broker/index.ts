@@ -332,20 +332,22 @@ export class Broker {
    * agent discovered can still hold the person's manual invoke). A tool `fresh` did not hear from
    * (its frame unreached or past the limits, the tool dropped for size: `unheardIn`) is not judged:
    * silence is not departure, as `Discoveries.refresh` keeps such tools. Never throws.
+   * @returns how many approvals left out by `only` name a tool `fresh` does not hold: the caller
+   *   discovers once more to judge them (nothing else may come to).
    */
-  refuseChangedTools(fresh: DiscoveryResult, only?: ReadonlySet<string>): void {
+  refuseChangedTools(fresh: DiscoveryResult, only?: ReadonlySet<string>): number {
     const found = new Set(fresh.tools.map((t) => JSON.stringify([t.frameId, t.documentId, t.name, t.descriptorHash])));
     const unheard = unheardIn(fresh);
+    let unjudged = 0;
     for (const v of this.approvals.list()) {
       if (v.tab.tabId !== fresh.tabId || v.faculty !== 'webmcp-invoke' || v.subject.type !== 'webmcp-tool') continue;
-      if (only && !only.has(v.requestId)) continue;
       const [frameId, name] = [v.frame.frameId, v.subject.toolName];
       if (unheard(frameId, name) && !fresh.tools.some((t) => t.frameId === frameId && t.name === name)) continue;
-
-      if (!found.has(JSON.stringify([v.frame.frameId, v.documentId, v.subject.toolName, v.subject.descriptorHash]))) {
-        this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
-      }
+      if (found.has(JSON.stringify([frameId, v.documentId, name, v.subject.descriptorHash]))) continue;
+      if (only && !only.has(v.requestId)) unjudged++;
+      else this.approvals.refuse(v.requestId, 'descriptor-changed', 'the page changed or removed this tool while the request waited');
     }
+    return unjudged;
   }
 
   /**
