@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Broker, type AgentContext } from '../../src/main/core/broker';
 import type { Ledger } from '../../src/main/core/ledger';
-import { Discoveries } from '../../src/main/core/broker/discoveries';
+import { Discoveries, unheardIn } from '../../src/main/core/broker/discoveries';
 import { FakeLink, discoveredBroker, makeDiscovery, sharedTab, until, type ToolSpec } from './broker.fixtures';
 
 const OPEN = { type: 'object', properties: {}, additionalProperties: false };
@@ -146,5 +146,45 @@ describe('Discoveries.refresh', () => {
     fresh.violations.push({ frameId: 4, reason: 'frame-timeout' });
     expect(d.refresh(fresh, d.generation(7))).toEqual({ changed: [], left: [], added: [] });
     expect(d.get(7)?.tools.map((t) => t.name).sort()).toEqual(['framed', 'top']);
+  });
+});
+
+describe('unheardIn: which absences say nothing about the page', () => {
+  it('frames not heard from, tools cut by a limit (named, or a frame past the tool limit), and everything once the violations list itself was cut', async () => {
+    const fresh = await makeDiscovery(7, [{ name: 'top', inputSchema: OPEN }]);
+    fresh.violations.push(
+      { frameId: 2, reason: 'frame-timeout' },
+      { frameId: 3, reason: 'frame-unreachable' },
+      { frameId: 4, reason: 'too-many-frames' },
+      { frameId: 0, reason: 'message-too-large', name: 'big' },
+      { frameId: 0, reason: 'too-many-tools', name: 'past_limit' },
+      { frameId: 5, reason: 'too-many-tools', detail: '40 more tools not listed or named' },
+      // A violation that is about the tool itself: it was heard, and refused.
+      { frameId: 0, reason: 'schema-too-large', name: 'refused' },
+    );
+    const unheard = unheardIn(fresh);
+    for (const [frameId, name] of [[2, 'a'], [3, 'b'], [4, 'c'], [0, 'big'], [0, 'past_limit'], [5, 'any']] as const) expect(unheard(frameId, name)).toBe(true);
+    for (const [frameId, name] of [[0, 'gone'], [0, 'refused'], [6, 'other'], [1, 'big']] as const) expect(unheard(frameId, name)).toBe(false);
+    fresh.violations.push({ frameId: -1, reason: 'too-many-violations', detail: '12 more not listed' });
+    expect(unheardIn(fresh)(0, 'gone')).toBe(true);
+  });
+
+  it('a pending approval for a tool past the per-frame limit, or on a page whose violations were cut, stays', async () => {
+    link.discoveries.set(7, await page([{ name: 'stable', inputSchema: OPEN }, { name: 'many', inputSchema: OPEN, frameId: 4 }]));
+    expect((await broker.discover({ tabId: 7 }, agent('read'))).ok).toBe(true);
+    void broker.invoke({ tabId: 7, name: 'stable', descriptorHash: hashOf('stable'), arguments: {} }, agent());
+    void broker.invoke({ tabId: 7, name: 'many', descriptorHash: hashOf('many'), arguments: {} }, agent());
+    await until((l) => broker.approvals.onChange(l), () => broker.approvals.list().length === 2);
+    const fresh = await page([]);
+    fresh.violations.push({ frameId: 4, reason: 'too-many-tools', detail: '300 tools reported' }, { frameId: 0, reason: 'too-many-tools', name: 'stable' });
+    broker.refuseChangedTools(fresh);
+    expect(broker.approvals.list()).toHaveLength(2);
+    const cut = await page([]);
+    cut.violations.push({ frameId: -1, reason: 'too-many-violations', detail: '9 more not listed' });
+    broker.refuseChangedTools(cut);
+    expect(broker.approvals.list()).toHaveLength(2);
+    // The same answer without those reasons: both tools left the page, both dialogs go.
+    broker.refuseChangedTools(await page([]));
+    expect(broker.approvals.list()).toHaveLength(0);
   });
 });

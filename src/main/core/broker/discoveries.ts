@@ -39,14 +39,23 @@ const UNREACHED = new Set(['frame-timeout', 'frame-unreachable', 'too-many-frame
 const MAX_CHANGED_NAMES = 64;
 
 /**
- * Whether `fresh` did not hear from a tool at all (its frame timed out, could not be asked, or was
- * past the frame limit; or the tool was dropped to keep the answer under the message limit): its
- * absence from `fresh.tools` then says nothing about the page (silence is not departure).
+ * Whether `fresh` did not hear from a tool at all, so that its absence from `fresh.tools` says
+ * nothing about the page (silence is not departure). The extension's discovery
+ * (extension/src/background/discovery.ts, extension/src/content/webmcp.ts) reports why it left
+ * tools out:
+ *  - a frame not heard from (`frame-timeout`, `frame-unreachable`, `too-many-frames`): every tool
+ *    of that frame;
+ *  - a tool cut by a limit and named (`message-too-large`, `too-many-tools` with `name`): that tool;
+ *  - tools past the per-frame limit and not named (`too-many-tools` without `name`): every tool of
+ *    that frame;
+ *  - the violations list itself cut (`too-many-violations`): which frames went unheard is not
+ *    known, so no absence says anything.
  */
 export function unheardIn(fresh: DiscoveryResult): (frameId: number, name: string) => boolean {
-  const unreached = new Set(fresh.violations.filter((v) => UNREACHED.has(v.reason)).map((v) => v.frameId));
-  const tooLarge = new Set(fresh.violations.filter((v) => v.reason === 'message-too-large' && v.name !== undefined).map((v) => JSON.stringify([v.frameId, v.name])));
-  return (frameId, name) => unreached.has(frameId) || tooLarge.has(JSON.stringify([frameId, name]));
+  if (fresh.violations.some((v) => v.reason === 'too-many-violations')) return () => true;
+  const unreached = new Set(fresh.violations.filter((v) => UNREACHED.has(v.reason) || (v.reason === 'too-many-tools' && v.name === undefined)).map((v) => v.frameId));
+  const cut = new Set(fresh.violations.filter((v) => (v.reason === 'message-too-large' || v.reason === 'too-many-tools') && v.name !== undefined).map((v) => JSON.stringify([v.frameId, v.name])));
+  return (frameId, name) => unreached.has(frameId) || cut.has(JSON.stringify([frameId, name]));
 }
 
 const key = (faculty: Faculty, tabId: number, documentId: string, subjectKey: string): string => JSON.stringify([faculty, tabId, documentId, subjectKey]);
