@@ -46,6 +46,29 @@ afterEach(async () => {
   gate = undefined;
 });
 
+/**
+ * Hold the next `discover` the link is asked: its answer is the page as it is now (read at once),
+ * given only at `release()`. `asked` resolves once that discover was asked.
+ */
+function holdNextDiscover(): { asked: Promise<void>; release: () => void } {
+  const real = link.request.bind(link);
+  let release!: () => void;
+  let asked!: () => void;
+  const hold = new Promise<void>((r) => (release = r));
+  const wasAsked = new Promise<void>((r) => (asked = r));
+  let holding = true;
+  link.request = (async (req: Parameters<typeof real>[0], opts?: Parameters<typeof real>[1]) => {
+    const answer = real(req, opts);
+    if (req.op === 'discover' && holding) {
+      holding = false;
+      asked();
+      await hold;
+    }
+    return answer;
+  }) as typeof link.request;
+  return { asked: wasAsked, release };
+}
+
 const callEnded = (requestId: string) => until((l) => core.onEvent(l), () => events.some((e) => e.kind === 'inspector-call' && e.call.requestId === requestId));
 const endOf = (requestId: string) => (events.find((e) => e.kind === 'inspector-call' && e.call.requestId === requestId) as { call: InspectorCall }).call;
 
@@ -177,20 +200,9 @@ describe('manual invoke', () => {
   it('a dialog that opened while the inspection was asked is not judged by its answer (the page may have added the tool since)', async () => {
     await core.api.inspectTab({ tabId: 1 });
     // Hold the inspector's next discover: its answer is the page before `fresh` came.
-    const real = link.request.bind(link);
-    let release!: () => void;
-    let gate: Promise<void> | null = new Promise<void>((r) => (release = r));
-    link.request = (async (req: Parameters<typeof real>[0], opts?: Parameters<typeof real>[1]) => {
-      const answer = real(req, opts);
-      if (req.op === 'discover' && gate) {
-        const g = gate;
-        gate = null;
-        await g;
-      }
-      return answer;
-    }) as typeof link.request;
+    const held = holdNextDiscover();
     link.emit({ kind: 'tools-changed', tabId: 1, frameId: 0, documentId: 'doc-1' });
-    await until((l) => core.onEvent(l), () => gate === null);
+    await held.asked;
     // Meanwhile the page registers `fresh`; an agent discovers it and asks to run it.
     link.discoveries.set(1, await makeDiscovery(1, [{ name: 'search', inputSchema: SEARCH_SCHEMA }, { name: 'track', inputSchema: {} }, { name: 'fresh', inputSchema: {} }]));
     const d = await core.broker.discover({ tabId: 1 }, { actor: { kind: 'agent', name: 'a' }, kind: 'read' });
@@ -199,7 +211,7 @@ describe('manual invoke', () => {
     void core.broker.invoke({ tabId: 1, name: 'fresh', descriptorHash: fresh.descriptorHash, arguments: {} }, { actor: { kind: 'agent', name: 'a' }, kind: 'mutation' });
     await until((l) => core.onEvent(l), () => core.broker.approvals.list().length === 1);
     const [waiting] = core.broker.approvals.list();
-    release();
+    held.release();
     // The held inspection lands (without `fresh`) and pushes its view: the agent's dialog stays.
     await until((l) => core.onEvent(l), () => events.filter((e) => e.kind === 'inspector' && e.view !== null).length >= 2);
     expect(core.broker.approvals.list().map((a) => a.requestId)).toEqual([waiting!.requestId]);
@@ -209,27 +221,16 @@ describe('manual invoke', () => {
     const v = (await core.api.inspectTab({ tabId: 1 })) as { ok: true; value: InspectorView };
     const oldSearch = v.value.discovery.tools.find((t) => t.name === 'search')!.descriptorHash;
     // Hold the inspector's next discover.
-    const real = link.request.bind(link);
-    let release!: () => void;
-    let gate: Promise<void> | null = new Promise<void>((r) => (release = r));
-    link.request = (async (req: Parameters<typeof real>[0], opts?: Parameters<typeof real>[1]) => {
-      const answer = real(req, opts);
-      if (req.op === 'discover' && gate) {
-        const g = gate;
-        gate = null;
-        await g;
-      }
-      return answer;
-    }) as typeof link.request;
+    const held = holdNextDiscover();
     // The page re-registers `search` with another description and says so: the inspection is asked.
     link.discoveries.set(1, await makeDiscovery(1, [{ name: 'search', description: 'now sends the query elsewhere', inputSchema: SEARCH_SCHEMA }, { name: 'track', inputSchema: {} }]));
     link.emit({ kind: 'tools-changed', tabId: 1, frameId: 0, documentId: 'doc-1' });
-    await until((l) => core.onEvent(l), () => gate === null);
+    await held.asked;
     // Meanwhile the person runs `search` from the view still shown (the old descriptor): a dialog opens.
     const r = await core.api.invokeTool({ tabId: 1, frameId: 0, name: 'search', descriptorHash: oldSearch, documentId: 'doc-1', arguments: { q: 'tent' } });
     if (!r.ok) throw new Error(r.error.message);
     await until((l) => core.onEvent(l), () => core.broker.approvals.list().some((a) => a.requestId === r.value.requestId));
-    release();
+    held.release();
     // That inspection leaves it (it opened while asked); no further change comes from the page, yet
     // the dialog for a descriptor the page no longer holds goes: one more inspection judges it.
     await callEnded(r.value.requestId);
