@@ -6,7 +6,9 @@
 //  - the inspector's tool list updates live when the page registers a new tool;
 //  - a manual invoke through the generated form: the approval dialog is shown and approved by a real
 //    Playwright click, the page's tool ran, the receipts name the person as actor, and the call
-//    history shows the run.
+//    history shows the run;
+//  - a manual invoke whose tool the page removes while its dialog waits: refused descriptor-changed,
+//    the dialog gone, nothing run.
 // Build first: npx electron-vite build && npm run build:extension && npm run build:tools
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -100,5 +102,22 @@ test('bad-practices page: every lint rule, a live tool list, and a manual invoke
 
   // The call history, from the receipts.
   await expect(detail.locator('[data-testid=inspector-history-row][data-who=person][data-event=succeeded]')).toHaveCount(1);
+
+  // A run whose tool the page removes while its dialog waits (no agent ever discovered this tab):
+  // the inspector's re-inspection refuses it (descriptor-changed) and the dialog goes; nothing ran.
+  await ui.getByTestId('inspector-tool-added_live').click();
+  await detail.getByTestId('inspector-run').click();
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByTestId('field-agent')).toHaveText('You (tool inspector)');
+  const removed = job.core.broker.approvals.list().find((a) => a.subject.toolName === 'added_live')!;
+  expect(removed).toBeTruthy();
+  expect(job.core.broker.latestDiscovery(tabId)).toBeUndefined();
+  await page.evaluate(() => (globalThis as unknown as { __badPractices: { removeTool(n: string): void } }).__badPractices.removeTool('added_live'));
+  await expect(dialog).toBeHidden({ timeout: 15_000 });
+  await expect(rows.and(ui.locator('[data-tool="added_live"]'))).toHaveCount(0);
+  const removedTrail = job.core.ledger.query({ requestId: removed.requestId, limit: 50 }).receipts.reverse();
+  expect(removedTrail.map((r) => r.event)).toEqual(['requested', 'validated', 'approval-shown', 'refused']);
+  // Refused by the console, not by the person.
+  expect(removedTrail.at(-1)).toMatchObject({ actor: { kind: 'console' }, detail: { code: 'descriptor-changed' } });
   expect(job.consoleProblems).toEqual([]);
 });
