@@ -138,11 +138,10 @@ export class Inspector {
     const d = await this.p.link.request({ op: 'discover', tabId }, { timeoutMs: READ_TIMEOUT_MS });
     if (!d.ok) return d;
     if (this.p.broker.isConsoleOrigin(d.value.origin)) return err('tab-not-shared', `Tab ${tabId} shows the console itself.`);
-    // What the page holds now: a waiting dialog for a tool it changed or removed goes (the broker's
-    // own refresh does this only for tabs an agent discovered; a manual invoke needs none).
     const discovery = this.p.broker.withUsability(d.value);
-    // A dialog opened while this was asked, for a tool this answer lacks, is judged by one more inspection
-    // (the page may have added the tool since; or the dialog came from the view before the change).
+    // What the page holds now: a waiting dialog for a tool it changed or removed goes (the broker's
+    // own refresh does this only for tabs an agent discovered; a manual invoke needs none). One that
+    // opened while this was asked is judged by one more inspection (the page may have added its tool since).
     const unjudged = this.p.broker.refuseChangedTools(discovery, pendingWhenAsked);
     // Lint's DOM facts are best effort: an older extension without `lint` still gets the descriptor rules.
     const facts = await this.p.link.request({ op: 'read', faculty: 'webmcp-discover', operation: 'lint', tabId, arguments: {} }, { timeoutMs: READ_TIMEOUT_MS });
