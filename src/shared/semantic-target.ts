@@ -211,11 +211,11 @@ export interface ReadbackObservations {
   urlChanged: boolean;
   /** The frame holds another document now (the action navigated). */
   documentChanged: boolean;
-  /** The re-found target is the focused element (deep, through shadow roots). */
+  /** The target is the focused element (deep, through shadow roots): the re-found one, or the element acted on when the fingerprint no longer finds it. */
   focused: boolean;
   /** Focus moved during the action (the focused element before differs from the one now). */
   focusMoved: boolean;
-  /** The re-found target takes text or a choice (input, textarea, select, contenteditable): focusing it is a click's effect. */
+  /** The target (as for `focused`) takes text or a choice (input, textarea, select, contenteditable): focusing it is a click's effect. */
   editable: boolean;
   /** States of the target that changed (e.g. `checked`, `expanded`, `value`). */
   stateChanged: string[];

@@ -10,8 +10,8 @@
  * them (`judgeReadback`). Watches end after READBACK_WATCH_MS.
  */
 import type { Fingerprint, ReadbackObservations } from '../../../src/shared/semantic-target';
-import { deepActiveElement, roleOf, shadowRootOf, statesOf, valueOf } from './semantic-roles';
-import { composedContains, composedParent } from './semantic-target';
+import { composedParent, deepActiveElement, roleOf, shadowRootOf, statesOf, valueOf } from './semantic-roles';
+import { composedContains } from './semantic-target';
 import { holdsValue } from './semantic-type';
 import { findTarget } from './semantic-focus';
 
@@ -272,13 +272,17 @@ export function observe(requestId: string, fingerprint: Fingerprint): ReadbackOb
     const r = el.getBoundingClientRect();
     inViewport = r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < window.innerHeight && r.left < window.innerWidth;
   }
+  // The element acted on counts as the target for focus even when its fingerprint no longer finds it (the
+  // page changed its row on hover): the focus a click gives its own button is no effect of the click.
+  const focusedEl = el !== null && active === el ? el : active !== null && active === w.target ? w.target : null;
+  const editableEl = el ?? focusedEl;
   const o: ReadbackObservations = {
     found: el !== null,
     urlChanged: String(location.href) !== w.url,
     documentChanged: false,
-    focused: el !== null && active === el,
+    focused: focusedEl !== null,
     focusMoved: active !== w.active,
-    editable: el !== null && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || (el instanceof HTMLElement && el.isContentEditable)),
+    editable: editableEl !== null && (editableEl instanceof HTMLInputElement || editableEl instanceof HTMLTextAreaElement || editableEl instanceof HTMLSelectElement || (editableEl instanceof HTMLElement && editableEl.isContentEditable)),
     stateChanged,
     domChangesNear: w.changes,
     ...(w.ignored > 0 ? { noiseIgnored: w.ignored } : {}),
