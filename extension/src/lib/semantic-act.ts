@@ -10,8 +10,8 @@
  * says `trustedInput: false`, and coordinates never leave this module.
  */
 import type { SemanticOperation } from '../../../src/shared/semantic-target';
-import { roleOf, nameOf, shadowRootOf } from './semantic-roles';
-import { composedContains, composedParent } from './semantic-target';
+import { composedParent, roleOf, nameOf, shadowRootOf } from './semantic-roles';
+import { composedContains } from './semantic-target';
 
 /** Why an element is not actionable now (each a `not-actionable` refusal's detail). */
 export type NotActionable = 'hidden' | 'unstable' | 'disabled' | 'inert' | 'no-pointer-events' | 'outside-viewport' | 'not-rendering';

@@ -18,8 +18,7 @@
  * readback (`keyObservation`, a separate message) checks.
  */
 import { keyEventFields, type AllowedKey, type KeyDefault, type KeyObservation } from '../../../src/shared/semantic-key';
-import { closestComposed } from './semantic-roles';
-import { composedParent } from './semantic-target';
+import { closestComposed, composedParent } from './semantic-roles';
 import { deepFocusFromTop, isDocumentTarget, nextFocus, topReadableDocument } from './semantic-focus';
 
 /** Scroll of one arrow press (CSS px; Chromium's line step). */

@@ -60,7 +60,31 @@ function inputRole(el: HTMLInputElement): string | null {
   return 'textbox';
 }
 
-/** The nearest ancestor (through shadow roots) matching `sel`, or null. */
+/**
+ * The element's parent in the flat tree, the tree the page is rendered (and read) from (CSS Scoping 1
+ * §2.2, "flattened element tree"): the slot it is assigned to when its parent hosts a shadow root (open
+ * or closed; an unassigned child, which is not rendered, goes to the host), the host for a shadow root's
+ * child, else the parent element; null at the document's root. So a part the page marks private inside a
+ * component's shadow tree covers what the page slots into it, as the walk (composedChildren) shows it.
+ */
+export function composedParent(el: Element): Element | null {
+  const parent = el.parentElement;
+  if (parent) {
+    const sr = shadowRootOf(parent);
+    return sr ? (assignedSlotIn(el, sr) ?? parent) : parent;
+  }
+  const root = el.getRootNode();
+  return root instanceof ShadowRoot ? root.host : null;
+}
+
+/** The slot of `sr` that `el` (a child of its host) is assigned to, or null. `assignedSlot` is null for a closed root's slots, so those are searched. */
+function assignedSlotIn(el: Element, sr: ShadowRoot): HTMLSlotElement | null {
+  if (el.assignedSlot) return el.assignedSlot;
+  for (const slot of sr.querySelectorAll('slot')) if ((slot as HTMLSlotElement).assignedElements().includes(el)) return slot as HTMLSlotElement;
+  return null;
+}
+
+/** The nearest ancestor (through shadow roots, light-DOM parents first: the tree a form control's form owner is found in) matching `sel`, or null. */
 export function closestComposed(el: Element, sel: string): Element | null {
   let cur: Element | null = el;
   while (cur) {
@@ -72,9 +96,37 @@ export function closestComposed(el: Element, sel: string): Element | null {
   return null;
 }
 
-/** Whether `el` or an ancestor (through shadow roots) carries PRIVATE_ATTRIBUTE. */
+/**
+ * The document's own private part: the element carrying PRIVATE_ATTRIBUTE that holds the `<iframe>`
+ * showing `doc`, in any same-origin frame above it (`frameElement` is null across origins, whose
+ * frames are never read), or null. A frame inside a private part is private as a whole.
+ */
+export function privateFrameAncestor(doc: Document): Element | null {
+  let frame: Element | null = null;
+  try {
+    frame = doc.defaultView?.frameElement ?? null;
+  } catch {
+    return null;
+  }
+  for (let i = 0; frame && i < 32; i++) {
+    for (let a: Element | null = frame; a; a = composedParent(a)) if (a.hasAttribute(PRIVATE_ATTRIBUTE)) return a;
+    try {
+      frame = frame.ownerDocument.defaultView?.frameElement ?? null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether `el` or an ancestor in the flat tree (composedParent: through shadow roots and the slots
+ * content is assigned to) carries PRIVATE_ATTRIBUTE, or its document is shown by a frame inside a
+ * private part (privateFrameAncestor).
+ */
 export function insidePrivate(el: Element): boolean {
-  return closestComposed(el, `[${PRIVATE_ATTRIBUTE}]`) !== null;
+  for (let a: Element | null = el; a; a = composedParent(a)) if (a.hasAttribute(PRIVATE_ATTRIBUTE)) return true;
+  return privateFrameAncestor(el.ownerDocument) !== null;
 }
 
 /** The element's role (explicit `role` first token, else the implicit one); null for generic or presentational elements. */
@@ -174,8 +226,11 @@ export function textOf(node: Node, budget = 2000): string {
       return;
     }
     if (!(n instanceof Element)) return;
-    // A private part gives no name to anything around it either.
+    // A private part gives no name to anything around it either; nor does a part the page does not render
+    // (display:none, [hidden], visibility:hidden: accname 1.2 §4.3.2 step 2A), such as the full value a
+    // "Reveal" button would show. Detached copies (textOfLabel's) have no rendering to go by.
     if (n.getAttribute('aria-hidden') === 'true' || n.localName === 'script' || n.localName === 'style' || n.hasAttribute(PRIVATE_ATTRIBUTE)) return;
+    if (n.isConnected && isHidden(n)) return;
     if (n.localName === 'img') {
       out += ` ${n.getAttribute('alt') ?? ''} `;
       return;
@@ -311,9 +366,25 @@ function textOfLabel(label: HTMLLabelElement, control: Element): string {
   return textOf(copy);
 }
 
-/** Whether a field is a blocked surface by itself: a password input, or an `autocomplete` naming a credential, one-time code or card data. */
-export function fieldBlocked(el: Element): boolean {
+/** Characters of an editable box's value read at most (UTF-16 units); the snapshot and the reads cut lines shorter still. */
+export const MAX_EDITABLE_VALUE_CHARS = 100_000;
+
+/**
+ * Whether `el` is a password field: an `<input type=password>`, or a text field the page draws masked
+ * like one (`-webkit-text-security` other than `none`, which banks use for PINs so that the browser
+ * does not offer to save them). What the page hides as it hides a password is a password.
+ */
+export function passwordField(el: Element): boolean {
   if (el.localName === 'input' && (el as HTMLInputElement).type === 'password') return true;
+  if (el.localName !== 'input' && el.localName !== 'textarea') return false;
+  if (!el.isConnected) return false;
+  const masked = getComputedStyle(el).getPropertyValue('-webkit-text-security');
+  return masked !== '' && masked !== 'none';
+}
+
+/** Whether a field is a blocked surface by itself: a password field (passwordField), or an `autocomplete` naming a credential, one-time code or card data. */
+export function fieldBlocked(el: Element): boolean {
+  if (passwordField(el)) return true;
   if (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select') return autocompleteBlocked(el.getAttribute('autocomplete'));
   return false;
 }
@@ -328,12 +399,12 @@ export const MAX_FORM_SCAN = 20_000;
  * does not cross shadow boundaries). A subtree past MAX_FORM_SCAN elements counts as holding one.
  */
 export function formHoldsPassword(form: HTMLFormElement): boolean {
-  for (const c of form.elements) if (c instanceof HTMLInputElement && c.type === 'password') return true;
+  for (const c of form.elements) if (passwordField(c)) return true;
   const stack: Element[] = [form];
   for (let seen = 0; stack.length; ) {
     if (++seen > MAX_FORM_SCAN) return true;
     const el = stack.pop() as Element;
-    if (el.localName === 'input' && (el as HTMLInputElement).type === 'password') return true;
+    if (passwordField(el)) return true;
     const sr = shadowRootOf(el);
     if (sr) for (const k of sr.children) stack.push(k);
     for (const k of el.children) stack.push(k);
@@ -404,17 +475,19 @@ export function headingLevel(el: Element): number {
  */
 export function valueOf(el: Element, role: string): string | undefined {
   if (el instanceof HTMLInputElement) {
-    if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'hidden', 'password'].includes(el.type)) return undefined;
+    if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'hidden', 'password'].includes(el.type) || passwordField(el)) return undefined;
     if (el.type === 'file') return el.files && el.files.length ? [...el.files].map((f) => f.name).join(', ') : undefined;
     return el.value;
   }
-  if (el instanceof HTMLTextAreaElement) return el.value;
+  if (el instanceof HTMLTextAreaElement) return passwordField(el) ? undefined : el.value;
   if (el instanceof HTMLSelectElement) {
     const sel = [...el.selectedOptions].map((o) => collapse(o.label || o.text));
     return sel.join(', ');
   }
   if (el instanceof HTMLProgressElement || el instanceof HTMLMeterElement) return String(el.value);
-  if (role === 'textbox' && el instanceof HTMLElement && el.isContentEditable) return collapse(el.innerText ?? '');
+  // An editable box's text as textOf reads it, so a part the page marks private inside it (a pasted code)
+  // is left out, as are parts it does not render; `innerText` would include the private part.
+  if (role === 'textbox' && el instanceof HTMLElement && el.isContentEditable) return textOf(el, MAX_EDITABLE_VALUE_CHARS);
   const now = el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow');
   if (now !== null && ['slider', 'spinbutton', 'progressbar', 'meter', 'scrollbar'].includes(role)) return now;
   return undefined;

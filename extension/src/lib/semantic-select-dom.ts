@@ -18,7 +18,7 @@ import { redactText } from '../../../src/shared/redact';
 import { MatchMemo, matchesSelector, MAX_SELECTOR_MATCHES, type Selector, type SelectNode } from '../../../src/shared/semantic-select';
 import { viewStrings } from '../../../src/shared/snapshot-lines';
 import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
-import { composedChildren, deepActiveElement, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, roleOf, shadowRootOf, statesOf } from './semantic-roles';
+import { composedChildren, composedParent, deepActiveElement, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, privateFrameAncestor, roleOf, shadowRootOf, statesOf } from './semantic-roles';
 import { MAX_WALK_NODES, walk, type NodeBudget, type RefSource } from './semantic-walk';
 
 /** Why an element is no part of what a read may match: `private` (the page's attribute, on it or an ancestor) or `blocked` (a blocked field or a control of a password form, or inside one). */
@@ -26,13 +26,6 @@ export type BlockReason = 'private' | 'blocked';
 
 /** Tags whose content is never in the view (as in the walk). */
 const SKIPPED_TAGS: ReadonlySet<string> = new Set(['script', 'style', 'template', 'noscript', 'head', 'title', 'meta', 'link', 'base']);
-
-/** The composed-tree parent element (a shadow root's host), or null. */
-export function composedParent(el: Element): Element | null {
-  if (el.parentElement) return el.parentElement;
-  const root = el.getRootNode();
-  return root instanceof ShadowRoot ? root.host : null;
-}
 
 /** Whether `el` itself is blocked: a blocked field, or a form control (or the form) of a form holding a password. */
 function selfBlocked(el: Element): boolean {
@@ -56,7 +49,7 @@ export function blockReason(el: Element): BlockReason | null {
     if (cur.hasAttribute(PRIVATE_ATTRIBUTE)) return 'private';
     if (cur !== el && !(cur instanceof HTMLFormElement) && selfBlocked(cur)) return 'blocked';
   }
-  return null;
+  return privateFrameAncestor(el.ownerDocument) ? 'private' : null;
 }
 
 /** Whether `el` is rendered in the view: not hidden itself nor under a hidden, aria-hidden or skipped ancestor. */

@@ -15,17 +15,10 @@ import {
 } from '../../../src/shared/semantic-target';
 import { canonicalJson } from '../../../src/shared/canonical';
 import { usableLadderTool, type ListedTool } from './semantic-ladder';
-import { closestComposed, fieldBlocked, formHoldsPassword, formOf, insidePrivate, nameOf, roleOf, shadowRootOf, textOf } from './semantic-roles';
+import { closestComposed, composedParent, fieldBlocked, formHoldsPassword, formOf, insidePrivate, nameOf, passwordField, roleOf, shadowRootOf, textOf } from './semantic-roles';
 
 /** Elements examined per search at most (a page could hold millions); past it the search fails closed. */
 export const MAX_TARGET_SCAN = 200_000;
-
-/** The composed parent: the parent element, or the shadow host of a shadow root's child. */
-export function composedParent(el: Element): Element | null {
-  if (el.parentElement) return el.parentElement;
-  const root = el.getRootNode();
-  return root instanceof ShadowRoot ? root.host : null;
-}
 
 /** Whether `node` is `anc` or inside it in the composed tree (through shadow roots). */
 export function composedContains(anc: Element, node: Node): boolean {
@@ -156,7 +149,7 @@ export function blockedReason(el: Element): BlockedReason | null {
 /** blockedReason of `el` itself and its form, not through a label. */
 function ownBlockedReason(el: Element): BlockedReason | null {
   if (insidePrivate(el) || el.hasAttribute(PRIVATE_ATTRIBUTE)) return 'private';
-  if (el instanceof HTMLInputElement && el.type === 'password') return 'password';
+  if (passwordField(el)) return 'password';
   if (fieldBlocked(el)) return 'credential-field';
   // Its form, found through shadow roots (formOf), and the enclosing <form> of the composed tree
   // too (a role=button div, or a control whose `form=` names another form, still sits in this one).

@@ -1,0 +1,111 @@
+/**
+ * What a page hides stays hidden from the agent, in real Chromium with the real extension
+ * (docs/semantic-reads.md, "Private parts"; trust rule 14 in docs/trust-rules.md). Each case was
+ * found by a helper attacking the semantic controls on pages shaped as real ones
+ * (resources/hostile/private/):
+ * - content a page slots into a private container of a component's shadow root (open or closed):
+ *   the walk showed it private, but a fingerprint found it, so it was clicked after a dialog, and
+ *   under a low-impact allow rule scrolled to with no dialog and then read by its ref;
+ * - a same-origin frame inside a private part: clicked and read by ref;
+ * - a private part inside a rich-text box (the box's value was its innerText), text the page does
+ *   not render inside names (a "Reveal" code, hidden passwords), a PIN field masked with CSS;
+ * - a click that did nothing, confirmed by the focus the click itself gave its button.
+ */
+import type { Page } from '@playwright/test';
+import { test, expect } from './support/link-fixture';
+import { act, agent, textOf } from './support/semantic-agent';
+
+const counter = (page: Page, path: string) => page.evaluate((p) => p.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)[k], globalThis), path) as Promise<number>;
+
+test('content slotted into a private container of an open or a closed shadow root is never read, found or acted on, even under a low-impact allow rule', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/private/slot.html'));
+  const client = await agent(world);
+  try {
+    const secret = 'otter maple violet seven';
+    const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+    expect(snap).toContain('"Help"');
+    for (const hidden of ['otter', 'Delete account', 'Close account']) expect(snap).not.toContain(hidden);
+    const ex = await client.callTool({ name: 'page_extract', arguments: { tabId, selector: 'p, button, b, input' } });
+    expect(textOf(ex)).toContain('Help');
+    expect(textOf(ex)).not.toContain('otter');
+    const v = await client.callTool({ name: 'page_verify', arguments: { tabId, text: 'otter maple' } });
+    expect(textOf(v)).toMatch(/the condition does not hold/);
+
+    // Found by a fingerprint naming what the page slotted in: refused before the person is asked, as if nothing had that name.
+    for (const name of ['Delete account', 'Close account']) {
+      const click = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name } }, { expectDialog: false });
+      expect(textOf(click.r), name).toMatch(/^Error \(target-(missing|blocked)\)/);
+    }
+    expect([await counter(page, '__clicks.del'), await counter(page, '__clicks.close')]).toEqual([0, 0]);
+
+    // The person allows low-impact actions on this tab: a scroll to a public button runs with no dialog, one to the slotted field gives no ref.
+    const origin = new URL(page.url()).origin;
+    expect(await world.core.api.addPolicyRule({ rule: { faculty: 'semantic', kind: 'low-impact-mutation', origin, tabId, action: 'allow' } })).toMatchObject({ ok: true });
+    const help = await act(world, client, 'page_scroll', { tabId, fingerprint: { role: 'button', name: 'Help' } }, { expectDialog: false });
+    expect(help.r.isError, textOf(help.r)).toBeFalsy();
+    const scroll = await act(world, client, 'page_scroll', { tabId, fingerprint: { role: 'textbox', name: 'Copy your recovery phrase' } }, { expectDialog: false });
+    expect(textOf(scroll.r)).toMatch(/^Error \(target-(missing|blocked)\)/);
+    expect(textOf(scroll.r)).not.toMatch(/"ref"/);
+    expect(JSON.stringify(world.receipts({ limit: 500 }))).not.toContain(secret);
+  } finally {
+    await client.close();
+  }
+});
+
+test('a same-origin frame inside a private part is private as a whole: not found, clicked or read by ref; a frame beside it is', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/private/frame.html'));
+  const client = await agent(world);
+  try {
+    const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+    expect(snap).toContain('Show statements');
+    expect(snap).not.toContain('Confirm transfer');
+    const click = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Confirm transfer of 5,000 EUR' } }, { expectDialog: false });
+    expect(textOf(click.r)).toMatch(/^Error \(target-(missing|blocked)\)/);
+    expect(await page.frameLocator('#f').locator('body').evaluate(() => (globalThis as unknown as { __sent: number }).__sent)).toBe(0);
+
+    // The frame beside it is open to the same path: reviewed, clicked, and read by the ref its answer gives.
+    const open = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Show statements' } });
+    expect(open.r.isError, textOf(open.r)).toBeFalsy();
+    expect(await page.frameLocator('#open').locator('body').evaluate(() => (globalThis as unknown as { __sent: number }).__sent)).toBe(1);
+    const ref = /"ref":\s*"([a-z]+\d+)"/.exec(textOf(open.r))?.[1];
+    expect(ref, textOf(open.r)).toBeTruthy();
+    expect(textOf(await client.callTool({ name: 'page_extract', arguments: { tabId, ref } }))).toContain('Show statements');
+  } finally {
+    await client.close();
+  }
+});
+
+test('a private part inside a rich-text box, text the page does not render, and a PIN masked with CSS never reach the agent; a click whose only sign is the focus it gave its own button is not confirmed', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/private/secrets.html'));
+  await page.locator('#pin').fill('4921');
+  const client = await agent(world);
+  try {
+    const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+    // What is shown stays shown: the box's own text, the masked code, the heading, the link and the field (blocked).
+    for (const shown of ['Your sign-in code is', 'Do not share it', '••••-••••', 'Wi-Fi password', 'Card PIN', 'Transfer PIN']) expect(snap).toContain(shown);
+    for (const hidden of ['482913', '7391-2284', 'correct-horse-battery', '4827', '4921']) expect(snap).not.toContain(hidden);
+    expect(snap).toMatch(/textbox "Transfer PIN".*\[blocked\]/);
+    const ex = textOf(await client.callTool({ name: 'page_extract', arguments: { tabId, selector: '#editor' } }));
+    expect(ex).toContain('Your sign-in code is');
+    expect(ex).not.toContain('482913');
+    expect(textOf(await client.callTool({ name: 'page_verify', arguments: { tabId, selector: '#editor', valueContains: '4829' } }))).toMatch(/the condition does not hold/);
+    const pin = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'textbox', name: 'Transfer PIN' } }, { expectDialog: false });
+    expect(textOf(pin.r)).toMatch(/^Error \(target-blocked\)/);
+
+    // Reveal: what the person is shown, what the agent gets back and what is receipted hold no hidden code.
+    const reveal = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Reveal' } }, {
+      beforeApprove: async (v) => expect(JSON.stringify(v.subject)).not.toContain('7391'),
+    });
+    expect(textOf(reveal.r)).not.toContain('7391');
+    expect(await counter(page, '__mail.revealed')).toBe(1);
+    expect(JSON.stringify(world.receipts({ limit: 500 }))).not.toMatch(/7391|482913|4921|correct-horse/);
+
+    // Archive does nothing; the page's hover hint changes the row (so the fingerprint no longer finds the
+    // button) and the click's own focus of the button is all that moved: not confirmed.
+    const archive = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Archive' } });
+    expect(await counter(page, '__mail.clicks')).toBe(1);
+    expect(textOf(archive.r)).toMatch(/readback-mismatch/);
+  } finally {
+    await client.close();
+  }
+});
