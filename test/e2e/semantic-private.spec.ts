@@ -6,7 +6,8 @@
  * - content a page slots into a private container of a component's shadow root (open or closed):
  *   the walk showed it private, but a fingerprint found it, so it was clicked after a dialog, and
  *   under a low-impact allow rule scrolled to with no dialog and then read by its ref;
- * - a same-origin frame inside a private part: clicked and read by ref;
+ * - a same-origin frame inside a private part: clicked and read by ref; a target in a same-origin frame
+ *   its parent made fully transparent over a decoy: clicked;
  * - a private part inside a rich-text box (the box's value was its innerText), text the page does
  *   not render inside names (a "Reveal" code, hidden passwords), a PIN field masked with CSS;
  * - a click that did nothing, confirmed by the focus the click itself gave its button.
@@ -52,7 +53,7 @@ test('content slotted into a private container of an open or a closed shadow roo
   }
 });
 
-test('a same-origin frame inside a private part is private as a whole: not found, clicked or read by ref; a frame beside it is', async ({ world }) => {
+test('a same-origin frame inside a private part is private as a whole: not found, clicked or read by ref; a frame beside it is; a frame made fully transparent over a decoy is not actionable', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/private/frame.html'));
   const client = await agent(world);
   try {
@@ -70,6 +71,12 @@ test('a same-origin frame inside a private part is private as a whole: not found
     const ref = /"ref":\s*"([a-z]+\d+)"/.exec(textOf(open.r))?.[1];
     expect(ref, textOf(open.r)).toBeTruthy();
     expect(textOf(await client.callTool({ name: 'page_extract', arguments: { tabId, ref } }))).toContain('Show statements');
+
+    // A frame its parent made fully transparent over a decoy: the person would see the decoy, so the
+    // button inside is not actionable (refused after review, right before the events).
+    const clear = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Send 5,000 EUR' } });
+    expect(textOf(clear.r)).toMatch(/^Error \(not-actionable\)/);
+    expect(await page.frameLocator('#clear').locator('body').evaluate(() => (globalThis as unknown as { __sent: number }).__sent)).toBe(0);
   } finally {
     await client.close();
   }

@@ -52,6 +52,29 @@ export function notActionableNow(el: Element, needsPointer: boolean): NotActiona
   if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') return 'disabled';
   for (let a: Element | null = el; a; a = composedParent(a)) if ((a as HTMLElement).inert) return 'inert';
   if (needsPointer && getComputedStyle(el).pointerEvents === 'none') return 'no-pointer-events';
+  return frameNotShown(el.ownerDocument);
+}
+
+/**
+ * Why the frames showing `doc` hide it, or null: an `<iframe>` above it (same-origin ones: `frameElement`
+ * is null across origins) that is not visible (`opacity: 0`, `visibility: hidden`, no box) or inert. The
+ * target's own checks see only its document, where a page could show the person a decoy over a frame
+ * made fully transparent, and have the click land in the frame.
+ */
+function frameNotShown(doc: Document): NotActionable | null {
+  let win: Window | null = doc.defaultView;
+  for (let i = 0; win && i < 32; i++) {
+    let frame: Element | null;
+    try {
+      frame = win.frameElement;
+    } catch {
+      return null;
+    }
+    if (!frame) return null;
+    win = frame.ownerDocument.defaultView;
+    if (!frame.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return 'hidden';
+    for (let a: Element | null = frame; a; a = composedParent(a)) if ((a as HTMLElement).inert) return 'inert';
+  }
   return null;
 }
 
