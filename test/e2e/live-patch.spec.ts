@@ -137,3 +137,36 @@ test('a patch is approved once, applied and shown, listed, reverted and verified
     await client.close();
   }
 });
+
+test('a patch is refused on a target holding a blocked surface inside a shadow root (a closed one\'s password form, an open one\'s card frame), on a frame itself, and on text that is a form value (an option, an editable box)', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/patch-blocked.html'));
+  const client = await agent(world);
+  const formData = () => page.evaluate(() => {
+    const d = globalThis as unknown as { document: { getElementById(id: string): unknown; querySelector(s: string): { textContent: string } } };
+    const F = (globalThis as unknown as { FormData: new (f: unknown) => Iterable<[string, string]> }).FormData;
+    return { form: Object.fromEntries(new F(d.document.getElementById('checkout'))), note: d.document.querySelector('#note').textContent };
+  });
+  try {
+    const hide = [{ op: 'set-style', property: 'opacity', value: '0.01' }];
+    for (const fingerprint of [{ role: 'region', name: 'Sign in' }, { role: 'region', name: 'Payment' }, { role: 'iframe', name: 'Portal sign in' }]) {
+      const r = await act(world, client, 'page_patch', { tabId, fingerprint, edits: hide });
+      expect(textOf(r.r), fingerprint.name).toMatch(/^Error \(target-blocked\)/);
+    }
+    expect(await page.locator('#signin, #pay, #portal').evaluateAll((els) => els.map((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { opacity: string } }).getComputedStyle(el).opacity))).toEqual(['1', '1', '1']);
+
+    const before = await formData();
+    expect(before).toEqual({ form: { ship: 'express' }, note: 'Leave at the door' });
+    for (const [fingerprint, edits] of [
+      [{ role: 'option', name: 'express' }, [{ op: 'set-text', text: 'standard' }]],
+      [{ role: 'option', name: 'express' }, [{ op: 'insert', element: 'note', position: 'append', text: ' (fast)' }]],
+      [{ role: 'textbox', name: 'Note to the courier' }, [{ op: 'set-text', text: 'Ring twice' }]],
+      [{ role: 'textbox', name: 'Note to the courier' }, [{ op: 'insert', element: 'highlight', position: 'append', text: 'Ring twice' }]],
+    ] as const) {
+      const r = await act(world, client, 'page_patch', { tabId, fingerprint, edits });
+      expect(textOf(r.r), JSON.stringify(edits)).toMatch(/^Error \(not-actionable\)[\s\S]*form value/);
+    }
+    expect(await formData()).toEqual(before);
+  } finally {
+    await client.close();
+  }
+});

@@ -23,6 +23,7 @@ import { PATCH_BOUNDS, PATCH_ID, PATCH_NOTE, patchEditsProblem, patchStateHash, 
 import { sameUrls } from './page-urls';
 import type { PatchApplied, PatchReadback, RevertReadback, ToLivePatch } from './live-patch-messages';
 import { blockedReason } from './semantic-target';
+import { shadowRootOf } from './semantic-roles';
 import { refind, type RefAccess } from './semantic-handlers';
 
 const TYPES = new Set(['echo:patch:apply', 'echo:patch:readback', 'echo:patch:revert', 'echo:patch:revert-readback']);
@@ -74,17 +75,48 @@ interface ActivePatch {
 const active = new Map<string, ActivePatch>();
 let seq = 0;
 
-/** A blocked surface inside the target (a password field, a form holding one, a credential field, a private part, a frame): the first reason found, or null. */
+/** Elements of a target's subtree examined for blocked surfaces at most; past it the target is refused (`too-many-elements`). */
+const MAX_PATCH_SCAN = 20_000;
+
+/** Whether `x` is a frame, object or embed: another document, which a patch cannot see into. */
+const isFrameLike = (x: Element): boolean => x.localName === 'iframe' || x.localName === 'frame' || x.localName === 'object' || x.localName === 'embed';
+
+/**
+ * A blocked surface in the target or inside it: a password field, a form holding one, a credential
+ * field, a private part, or a frame (another document: a same-origin one may hold a password form, a
+ * cross-origin one card fields), the target itself included. The subtree is walked through open and
+ * closed shadow roots (`querySelectorAll` stops at them, and design systems put sign-in forms and card
+ * frames there). The first reason found, or null.
+ */
 function blockedInside(el: Element): string | null {
   const own = blockedReason(el);
   if (own) return own;
-  const inner = el.querySelectorAll('input, select, textarea, form, button, iframe, object, embed, [data-echo-private], [autocomplete]');
-  for (const [i, x] of Array.from(inner).entries()) {
-    if (i >= 5_000) return 'too-many-elements';
-    if (x instanceof HTMLIFrameElement || x instanceof HTMLObjectElement || x instanceof HTMLEmbedElement) return 'frame';
-    const r = blockedReason(x);
-    if (r) return r;
+  if (isFrameLike(el)) return 'frame';
+  const stack: Element[] = [el];
+  for (let seen = 0; stack.length; ) {
+    const x = stack.pop() as Element;
+    if (++seen > MAX_PATCH_SCAN) return 'too-many-elements';
+    if (x !== el) {
+      if (isFrameLike(x)) return 'frame';
+      const r = blockedReason(x);
+      if (r) return r;
+    }
+    const sr = shadowRootOf(x);
+    if (sr) for (const k of sr.children) stack.push(k);
+    for (const k of x.children) stack.push(k);
   }
+  return null;
+}
+
+/**
+ * What makes the text at `el` a form value, or null: an option, optgroup, select, datalist or textarea at
+ * or around it (an option with no `value` submits its text), or an editable box it is or sits in (the
+ * page reads what it holds as the person's text). A patch's text there would change what the form sends.
+ */
+function formText(el: Element): string | null {
+  const around = el.closest('option, optgroup, select, datalist, textarea');
+  if (around) return `a <${around.localName}>`;
+  if ((el instanceof HTMLElement && el.isContentEditable) || (el.parentElement?.isContentEditable ?? false)) return 'an editable box';
   return null;
 }
 
@@ -108,6 +140,8 @@ function planEdits(el: Element, edits: PatchEdit[]): Plan {
   for (const [i, e] of edits.entries()) {
     if (e.op === 'set-text' && el.children.length > 0) return { ok: false, message: `edit ${i + 1} (set-text): the target holds elements; set the text of an element that holds text only` };
     if (e.op === 'set-text' && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement)) return { ok: false, message: `edit ${i + 1} (set-text): form values are page_type's, never a patch's` };
+    const value = e.op === 'set-text' || e.op === 'insert' ? formText(el) : null;
+    if (value) return { ok: false, message: `edit ${i + 1} (${e.op}): text in ${value} is a form value; form values are page_type's, never a patch's` };
     if ((e.op === 'insert' && (e.position === 'prepend' || e.position === 'append')) && (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement || el.tagName === 'IMG')) {
       return { ok: false, message: `edit ${i + 1} (insert): this element takes no children` };
     }
