@@ -10,7 +10,8 @@
  *   its parent made fully transparent over a decoy: clicked;
  * - a private part inside a rich-text box (the box's value was its innerText), text the page does
  *   not render inside names (a "Reveal" code, hidden passwords), a PIN field masked with CSS;
- * - a click that did nothing, confirmed by the focus the click itself gave its button.
+ * - a click that did nothing, confirmed by the focus the click itself gave its button;
+ * - Enter in a search field clicking the form's default button, which the page marks private.
  */
 import type { Page } from '@playwright/test';
 import { test, expect } from './support/link-fixture';
@@ -82,7 +83,7 @@ test('a same-origin frame inside a private part is private as a whole: not found
   }
 });
 
-test('a private part inside a rich-text box, text the page does not render, and a PIN masked with CSS never reach the agent; a click whose only sign is the focus it gave its own button is not confirmed', async ({ world }) => {
+test('a private part inside a rich-text box, text the page does not render, and a PIN masked with CSS never reach the agent; a click whose only sign is the focus it gave its own button is not confirmed; Enter never clicks a private default button', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/private/secrets.html'));
   await page.locator('#pin').fill('4921');
   const client = await agent(world);
@@ -112,6 +113,13 @@ test('a private part inside a rich-text box, text the page does not render, and 
     const archive = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Archive' } });
     expect(await counter(page, '__mail.clicks')).toBe(1);
     expect(textOf(archive.r)).toMatch(/readback-mismatch/);
+
+    // Enter in a search field would click the form's default button, which the page marks private: refused, nothing submitted.
+    const focus = await act(world, client, 'page_focus', { tabId, fingerprint: { role: 'textbox', name: 'Search orders' } });
+    expect(focus.r.isError, textOf(focus.r)).toBeFalsy();
+    const enter = await act(world, client, 'page_key', { tabId, key: 'Enter' });
+    expect(textOf(enter.r)).toMatch(/^Error \(target-blocked\)/);
+    expect(await page.evaluate(() => (globalThis as unknown as { __mail: { ops: string[] } }).__mail.ops)).toEqual([]);
   } finally {
     await client.close();
   }

@@ -277,7 +277,7 @@ async function actKey(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }
   if (nowBlocked) return err('target-blocked', `the focused element is a blocked surface (${nowBlocked})`);
   if (toolNameOf(el) !== toolName) return err('target-changed', "the focused element's form changed while it was checked");
   const plan = prepareKey(el, m.key);
-  if (!plan.ok) return err('not-actionable', plan.why);
+  if (!plan.ok) return err(plan.code ?? 'not-actionable', plan.why);
   watch(m.requestId, el);
   try {
     pressKey(m.requestId, el, m.key, plan.plan);

@@ -19,6 +19,7 @@
  */
 import { keyEventFields, type AllowedKey, type KeyDefault, type KeyObservation } from '../../../src/shared/semantic-key';
 import { closestComposed, composedParent } from './semantic-roles';
+import { blockedReason } from './semantic-target';
 import { deepFocusFromTop, isDocumentTarget, nextFocus, topReadableDocument } from './semantic-focus';
 
 /** Scroll of one arrow press (CSS px; Chromium's line step). */
@@ -55,11 +56,16 @@ function spaceActivates(el: Element): boolean {
  * submitted (`requestSubmit`: validation and the `submit` event) unless more than one field blocks
  * implicit submission. Null when nothing is to be done.
  */
-function implicitSubmission(field: HTMLInputElement): (() => void) | null {
+function implicitSubmission(field: HTMLInputElement): (() => void) | null | { blocked: string } {
   const form = field.form;
   if (!form || !TEXT_FIELD_TYPES.has(field.type)) return null;
   const controls = [...form.elements];
   const button = controls.find((c) => (c instanceof HTMLButtonElement && c.type === 'submit') || (c instanceof HTMLInputElement && (c.type === 'submit' || c.type === 'image')));
+  if (button && !(button as HTMLButtonElement).matches(':disabled')) {
+    // Enter clicks the default button: a blocked one (a private part, a password form's) is never activated by a key either.
+    const blocked = blockedReason(button);
+    if (blocked) return { blocked };
+  }
   if (button) return (button as HTMLButtonElement).matches(':disabled') ? null : () => (button as HTMLElement).click();
   const blocking = controls.filter((c) => c instanceof HTMLInputElement && TEXT_FIELD_TYPES.has(c.type)).length;
   return blocking > 1 ? null : () => form.requestSubmit();
@@ -134,7 +140,7 @@ export type KeyPlan =
  * The default `key` would perform on the target `el` (the focused element, or the body for the document),
  * or why it cannot be emulated (`cross-origin-frame-next`: Tab would enter a cross-origin frame).
  */
-export function prepareKey(el: Element, key: AllowedKey): { ok: true; plan: KeyPlan } | { ok: false; why: string } {
+export function prepareKey(el: Element, key: AllowedKey): { ok: true; plan: KeyPlan } | { ok: false; why: string; code?: 'target-blocked' } {
   const doc = isDocumentTarget(el);
   switch (key) {
     case 'Tab':
@@ -147,6 +153,7 @@ export function prepareKey(el: Element, key: AllowedKey): { ok: true; plan: KeyP
       if (doc) return { ok: true, plan: { kind: 'none' } };
       if (enterActivates(el)) return { ok: true, plan: { kind: 'activate', el, afterKeyup: false } };
       const run = el instanceof HTMLInputElement ? implicitSubmission(el) : null;
+      if (run && typeof run === 'object') return { ok: false, code: 'target-blocked', why: `Enter would click the form's default button, which is blocked (${run.blocked})` };
       return { ok: true, plan: run ? { kind: 'submit', run } : { kind: 'none' } };
     }
     case 'Space':
