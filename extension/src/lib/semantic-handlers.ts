@@ -98,7 +98,7 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
   let y = 0;
   if (m.operation !== 'scroll') {
     const a = await actionable(el, pointer);
-    if (!a.ok) return err('not-actionable', a.why);
+    if (!a.ok) return err('not-actionable', explainNotActionable(a.why));
     x = a.x;
     y = a.y;
   }
@@ -183,7 +183,7 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
   const form = formOf(els[0] as Element);
   for (const [i, el] of els.entries()) {
     const a = await actionable(el, false);
-    if (!a.ok) return err('not-actionable', `field ${i + 1}: ${a.why}`);
+    if (!a.ok) return err('not-actionable', `field ${i + 1}: ${explainNotActionable(a.why)}`);
   }
   // The page ran during the waits: everything again, in the task that sets the values.
   if (!sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
@@ -287,6 +287,16 @@ async function actKey(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }
     return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the key threw');
   }
   return ok({ done: true });
+}
+
+/**
+ * The refusal's detail for a `NotActionable` reason: the reason itself, and for `not-rendering` what the
+ * person can do. Chrome draws no animation frames for a tab behind another tab of its window or in a
+ * minimised window (HTML, "update the rendering" skips documents not being rendered): with the web host,
+ * the console's own tab in front of the shared one is that case (README, "Keep the shared tab drawn").
+ */
+function explainNotActionable(why: string): string {
+  return why === 'not-rendering' ? 'not-rendering: the tab is not being drawn (another tab is in front of it, or its window is minimised); ask the person to bring the shared tab to the front, then try again' : why;
 }
 
 /** Two animation frames (or 100 ms each when the page does not render): the page's own reactions land first. */
