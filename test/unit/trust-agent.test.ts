@@ -490,6 +490,33 @@ describe('rule: per-client limits keep one agent from crowding out another', () 
   });
 });
 
+describe("rule: an agent learns only of its own requests", () => {
+  it("request_status answers the token that made the request; another agent's token gets unknown-request, as for an id that does not exist", async () => {
+    const owner = await connect('owner');
+    const d = await discoverTab(owner, 7, [{ name: 'add', inputSchema: ADD_SCHEMA }]);
+    link.invokeHandler = async () => ({ ok: true, value: { outcome: 'succeeded', result: 'secret order #4711 placed' } });
+    const p = owner.callTool({ name: 'webmcp_invoke', arguments: { tabId: 7, name: 'add', descriptorHash: d.tools[0]!.descriptorHash, arguments: { a: 1, b: 2 } } });
+    await until((l) => core.onEvent(l), () => approvalsShown() === 1);
+    await core.api.decideApproval({ requestId: core.broker.approvals.list()[0]!.requestId, decision: 'approve' });
+    expect(((await p) as CallToolResult).isError).toBeFalsy();
+    const requestId = allReceipts().find((x) => x.event === 'requested' && x.toolName === 'add')!.requestId!;
+    const own = (await owner.callTool({ name: 'request_status', arguments: { requestId } })) as CallToolResult;
+    expect(own.isError, textOf(own)).toBeFalsy();
+    expect(textOf(own)).toContain(requestId);
+
+    // Another agent holding its own token, and the id (from a log, a shared link): told nothing.
+    const other = await connect('other', await createAgentToken(core.api, 'other agent'));
+    const theirs = (await other.callTool({ name: 'request_status', arguments: { requestId } })) as CallToolResult;
+    const none = (await other.callTool({ name: 'request_status', arguments: { requestId: '00000000-0000-4000-8000-000000000000' } })) as CallToolResult;
+    expect(theirs.isError).toBe(true);
+    expect(textOf(theirs)).toMatch(/unknown-request/);
+    // The same answer as for an id that does not exist (but for the status call's own request and receipt ids, below it).
+    const firstLine = (t: string, id: string) => t.split('\n')[0]!.replace(id, 'ID');
+    expect(firstLine(textOf(theirs), requestId)).toBe(firstLine(textOf(none), '00000000-0000-4000-8000-000000000000'));
+    for (const t of ['add', 'succeeded', '4711', 'requested']) expect(textOf(theirs)).not.toContain(t);
+  });
+});
+
 describe('rule: the MCP endpoint answers only local, authenticated, non-browser clients', () => {
   it('listens on 127.0.0.1 only', () => {
     const addr = (core.agentEndpoint as unknown as { http: import('node:http').Server }).http.address();

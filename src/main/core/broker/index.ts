@@ -275,15 +275,20 @@ export class Broker {
 
   /**
    * `request_status`: one request's state and outcome from its receipts (./request-status.ts).
-   * Errors: `unknown-request` (no receipt has that id), `ledger-unavailable`.
+   * An agent learns only of its own requests: those its token made (the first receipt's
+   * `actor.tokenId`); another agent's, or the person's, answer as if there were none, so an id
+   * seen elsewhere (a shared link, a log) tells another agent nothing, not even that it exists.
+   * Errors: `unknown-request` (no receipt has that id, or not this agent's), `ledger-unavailable`.
    */
   requestStatus(requestId: string, ctx: AgentContext): Promise<BrokerAnswer<RequestStatus>> {
     return this.pipeline.read(
       { faculty: 'console', operation: 'request-status', agentTool: 'request_status', ctx },
       async () => {
         const page = this.receiptQuery({ requestId, limit: MAX_STATUS_RECEIPTS });
-        const status = statusOf(requestId, page.receipts);
-        return status ? { ok: true, value: status } : { ok: false, error: { code: 'unknown-request', message: `No request ${requestId} is in the receipts.` } };
+        const first = page.receipts.filter((r) => r.requestId === requestId).sort((a, b) => a.seq - b.seq)[0];
+        const mine = ctx.agentToken === undefined || (first?.actor.kind === 'agent' && first.actor.tokenId === ctx.agentToken.id);
+        const status = mine ? statusOf(requestId, page.receipts) : null;
+        return status ? { ok: true, value: status } : { ok: false, error: { code: 'unknown-request', message: `No request ${requestId} of this agent is in the receipts.` } };
       },
       (s) => ({ detail: { ofRequest: s.requestId, state: s.state, ...(s.outcome ? { outcome: s.outcome } : {}) } }),
     );
