@@ -1,6 +1,6 @@
 /**
  * What a page hides stays hidden from the agent, in real Chromium with the real extension
- * (docs/semantic-reads.md, "Private parts"; trust rule 14 in docs/trust-rules.md). Each case was
+ * (docs/semantic-reads.md, "The view, and reads are no oracle"; trust rows 13b and 13s in docs/trust-rules.md). Each case was
  * found by a helper attacking the semantic controls on pages shaped as real ones
  * (resources/hostile/private/):
  * - content a page slots into a private container of a component's shadow root (open or closed):
