@@ -10,7 +10,7 @@
  * says `trustedInput: false`, and coordinates never leave this module.
  */
 import type { SemanticOperation } from '../../../src/shared/semantic-target';
-import { composedParent, roleOf, nameOf, shadowRootOf } from './semantic-roles';
+import { composedParent, framesAbove, roleOf, nameOf, shadowRootOf } from './semantic-roles';
 import { composedContains } from './semantic-target';
 
 /** Why an element is not actionable now (each a `not-actionable` refusal's detail). */
@@ -62,16 +62,7 @@ export function notActionableNow(el: Element, needsPointer: boolean): NotActiona
  * made fully transparent, and have the click land in the frame.
  */
 function frameNotShown(doc: Document): NotActionable | null {
-  let win: Window | null = doc.defaultView;
-  for (let i = 0; win && i < 32; i++) {
-    let frame: Element | null;
-    try {
-      frame = win.frameElement;
-    } catch {
-      return null;
-    }
-    if (!frame) return null;
-    win = frame.ownerDocument.defaultView;
+  for (const frame of framesAbove(doc)) {
     if (!frame.checkVisibility({ visibilityProperty: true, opacityProperty: true })) return 'hidden';
     for (let a: Element | null = frame; a; a = composedParent(a)) if ((a as HTMLElement).inert) return 'inert';
   }

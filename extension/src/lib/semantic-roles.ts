@@ -102,21 +102,27 @@ export function closestComposed(el: Element, sel: string): Element | null {
  * frames are never read), or null. A frame inside a private part is private as a whole.
  */
 export function privateFrameAncestor(doc: Document): Element | null {
-  let frame: Element | null = null;
-  try {
-    frame = doc.defaultView?.frameElement ?? null;
-  } catch {
-    return null;
-  }
-  for (let i = 0; frame && i < 32; i++) {
-    for (let a: Element | null = frame; a; a = composedParent(a)) if (a.hasAttribute(PRIVATE_ATTRIBUTE)) return a;
-    try {
-      frame = frame.ownerDocument.defaultView?.frameElement ?? null;
-    } catch {
-      return null;
-    }
-  }
+  for (const frame of framesAbove(doc)) for (let a: Element | null = frame; a; a = composedParent(a)) if (a.hasAttribute(PRIVATE_ATTRIBUTE)) return a;
   return null;
+}
+
+/**
+ * The `<iframe>` (or `<frame>`) elements showing `doc`, nearest first, up through its same-origin
+ * parents (`frameElement` is null across origins, and a throw there ends the walk); at most 32.
+ */
+export function* framesAbove(doc: Document): Generator<Element> {
+  let win: Window | null = doc.defaultView;
+  for (let i = 0; win && i < 32; i++) {
+    let frame: Element | null;
+    try {
+      frame = win.frameElement;
+    } catch {
+      return;
+    }
+    if (!frame) return;
+    yield frame;
+    win = frame.ownerDocument.defaultView;
+  }
 }
 
 /**
