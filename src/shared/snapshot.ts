@@ -62,6 +62,35 @@ export function autocompleteBlocked(value: string | null | undefined): boolean {
   return value.toLowerCase().split(/\s+/).some((t) => BLOCKED_AUTOCOMPLETE.has(t));
 }
 
+/** The kinds of credential a field's own words can name (credentialWords). */
+export type CredentialWords = 'password' | 'card' | 'one-time-code';
+
+// Short tokens count only between non-letters ("pin" in "user_pin", not in "pinned"; "otp" not in "hotpot").
+const CREDENTIAL_WORDS: ReadonlyArray<[CredentialWords, RegExp]> = [
+  ['password', /pass.?(?:word|wd|phrase|code)|(?<![a-z])(?:pwd|psw|pin)(?![a-z])|passwort|kennwort|contrase[ñn]a|mot.?de.?passe|senha|пароль/i],
+  ['card', /(?:card|cc|credit).?(?:number|num(?![a-z])|no(?![a-z])|#)|ccnum|card.?digits|kartennummer|n[uú]mero.?de.?(?:la.?)?tarjeta|num[ée]ro.?de.?carte/i],
+  ['card', /security.?(?:code|value|number)|card.?(?:code|pin|identification|verification)|verification.?(?:value|number)|(?<![a-z])(?:cvn|cvv|cvc|csc|cvd|ccv)(?![a-z])|c-v-v/i],
+  ['one-time-code', /one.?time|(?<![a-z])(?:otp|otc|totp|2fa|mfa)(?![a-z])|sms.?(?:code|token|pin)|code.?we.?(?:texted|sent|emailed)|(?:verification|verify|auth(?:entication)?|login|sign.?in|access).?code/i],
+];
+
+/**
+ * Which credential a field's own words name, or null: its `name`, `id`, `placeholder` and accessible
+ * name (the caller joins them). For fields the page gave no `autocomplete` token, in the manner of
+ * Chromium's autofill and password-manager field heuristics (components/autofill/core/common/
+ * autofill_regex_constants.h `kCardCvcRe`, components/password_manager/core/common/
+ * password_manager_constants.h `kOneTimePwdRe`; our own, narrower patterns):
+ *  - `password`: a password the person showed with a "show password" toggle (the field is then
+ *    `type=text`), a PIN or a passcode;
+ *  - `card`: a card number (also one of four fields of one), a security code (CVC);
+ *  - `one-time-code`: a texted or one-time verification code.
+ * Not: "promo code", "postal code", "passport number", "pinned". A page can always word a field so
+ * that no pattern matches: `autocomplete` tokens and `data-echo-private` stay the page's way to say it.
+ */
+export function credentialWords(words: string): CredentialWords | null {
+  for (const [kind, re] of CREDENTIAL_WORDS) if (re.test(words)) return kind;
+  return null;
+}
+
 // ---- refs -------------------------------------------------------------------------
 
 /**

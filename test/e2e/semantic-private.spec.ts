@@ -11,7 +11,9 @@
  * - a private part inside a rich-text box (the box's value was its innerText), text the page does
  *   not render inside names (a "Reveal" code, hidden passwords), a PIN field masked with CSS;
  * - a click that did nothing, confirmed by the focus the click itself gave its button;
- * - Enter in a search field clicking the form's default button, which the page marks private.
+ * - Enter in a search field clicking the form's default button, which the page marks private;
+ * - fields that name a credential by their words only (a password shown by a "show password" toggle,
+ *   a card number split over four fields, a security code, a texted code): their values were read.
  */
 import type { Page } from '@playwright/test';
 import { test, expect } from './support/link-fixture';
@@ -120,6 +122,48 @@ test('a private part inside a rich-text box, text the page does not render, and 
     const enter = await act(world, client, 'page_key', { tabId, key: 'Enter' });
     expect(textOf(enter.r)).toMatch(/^Error \(target-blocked\)/);
     expect(await page.evaluate(() => (globalThis as unknown as { __mail: { ops: string[] } }).__mail.ops)).toEqual([]);
+  } finally {
+    await client.close();
+  }
+});
+
+test('fields that name a credential by their words only: a password shown by a "show password" toggle, a card number split over four fields, a security code and a texted code never reach the agent and are blocked; look-alike ordinary fields stay open', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/private/fields.html'));
+  // The person types their password and presses the eye button to check it (the field is type=text now), then pays.
+  await page.locator('#user').fill('ada');
+  await page.locator('#pw').fill('Tr0ub4dor&3horse');
+  await page.locator('#eye').click();
+  expect(await page.locator('#pw').getAttribute('type')).toBe('text');
+  for (const [n, v] of <Array<[string, string]>>[['cc1', '4111'], ['cc2', '1111'], ['cc3', '1111'], ['cc4', '1111'], ['cvc', '737'], ['otp', '602913'], ['promo', 'SPRING'], ['postcode', 'EC1A 1BB'], ['pinned', 'buy oolong']]) {
+    await page.locator(`[name=${n}]`).fill(v);
+  }
+  const client = await agent(world);
+  try {
+    const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+    for (const hidden of ['Tr0ub4dor', '737', '602913', 'ada']) expect(snap).not.toContain(hidden);
+    expect(snap).not.toMatch(/4111[\s\S]*1111/);
+    for (const shown of ['SPRING', 'EC1A 1BB', 'buy oolong']) expect(snap).toContain(shown);
+    const ex = textOf(await client.callTool({ name: 'page_extract', arguments: { tabId, selector: 'input, textarea' } }));
+    for (const hidden of ['Tr0ub4dor', '737', '602913', '4111']) expect(ex).not.toContain(hidden);
+    expect(ex).toContain('SPRING');
+    // Each is refused before the person is asked, with the reason; the sign-in form is a password form again.
+    const blocked = async (fingerprint: Record<string, unknown>) => {
+      const r = await world.request({ op: 'read', faculty: 'semantic-target', operation: 'resolve', tabId, arguments: { fingerprint } });
+      if (!r.ok) throw new Error(r.error.message);
+      return (r.value as { blocked: string | null }).blocked;
+    };
+    expect(await blocked({ role: 'textbox', name: 'Password' })).toBe('password');
+    expect(await blocked({ role: 'textbox', name: 'User ID' })).toBe('password-form');
+    expect(await blocked({ role: 'button', name: 'Sign in' })).toBe('password-form');
+    expect(await blocked({ role: 'textbox', name: 'Card number, digits 13 to 16' })).toBe('credential-field');
+    expect(await blocked({ role: 'textbox', name: 'Security code' })).toBe('credential-field');
+    expect(await blocked({ role: 'textbox', name: 'Code we texted you' })).toBe('credential-field');
+    for (const name of ['Promo code', 'Postal code', 'Passport number', 'Pinned note']) expect(await blocked({ role: 'textbox', name }), name).toBeNull();
+    const typed = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'textbox', name: 'Password' }, text: 'hunter2' }, { expectDialog: false });
+    expect(textOf(typed.r)).toMatch(/^Error \(target-blocked\)/);
+    await expect(page.locator('#pw')).toHaveValue('Tr0ub4dor&3horse');
+    // \b keeps digits that happen to sit inside a hex or base64 hash from counting as the code.
+    expect(JSON.stringify(world.receipts({ limit: 500 }))).not.toMatch(/Tr0ub4dor|\b602913\b|\b737\b/);
   } finally {
     await client.close();
   }

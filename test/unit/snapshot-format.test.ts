@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  assembleSnapshot, autocompleteBlocked, crossOriginLine, cutAtLine, formatLine, lineRef, NOT_READ_LINE, openRefsAt, parseRef, quote, tagNumber, tagOf,
+  assembleSnapshot, autocompleteBlocked, credentialWords, crossOriginLine, cutAtLine, formatLine, lineRef, NOT_READ_LINE, openRefsAt, parseRef, quote, tagNumber, tagOf,
   truncationMarker, type FramePart, type SnapshotPart,
 } from '../../src/shared/snapshot';
 
@@ -70,6 +70,21 @@ describe('blocked autocomplete', () => {
   it('credentials, one-time codes and card data, in any token position and case; username and ordinary fields are not', () => {
     for (const v of ['current-password', 'new-password', 'one-time-code', 'cc-number', 'CC-CSC', 'section-pay billing cc-exp', 'username webauthn']) expect(autocompleteBlocked(v)).toBe(true);
     for (const v of ['username', 'email', 'off', 'on', 'name', 'tel', '', null, undefined]) expect(autocompleteBlocked(v)).toBe(false);
+  });
+});
+
+describe('credential words (fields with no autocomplete token)', () => {
+  it('passwords, PINs, card numbers and codes by their name, id, placeholder or label; look-alike ordinary fields are not', () => {
+    const cases: Array<[string, string]> = [
+      ['password Password', 'password'], ['user_pwd', 'password'], ['Transfer PIN', 'password'], ['pin', 'password'], ['account_pin', 'password'], ['Passcode', 'password'],
+      ['Passwort', 'password'], ['Contraseña', 'password'], ['Mot de passe', 'password'],
+      ['cc1 Card number, digits 1 to 4', 'card'], ['ccnum', 'card'], ['Credit card no', 'card'], ['Security code', 'card'], ['cvc', 'card'], ['CVV2', 'card'], ['card_verification', 'card'],
+      ['otp Code we texted you', 'one-time-code'], ['One-time code', 'one-time-code'], ['Verification code', 'one-time-code'], ['2fa', 'one-time-code'], ['sms_code', 'one-time-code'], ['Sign-in code', 'one-time-code'],
+    ];
+    for (const [words, kind] of cases) expect(credentialWords(words), words).toBe(kind);
+    for (const words of ['Promo code', 'promo', 'Postal code', 'postcode', 'Zip code', 'Passport number', 'passport', 'Pinned note', 'pinned', 'Spinner', 'Boarding pass', 'Hotpot order', 'Country code', 'Discount code', 'Author', 'Your name', 'Email', 'Search', '']) {
+      expect(credentialWords(words), words).toBeNull();
+    }
   });
 });
 

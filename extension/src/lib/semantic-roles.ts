@@ -10,7 +10,7 @@
  * fields whose `autocomplete` names a credential, a one-time code or card data
  * (src/shared/snapshot.ts BLOCKED_AUTOCOMPLETE), and forms holding a password.
  */
-import { autocompleteBlocked, PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
+import { autocompleteBlocked, credentialWords, PRIVATE_ATTRIBUTE, type CredentialWords } from '../../../src/shared/snapshot';
 
 /** Roles an agent can act on: they get a ref. */
 export const INTERACTIVE_ROLES: ReadonlySet<string> = new Set([
@@ -222,8 +222,12 @@ export function isHidden(el: Element): boolean {
   return getComputedStyle(el).display !== 'contents';
 }
 
-/** The text of a subtree for a name (accname "name from content"): text and img alt, hidden parts left out. */
-export function textOf(node: Node, budget = 2000): string {
+/**
+ * The text of a subtree for a name (accname "name from content"): text and img alt, hidden parts left out.
+ * @param budget the length (UTF-16 units) the answer is cut to; the walk stops soon after it.
+ * @param skip elements whose subtree is left out as well (a target inside the item whose text is read).
+ */
+export function textOf(node: Node, budget = 2000, skip?: (el: Element) => boolean): string {
   let out = '';
   const walk = (n: Node): void => {
     if (out.length > budget) return;
@@ -232,6 +236,10 @@ export function textOf(node: Node, budget = 2000): string {
       return;
     }
     if (!(n instanceof Element)) return;
+    if (skip?.(n)) {
+      out += ' ';
+      return;
+    }
     // A private part gives no name to anything around it either; nor does a part the page does not render
     // (display:none, [hidden], visibility:hidden: accname 1.2 §4.3.2 step 2A), such as the full value a
     // "Reveal" button would show. Detached copies (textOfLabel's) have no rendering to go by.
@@ -385,13 +393,32 @@ export function passwordField(el: Element): boolean {
   if (el.localName !== 'input' && el.localName !== 'textarea') return false;
   if (!el.isConnected) return false;
   const masked = getComputedStyle(el).getPropertyValue('-webkit-text-security');
-  return masked !== '' && masked !== 'none';
+  if (masked !== '' && masked !== 'none') return true;
+  // A field that says it holds a password is one, also once a "show password" toggle made it type=text.
+  return fieldWords(el) === 'password';
 }
 
-/** Whether a field is a blocked surface by itself: a password field (passwordField), or an `autocomplete` naming a credential, one-time code or card data. */
+/** `<input>` types that take typed text, where a credential can be typed; the others (date, color, checkbox, …) hold none. */
+const TEXT_INPUT_TYPES: ReadonlySet<string> = new Set(['text', 'search', 'tel', 'number', 'password']);
+
+/**
+ * The credential a text field's own words name (src/shared/snapshot.ts credentialWords): its `name`,
+ * `id`, `placeholder`, `aria-label` and accessible name (its labels). Null for other elements.
+ */
+function fieldWords(el: Element): CredentialWords | null {
+  if (el.localName !== 'textarea' && !(el.localName === 'input' && TEXT_INPUT_TYPES.has((el as HTMLInputElement).type))) return null;
+  const words = [el.getAttribute('name'), el.id, el.getAttribute('placeholder'), el.getAttribute('aria-label'), el.isConnected ? nameOf(el, 'textbox') : ''];
+  return credentialWords(words.filter((w) => w).join(' '));
+}
+
+/**
+ * Whether a field is a blocked surface by itself: a password field (passwordField), an `autocomplete`
+ * naming a credential, one-time code or card data, or a text field whose own words name one (fieldWords:
+ * a card number split over four fields, a security code, a texted code).
+ */
 export function fieldBlocked(el: Element): boolean {
   if (passwordField(el)) return true;
-  if (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select') return autocompleteBlocked(el.getAttribute('autocomplete'));
+  if (el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select') return autocompleteBlocked(el.getAttribute('autocomplete')) || fieldWords(el) !== null;
   return false;
 }
 
