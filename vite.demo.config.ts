@@ -27,8 +27,9 @@ export function demoStoreViteConfig(): InlineConfig {
       sourcemap: false,
       target: 'es2022',
       reportCompressedSize: false,
-      // Two pages: the shop (WebMCP tools) and signup.html, a React form with controlled inputs and no tools.
-      rollupOptions: { input: { index: `${DEMO_STORE_ROOT}/index.html`, signup: `${DEMO_STORE_ROOT}/signup.html` } },
+      // Three pages: the shop (WebMCP tools); signup.html, a React form with controlled inputs and no
+      // tools; inbox.html, a React list keyed by index.
+      rollupOptions: { input: { index: `${DEMO_STORE_ROOT}/index.html`, signup: `${DEMO_STORE_ROOT}/signup.html`, inbox: `${DEMO_STORE_ROOT}/inbox.html` } },
     },
     server: { host: '127.0.0.1', port: 8765, strictPort: true, hmr: false },
   };

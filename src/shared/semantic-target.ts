@@ -9,9 +9,10 @@
  * It owns:
  *  - the target **fingerprint**: a bounded, page-derived description of one
  *    element (role, accessible name, label, input type, name attribute, form,
- *    up to three named ancestors, and its position among elements with the
- *    same description). The person reviews it; its hash is the grant's subject
- *    hash, so a grant names exactly one described element;
+ *    up to three named ancestors, its item's text and that text's hash, and
+ *    its position among elements with the same description). The person
+ *    reviews it; its hash is the grant's subject hash, so a grant names exactly
+ *    one described element, in the item (row, card) the person saw;
  *  - its shape check and bounds, its hash, and how an agent's partial
  *    fingerprint matches a full one;
  *  - the readback's observations and the rule per operation that judges them
@@ -68,6 +69,10 @@ export const FINGERPRINT_BOUNDS = {
   nameAttribute: 64,
   form: 128,
   ancestorName: 64,
+  /** The item's text as the person reads it (`context`); the hash covers the whole text, up to `contextText`. */
+  context: 256,
+  /** The item's text the hash (`contextHash`) covers at most; a longer item is hashed up to here. */
+  contextText: 4_000,
   /** Named ancestors kept, nearest first. */
   ancestors: 3,
   /** Largest `nth`. */
@@ -100,6 +105,18 @@ export interface Fingerprint {
   form?: string;
   /** Up to three nearest ancestors that have a role and a name, nearest first; the nearest unnamed row, list item or article is named by its text (cut, redacted). */
   ancestors: FingerprintAncestor[];
+  /**
+   * The text of the target's ITEM, without the target's own text: the row, card or list item it acts
+   * in (extension/src/lib/semantic-target.ts contextOf), redacted, private and unrendered parts left
+   * out, cut to FINGERPRINT_BOUNDS.context. Absent when the target stands in no such item.
+   */
+  context?: string;
+  /**
+   * SHA-256 (lowercase hex) of that item text whole (up to FINGERPRINT_BOUNDS.contextText units,
+   * before the cut): a page that reuses the element for another row (React's index keys) changes it
+   * though the cut text and every other field stay the same. Present exactly when `context` is.
+   */
+  contextHash?: string;
   /** Its position (0-based, composed-tree order) among the document's elements with the same fields above. */
   nth: number;
 }
@@ -107,7 +124,7 @@ export interface Fingerprint {
 /** What an agent may give to target by fingerprint: any of the fields (role and name usually suffice). */
 export type FingerprintQuery = Partial<Fingerprint>;
 
-const FIELD_KEYS = ['role', 'name', 'label', 'type', 'nameAttribute', 'form', 'ancestors', 'nth'] as const;
+const FIELD_KEYS = ['role', 'name', 'label', 'type', 'nameAttribute', 'form', 'ancestors', 'context', 'contextHash', 'nth'] as const;
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown, max: number, allowEmpty = true) => typeof v === 'string' && v.length <= max && (allowEmpty || v.length > 0);
@@ -125,9 +142,11 @@ export function fingerprintProblem(v: unknown, partial = false): string | null {
   const need = (k: string) => !partial || v[k] !== undefined;
   if (need('role') && !str(v.role, B.role, false)) return `role must be a string of 1 to ${B.role} characters`;
   if (need('name') && !str(v.name, B.name)) return `name must be a string of at most ${B.name} characters`;
-  for (const [k, max] of [['label', B.label], ['type', B.type], ['nameAttribute', B.nameAttribute], ['form', B.form]] as const) {
+  for (const [k, max] of [['label', B.label], ['type', B.type], ['nameAttribute', B.nameAttribute], ['form', B.form], ['context', B.context]] as const) {
     if (v[k] !== undefined && !str(v[k], max, false)) return `${k} must be a string of 1 to ${max} characters`;
   }
+  if (v.contextHash !== undefined && (typeof v.contextHash !== 'string' || !/^[0-9a-f]{64}$/.test(v.contextHash))) return 'contextHash must be 64 lowercase hex digits';
+  if (!partial && (v.context === undefined) !== (v.contextHash === undefined)) return 'context and contextHash come together';
   if (need('ancestors')) {
     const a = v.ancestors;
     if (!Array.isArray(a) || a.length > B.ancestors) return `ancestors must be a list of at most ${B.ancestors}`;
@@ -154,6 +173,8 @@ export function cleanFingerprint(fp: Fingerprint): Fingerprint {
     ...(fp.nameAttribute !== undefined ? { nameAttribute: fp.nameAttribute } : {}),
     ...(fp.form !== undefined ? { form: fp.form } : {}),
     ancestors: fp.ancestors.map((a) => ({ role: a.role, name: a.name })),
+    ...(fp.context !== undefined ? { context: fp.context } : {}),
+    ...(fp.contextHash !== undefined ? { contextHash: fp.contextHash } : {}),
     nth: fp.nth,
   };
 }
@@ -181,6 +202,12 @@ export function fingerprintMatches(q: FingerprintQuery, fp: Fingerprint): boolea
     } else if (fp[k] !== want) return false;
   }
   return true;
+}
+
+/** `q` without the item fields (`context`, `contextHash`): the target's own description, as `nth` counts it and the readback finds it. */
+export function withoutContext<T extends FingerprintQuery>(q: T): Omit<T, 'context' | 'contextHash'> {
+  const { context: _c, contextHash: _h, ...rest } = q;
+  return rest;
 }
 
 /** Whether two fingerprints describe the same element (all fields equal). */

@@ -236,8 +236,16 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     // A page that changes the area near the target on its own (a price ticking every 10 ms since before the
     // review): those changes are noise, not the click's effect. A click that does nothing is a mismatch, and
     // says how much it ignored; a click that adds a line to the same section is still confirmed.
+    // The price is in the buttons' item (the section's text): ticking while the person reviews "Watch price",
+    // the approved item is not the one at dispatch, so it is refused target-changed, nothing clicked (the safe
+    // side, docs/semantic-controls.md "The target's item"). A price the page marks as a live region is not
+    // the item's text: the click goes ahead and the readback tells the ticks from the click's effect.
     await page.evaluate(() => (globalThis as unknown as { __ticker(on: boolean): void }).__ticker(true));
     try {
+      const moving = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Watch price' } });
+      expect(textOf(moving.r)).toMatch(/^Error \(target-changed\)/);
+      expect(await clicks(page, 'idle')).toBe(0);
+      await page.locator('#price').evaluate((el) => el.setAttribute('aria-live', 'polite'));
       const idle = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Watch price' } });
       expect(textOf(idle.r)).toMatch(/^Error \(readback-mismatch\)/);
       expect(await clicks(page, 'idle')).toBe(1);
@@ -250,6 +258,9 @@ test('target-changed between approval and dispatch; a hover grant replayed as a 
     }
 
     // 3. A grant made for that hover, presented as a click of the same target: grant-invalid, the page never clicked.
+    // The tip the hover showed is the only text beside "Menu" and would make it the button's item (a fingerprint
+    // other than the reviewed one: target-changed); the page hides it again, as menus do when the pointer leaves.
+    await page.locator('#tip').evaluate((el) => { el.textContent = ''; });
     const v = hover.view!;
     const grant = await world.core.link.signGrant({
       requestId: 'replay-1', faculty: 'semantic', operation: 'hover', tabId, frameId: v.frame.frameId, documentId: v.documentId, origin: v.origin,

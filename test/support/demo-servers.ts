@@ -76,6 +76,12 @@ export const DEMO_PAGES: readonly DemoPage[] = [
     triggers: ['window.__signup.{state,submitted,changes}'],
   },
   {
+    id: 'inbox', origin: 'demo', path: '/store/inbox.html', title: 'React list keyed by index, no WebMCP tool',
+    purpose: 'Messages: rows keyed by their index, so a message arriving at the top takes over the first row\'s elements (its Delete button then deletes the new message). ?layout=list: <li> rows whose first 300 characters are the same sender and preview. A quick reply box with a live character count. For the target\'s item (issue 10).',
+    tools: [],
+    triggers: ['window.__inbox.arrive(subject)', 'window.__inbox.{mails(),deleted,archived,reply}'],
+  },
+  {
     id: 'forms', origin: 'demo', path: '/forms/', title: 'Declarative form tools',
     purpose: 'book_table (no toolautosubmit: the agent fills, a human submits) and subscribe_newsletter (toolautosubmit, event.agentInvoked + respondWith).',
     tools: sorted(['book_table', 'subscribe_newsletter']),

@@ -49,6 +49,25 @@ describe('the fingerprint', () => {
     expect(fingerprintProblem({}, true)).toMatch(/no field/);
   });
 
+  it('may carry its item: the cut text within bounds and the SHA-256 of the whole text, always together; the hash binds what the cut text does not show', async () => {
+    const item = { context: 'x'.repeat(FINGERPRINT_BOUNDS.context), contextHash: 'a'.repeat(64) };
+    expect(fingerprintProblem({ ...FP, ...item })).toBeNull();
+    expect(fingerprintProblem({ ...FP, ...item, context: 'x'.repeat(FINGERPRINT_BOUNDS.context + 1) })).toMatch(/context/);
+    expect(fingerprintProblem({ ...FP, ...item, context: '' })).toMatch(/context/);
+    expect(fingerprintProblem({ ...FP, ...item, contextHash: 'A'.repeat(64) })).toMatch(/contextHash/);
+    expect(fingerprintProblem({ ...FP, context: 'row' })).toMatch(/together/);
+    expect(fingerprintProblem({ ...FP, contextHash: 'a'.repeat(64) })).toMatch(/together/);
+    // An agent's query may give either.
+    expect(fingerprintProblem({ role: 'button', contextHash: 'a'.repeat(64) }, true)).toBeNull();
+    // Same cut text, another whole row: another fingerprint, another grant subject.
+    const other = { ...FP, ...item, contextHash: 'b'.repeat(64) };
+    expect(sameFingerprint(other, { ...FP, ...item })).toBe(false);
+    expect(await fingerprintHash(other)).not.toBe(await fingerprintHash({ ...FP, ...item }));
+    expect(await fingerprintHash({ ...FP, ...item })).not.toBe(await fingerprintHash(FP));
+    expect(fingerprintMatches({ role: 'button', name: 'Place order' }, { ...FP, ...item })).toBe(true);
+    expect(fingerprintMatches({ role: 'button', contextHash: 'b'.repeat(64) }, { ...FP, ...item })).toBe(false);
+  });
+
   it('hashes as SHA-256 of its RFC 8785 canonical JSON, whatever the key order; any field changes it', async () => {
     const expected = createHash('sha256').update(canonicalJson(FP)).digest('hex');
     expect(await fingerprintHash(FP)).toBe(expected);

@@ -106,10 +106,14 @@ export function keyTargetFingerprint(el: Element): Fingerprint | null {
   return { role: DOCUMENT_TARGET_ROLE, name: title, ancestors: [], nth: 0 };
 }
 
-/** The element of `doc` with `fp` (the readback's independent look-up): the body for the document's fingerprint, else the one match, or null. */
+/**
+ * The element of `doc` with `fp` (the readback's independent look-up): the body for the document's
+ * fingerprint, else the one match, or null. By the target's own description: its item's text is left
+ * out, since the action's effect may be in it (a character count, a row marked read).
+ */
 export function findTarget(doc: Document, fp: Fingerprint): Element | null {
   if (fp.role === DOCUMENT_TARGET_ROLE) return doc.body ?? doc.documentElement;
-  const found = findByQuery(doc, fp);
+  const found = findByQuery(doc, fp, false);
   return found.length === 1 ? (found[0] as { el: Element }).el : null;
 }
 

@@ -11,7 +11,7 @@ import { readPageUrls, sameUrls } from './page-urls';
 import { actionable, describeCover, hitTest, notActionableNow, perform } from './semantic-act';
 import { observe, prewatch, rebase, stop, watch } from './semantic-readback';
 import { planRefusalDetail, typeInto, typePlan } from './semantic-type';
-import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf } from './semantic-target';
+import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf, withItem } from './semantic-target';
 import { formOf } from './semantic-roles';
 import { FILL_MAX_FIELDS } from '../../../src/shared/semantic-fill';
 import { MAX_TARGET_MATCHES, type CoverDetail, type TargetMatch, type TargetReport, type ToSemanticAction } from './semantic-messages';
@@ -61,7 +61,8 @@ async function target(m: Extract<ToSemanticAction, { type: 'echo:semantic:target
   if (typeof m.tag === 'string') refs.adopt(m.tag);
   const q = m.query && typeof m.query === 'object' ? m.query : {};
   const found = findByQuery(document, q);
-  const matches = await Promise.all(found.slice(0, MAX_TARGET_MATCHES).map((x) => matchOf(x.el, x.fp, refs)));
+  // The fingerprints reviewed carry their items (lib/semantic-target.ts contextOf): read for the matches reported only.
+  const matches = await Promise.all(found.slice(0, MAX_TARGET_MATCHES).map(withItem).map((x) => matchOf(x.el, x.fp, refs)));
   if (found.length === 1 && !(matches[0] as TargetMatch).blocked) prewatch((found[0] as { el: Element }).el, m.review === true);
   return ok({ kind: 'targets', origin, urls, matches, total: found.length });
 }

@@ -7,11 +7,13 @@
  * (a declarative WebMCP tool that owns the target's form). Runs in the
  * isolated world; reads the DOM only.
  */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { redactText } from '../../../src/shared/redact';
 import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
 import { LIMITS } from '../../../src/shared/limits';
 import {
-  FINGERPRINT_BOUNDS as B, cleanFingerprint, fingerprintMatches, type BlockedReason, type Fingerprint, type FingerprintAncestor, type FingerprintQuery,
+  FINGERPRINT_BOUNDS as B, cleanFingerprint, fingerprintMatches, withoutContext, type BlockedReason, type Fingerprint, type FingerprintAncestor, type FingerprintQuery,
 } from '../../../src/shared/semantic-target';
 import { canonicalJson } from '../../../src/shared/canonical';
 import { usableLadderTool, type ListedTool } from './semantic-ladder';
@@ -88,6 +90,95 @@ export function coreOf(el: Element): Fingerprint | null {
   return cleanFingerprint(fp);
 }
 
+/** Ancestors examined for the target's item at most (contextOf): rows, cards and cells sit a few levels up. */
+const MAX_CONTEXT_DEPTH = 8;
+
+/**
+ * Landmark roles (WAI-ARIA 1.2 §5.3.4, with feed, application and document): a page's big parts,
+ * never an item; the search for the target's item stops at them (contextOf).
+ */
+const PAGE_PART_ROLES: ReadonlySet<string> = new Set([
+  'main', 'navigation', 'banner', 'contentinfo', 'complementary', 'search', 'feed', 'application', 'document',
+]);
+
+/** Roles (or `<li>`) that make an ancestor the target's item even when all its other text is buttons'. */
+const ITEM_ROLES: ReadonlySet<string> = new Set([...ROW_ROLES, 'option', 'treeitem', 'gridcell', 'cell']);
+
+/** A button by tag, input type or role: its text names an action, not the item (contextOf). */
+function isButtonLike(el: Element): boolean {
+  if (el.localName === 'button') return true;
+  if (el.localName === 'input') return ['button', 'submit', 'reset', 'image'].includes((el as HTMLInputElement).type);
+  return el.getAttribute('role') === 'button';
+}
+
+/**
+ * Roles whose text the page changes on its own by design (WAI-ARIA 1.2 §5.3.5 live region roles, and
+ * progressbar), and the separate surfaces a dialog opens: their text is not the item's (contextOf).
+ */
+const CHANGING_ROLES: ReadonlySet<string> = new Set(['status', 'timer', 'marquee', 'log', 'alert', 'progressbar', 'dialog', 'alertdialog']);
+
+/** A `<dialog>` or an element with the dialog or alertdialog role (WAI-ARIA 1.2). */
+function isDialog(n: Element): boolean {
+  const r = n.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
+  return n.localName === 'dialog' || r === 'dialog' || r === 'alertdialog';
+}
+
+/**
+ * True when `n`'s subtree is left out of an item's text: a live region (a changing role above, an
+ * `<output>`, or `aria-live` other than "off", WAI-ARIA 1.2 §6.7 aria-live) or a dialog. A status line
+ * ("bought 1") or a cookie banner inside a product card changes without the card becoming another.
+ */
+function changingPart(n: Element): boolean {
+  if (n.localName === 'output' || isDialog(n)) return true;
+  const live = n.getAttribute('aria-live');
+  if (live !== null && live.trim().toLowerCase() !== 'off') return true;
+  const r = n.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
+  return r !== undefined && CHANGING_ROLES.has(r);
+}
+
+/**
+ * The target's ITEM and its text (Fingerprint `context`, `contextHash`), or null: the nearest ancestor
+ * (composed tree, at most MAX_CONTEXT_DEPTH up, below the body and any landmark, with at most
+ * FINGERPRINT_BOUNDS.contextText units of text) holding text beyond the target's own
+ * that is not only buttons' text ("Archive Delete" of an action bar is not the row), or that is a row,
+ * list item, article, option, tree item or cell holding any other text. The text leaves out the
+ * target's subtree (what the action may change, and already in the fingerprint's name), live regions
+ * and dialogs (changingPart), private and unrendered parts (semantic-roles.ts textOf); it is whitespace-collapsed, redacted
+ * (src/shared/redact.ts), hashed whole and cut to
+ * FINGERPRINT_BOUNDS.context for the person to read.
+ *
+ * Why: a page that reuses the target's element for another row (React lists keyed by index, a
+ * mail arriving at the top while the person reviews "Delete" on the first row) keeps its identity,
+ * role, name and position; only the row's text tells that the approved row is gone (issue 10 item 2).
+ */
+export function contextOf(el: Element): { context: string; contextHash: string } | null {
+  for (let a = composedParent(el), i = 0; a && i < MAX_CONTEXT_DEPTH; a = composedParent(a), i++) {
+    if (a === el.ownerDocument.body || a === el.ownerDocument.documentElement || PAGE_PART_ROLES.has(roleOf(a) ?? '')) return null;
+    const dialog = isDialog(a);
+    // A target inside a live region has no item that keeps its text; a dialog is the last ancestor
+    // that may be the item (what lies behind it is another surface).
+    if (changingPart(a) && !dialog) return null;
+    const notTarget = (n: Element) => n === el || (n !== a && changingPart(n));
+    const other = textOf(a, B.contextText + 1, notTarget);
+    // Longer than a row's text can be hashed whole: a wrapper of the page, not an item (nor will any above be).
+    if (other.length > B.contextText) return null;
+    const item = dialog || ITEM_ROLES.has(roleOf(a) ?? (a.localName === 'li' ? 'listitem' : ''));
+    if (!other || (!item && !textOf(a, B.contextText, (n) => notTarget(n) || isButtonLike(n)))) {
+      if (dialog) return null;
+      continue;
+    }
+    const whole = redactText(other).value;
+    return { context: whole.slice(0, B.context), contextHash: bytesToHex(sha256(utf8ToBytes(whole))) };
+  }
+  return null;
+}
+
+/** `x` with its item (contextOf) in its fingerprint: the fingerprint the person reviews. */
+export function withItem(x: { el: Element; fp: Fingerprint }): { el: Element; fp: Fingerprint } {
+  const c = contextOf(x.el);
+  return c ? { el: x.el, fp: cleanFingerprint({ ...x.fp, ...c }) } : x;
+}
+
 /** The body (or root element) a document's search starts at. */
 const rootOf = (doc: Document): Element => doc.body ?? doc.documentElement;
 
@@ -114,19 +205,33 @@ function describe(doc: Document, keep: (core: Fingerprint, el: Element) => boole
   return out;
 }
 
-/** The full fingerprint of `el` (its position among elements with the same core included), or null when it has no role. */
+/**
+ * The full fingerprint of `el`: its core, its position among elements with the same core, and its
+ * item (contextOf) when it stands in one; null when it has no role.
+ */
 export function fingerprintOf(el: Element): Fingerprint | null {
   const core = coreOf(el);
   if (!core) return null;
   const key = canonicalJson(core);
   const hit = describe(el.ownerDocument, (c, e) => e === el || false, el).find((x) => x.el === el);
-  return hit && canonicalJson({ ...hit.fp, nth: 0 }) === key ? hit.fp : null;
+  return hit && canonicalJson({ ...hit.fp, nth: 0 }) === key ? withItem(hit).fp : null;
 }
 
-/** The elements of `doc` whose fingerprint satisfies the (partial) query `q`, in composed-tree order; never a private one. */
-export function findByQuery(doc: Document, q: FingerprintQuery): Array<{ el: Element; fp: Fingerprint }> {
-  const { nth: _n, ...core } = q;
-  return describe(doc, (c) => fingerprintMatches(core, c)).filter((x) => fingerprintMatches(q, x.fp));
+/**
+ * The elements of `doc` whose fingerprint satisfies the (partial) query `q`, in composed-tree order;
+ * never a private one. `nth` counts among elements with the same core (the item is not part of it).
+ * When `q` gives item fields (`context`, `contextHash`), the answers carry their items (withItem) and
+ * must match them; else the answers' fingerprints are without items (withItem them before review: the
+ * item is read only for the elements used, a broad query may match thousands).
+ * @param withItems false: ignore `q`'s item fields, the target's own description only (the readback,
+ *   which finds the target after an action that may have changed its row).
+ */
+export function findByQuery(doc: Document, q: FingerprintQuery, withItems = true): Array<{ el: Element; fp: Fingerprint }> {
+  const own = withoutContext(q);
+  const { nth: _n, ...core } = own;
+  const found = describe(doc, (c) => fingerprintMatches(core, c)).filter((x) => fingerprintMatches(own, x.fp));
+  if (!withItems || (q.context === undefined && q.contextHash === undefined)) return found;
+  return found.map(withItem).filter((x) => fingerprintMatches(q, x.fp));
 }
 
 /**

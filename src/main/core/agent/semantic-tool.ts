@@ -35,6 +35,8 @@ export const SEMANTIC_TOOL_SCHEMA = {
           maxItems: B.ancestors,
           items: { type: 'object', properties: { role: { type: 'string', minLength: 1, maxLength: B.role }, name: { type: 'string', maxLength: B.ancestorName } }, required: ['role', 'name'], additionalProperties: false },
         },
+        context: { type: 'string', minLength: 1, maxLength: B.context, description: "The text of the target's row or card, without its own (as an earlier answer gave it)." },
+        contextHash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of that row text whole (as an earlier answer gave it).' },
         nth: { type: 'integer', minimum: 0, maximum: B.nth },
       },
       additionalProperties: false,

@@ -2,7 +2,8 @@
  * The subject view of a semantic mutation (faculty `semantic`: click, hover,
  * focus, scroll; issue 10 item 6): the operation, the target's evidence — its
  * page-derived fingerprint (role, accessible name, label, input type, name
- * attribute, form, named ancestors, position among look-alikes) and the
+ * attribute, form, named ancestors, the item's text and its hash, position
+ * among look-alikes) and the
  * fingerprint hash the grant binds — and the target's picture (./target-picture.tsx),
  * or why there is none. Names are the page's own words, UNTRUSTED,
  * shown as text with invisible and bidi characters revealed (../../text.ts).
@@ -41,6 +42,9 @@ export function SemanticTargetBody({ subject: s }: { subject: SemanticTargetSubj
     ...(fp.nameAttribute !== undefined ? ([['Name attribute', fp.nameAttribute]] as Array<[string, string]>) : []),
     ...(fp.form !== undefined ? ([['Form', fp.form]] as Array<[string, string]>) : []),
     ['Inside', fp.ancestors.length ? fp.ancestors.map((a) => `${a.role} “${a.name}”`).join(' › ') : '(no named container)'],
+    // The row or card it acts in, by its text (a page may reuse the element for another row: the hash binds the text whole).
+    ['In the item', fp.context ?? '(none: the target stands in no row or card with other text)'],
+    ...(fp.contextHash !== undefined ? ([['Item text hash', fp.contextHash]] as Array<[string, string]>) : []),
     ['Position', fp.nth === 0 ? 'the first element with this description' : `element ${fp.nth + 1} of those with this description`],
     // The target's ref: the element the grant binds (resolved by the console even when the agent gave a fingerprint).
     ...(s.ref !== null ? ([['Ref', s.ref]] as Array<[string, string]>) : []),

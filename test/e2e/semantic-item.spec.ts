@@ -1,0 +1,82 @@
+/**
+ * The target's item (docs/semantic-controls.md, "The target's item"; docs/trust-rules.md row 13i):
+ * a React list keyed by index (resources/demo/store/inbox.tsx) reuses the first row's elements for
+ * a message that arrives while the person reviews "Delete" on the first row. The element, its role,
+ * name and position stay the same; only the row's text changes. The fingerprint carries the row's
+ * text and its hash, so the dispatch refuses (target-changed) and nothing is deleted, whether the
+ * agent named the button by ref or by fingerprint, and when the rows differ only past the cut of
+ * their text. Real Chromium, the real extension, an MCP SDK client, approved through the console API.
+ */
+import type { Page } from '@playwright/test';
+import { test, expect } from './support/link-fixture';
+import { act, agent, events, header, refOf, textOf } from './support/semantic-agent';
+import type { SemanticTargetSubject } from '../../src/shared/ipc';
+import { FINGERPRINT_BOUNDS } from '../../src/shared/semantic-target';
+
+type Inbox = { __inbox: { arrive(s: string): void; mails(): string[]; deleted: string[]; reply: string } };
+const inbox = (page: Page) => page.evaluate(() => {
+  const i = (globalThis as unknown as Inbox).__inbox;
+  return { mails: i.mails(), deleted: [...i.deleted], reply: i.reply };
+});
+const arrive = (page: Page, subject: string) => page.evaluate((s) => (globalThis as unknown as Inbox).__inbox.arrive(s), subject);
+const fp = (d: { view: { subject: unknown } | null }) => (d.view!.subject as SemanticTargetSubject).fingerprint;
+
+test('a row reused for a message that arrived during the review: the approved Delete is refused (target-changed) by ref and by fingerprint, nothing is deleted; with no arrival the reviewed row is the one deleted; the dialog shows the row', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.url('inbox'));
+  const client = await agent(world);
+  try {
+    // 1. By ref: the first row's Delete. The person sees the row's text (not the button's own) and its hash.
+    const del = await refOf(client, tabId, /^button "Delete"/);
+    const byRef = await act(world, client, 'page_click', { tabId, ref: del }, { beforeApprove: () => arrive(page, 'Your new passport appointment') });
+    expect(textOf(byRef.r)).toMatch(/^Error \(target-changed\)/);
+    expect(events(world, byRef.view!.requestId).at(-1)).toBe('refused');
+    expect(await inbox(page)).toMatchObject({ deleted: [], mails: ['Your new passport appointment', 'Invoice 12 (paid)', 'Newsletter: spring teas', 'Your order has shipped'] });
+    expect(fp(byRef)).toMatchObject({ role: 'button', name: 'Delete', ancestors: [{ role: 'main', name: 'Messages' }], nth: 0, context: 'Invoice 12 (paid) from Your Bank Archive' });
+    expect(fp(byRef).contextHash).toMatch(/^[0-9a-f]{64}$/);
+
+    // 2. By fingerprint, the agent's way: the first Delete. Another message arrives during the review: refused.
+    const byFp = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Delete', nth: 0 } }, { beforeApprove: () => arrive(page, 'Court summons') });
+    expect(fp(byFp).context).toBe('Your new passport appointment from Your Bank Archive');
+    expect(textOf(byFp.r)).toMatch(/^Error \(target-changed\)/);
+    expect((await inbox(page)).deleted).toEqual([]);
+
+    // 3. Nothing arrives: the row reviewed is the row deleted (the item check does not refuse a page at rest).
+    const ok = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Delete', nth: 1 } });
+    expect(fp(ok).context).toBe('Your new passport appointment from Your Bank Archive');
+    expect(header(ok.r)).toMatchObject({ outcome: 'succeeded' });
+    expect(await inbox(page)).toMatchObject({ deleted: ['Your new passport appointment'], mails: ['Court summons', 'Invoice 12 (paid)', 'Newsletter: spring teas', 'Your order has shipped'] });
+
+    // 4. Typing changes the item's text (the live count beside the box): the readback finds the box by its own
+    // description, so the value set is confirmed; the review showed the count as it was.
+    const typed = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'textbox', name: 'Quick reply' }, text: 'Thanks, received.' });
+    expect(fp(typed).context).toBe('0/200 characters');
+    expect(header(typed.r)).toMatchObject({ outcome: 'succeeded', effect: 'value-set' });
+    expect((await inbox(page)).reply).toBe('Thanks, received.');
+  } finally {
+    await client.close();
+  }
+});
+
+test('rows whose text is the same for its first 300 characters: the cut text the person reads is the same, the hash of the whole row is not; a message arriving during the review is refused (target-changed), nothing is deleted', async ({ world }) => {
+  const { page, tabId } = await world.openShared(`${world.demo.url('inbox')}?layout=list`);
+  const client = await agent(world);
+  try {
+    const resolve = async (nth: number) => {
+      const r = await world.request({ op: 'read', faculty: 'semantic-target', operation: 'resolve', tabId, arguments: { fingerprint: { role: 'button', name: 'Delete', nth } } });
+      if (!r.ok) throw new Error(r.error.message);
+      return (r.value as { fingerprint: { ancestors: unknown; context: string; contextHash: string } }).fingerprint;
+    };
+    // The list item names itself by its text, cut: the same for every row; so is the item's cut text. Its hash differs.
+    const [one, two] = [await resolve(0), await resolve(1)];
+    const first = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Delete', nth: 0 } }, { beforeApprove: () => arrive(page, 'Your new passport appointment') });
+    expect(textOf(first.r)).toMatch(/^Error \(target-changed\)/);
+    expect((await inbox(page)).deleted).toEqual([]);
+    expect(fp(first)).toMatchObject(one);
+    expect(two.ancestors).toEqual(one.ancestors);
+    expect(one.context).toHaveLength(FINGERPRINT_BOUNDS.context);
+    expect(two.context).toBe(one.context);
+    expect(two.contextHash).not.toBe(one.contextHash);
+  } finally {
+    await client.close();
+  }
+});
