@@ -71,7 +71,7 @@ export const FINGERPRINT_BOUNDS = {
   ancestorName: 64,
   /** The item's text as the person reads it (`context`); the hash covers the whole text, up to `contextText`. */
   context: 256,
-  /** The item's text the hash (`contextHash`) covers at most; a longer item is hashed up to here. */
+  /** The longest item text (UTF-16 units), hashed whole by `contextHash`; an ancestor with more text wraps the page, it is no item. */
   contextText: 4_000,
   /** Named ancestors kept, nearest first. */
   ancestors: 3,
@@ -112,7 +112,7 @@ export interface Fingerprint {
    */
   context?: string;
   /**
-   * SHA-256 (lowercase hex) of that item text whole (up to FINGERPRINT_BOUNDS.contextText units,
+   * SHA-256 (lowercase hex) of that item text whole (at most FINGERPRINT_BOUNDS.contextText units,
    * before the cut): a page that reuses the element for another row (React's index keys) changes it
    * though the cut text and every other field stay the same. Present exactly when `context` is.
    */
