@@ -47,7 +47,7 @@ export const TYPABLE_ROLES: ReadonlySet<string> = new Set(['textbox', 'searchbox
 /**
  * Why `args` are not the arguments of `operation`, or null. click, hover, focus and scroll take
  * none (`{}`); key takes exactly `{key}` (./semantic-key.ts keyArgumentsProblem); type takes exactly `{text}`, a string of at most TYPE_TEXT_MAX units (the value the
- * field is to hold: it REPLACES the field's value; for a `<select>`, an option's label or value).
+ * field is to hold: it REPLACES the field's value; for a `<select>`, an option's label, never its value).
  * Used by the console (validate) and the extension (checkRequest), so both judge alike.
  */
 export function semanticArgumentsProblem(operation: SemanticOperation, args: unknown): string | null {

@@ -17,7 +17,7 @@ import { LIMITS } from '../../src/shared/limits';
 type Booking = Record<'name' | 'email' | 'tea' | 'size' | 'date' | 'time' | 'notes' | 'promo' | 'card', string>;
 const state = (page: Page) => page.evaluate(() => (globalThis as unknown as { __signup: { state: Booking } }).__signup.state);
 
-test('page_type on a React form: text, email, select by value and by label, date, time, textarea and contenteditable reach React state, each reviewed with its text and confirmed by readback; a rewritten value is a mismatch; a radio is refused; a missing option is refused; a grant for one text replayed with another is refused (arguments-mismatch)', async ({ world }) => {
+test('page_type on a React form: text, email, select by label (never by value), date, time, textarea and contenteditable reach React state, each reviewed with its text and confirmed by readback; a rewritten value is a mismatch; a radio is refused; a missing option is refused; a grant for one text replayed with another is refused (arguments-mismatch)', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.url('signup'));
   const client = await agent(world);
   try {
@@ -33,11 +33,11 @@ test('page_type on a React form: text, email, select by value and by label, date
     expect((await state(page)).name).toBe('Ada Lovelace');
     await expect(page.locator('input[name=name]')).toHaveValue('Ada Lovelace');
 
-    // 2. The other kinds of field, by fingerprint as an agent may: email, a select by an option's value then by
-    // another's label, date, time, textarea, contenteditable.
+    // 2. The other kinds of field, by fingerprint as an agent may: email, a select by an option's label (twice),
+    // date, time, textarea, contenteditable.
     for (const [fingerprint, text] of [
       [{ role: 'textbox', name: 'Email' }, 'ada@example.org'],
-      [{ role: 'combobox', name: 'Tea' }, 'sencha'],
+      [{ role: 'combobox', name: 'Tea' }, 'Sencha (green)'],
       [{ role: 'combobox', name: 'Tea' }, 'Assam (black)'],
       [{ role: 'textbox', name: 'Day' }, '2026-12-24'],
       [{ role: 'textbox', name: 'Time' }, '15:30'],
@@ -46,7 +46,7 @@ test('page_type on a React form: text, email, select by value and by label, date
     ] as const) {
       const r = await act(world, client, 'page_type', { tabId, fingerprint, text });
       expect(header(r.r), `${fingerprint.name}: ${textOf(r.r)}`).toMatchObject({ outcome: 'succeeded', effect: 'value-set' });
-      if (text === 'sencha') expect((await state(page)).tea).toBe('sencha');
+      if (text === 'Sencha (green)') expect((await state(page)).tea).toBe('sencha');
     }
     expect(await state(page)).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.org', tea: 'assam', date: '2026-12-24', time: '15:30', notes: 'Window seat,\nplease.', card: 'Happy birthday!' });
 
@@ -61,6 +61,11 @@ test('page_type on a React form: text, email, select by value and by label, date
     expect(textOf(radio.r)).toMatch(/^Error \(target-unsupported\)/);
     const missing = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'combobox', name: 'Tea' }, text: 'Earl Grey' });
     expect(textOf(missing.r)).toMatch(/^Error \(not-actionable\).*option-missing/s);
+    expect((await state(page)).tea).toBe('assam');
+    // An option's value is not what the person reviews (the page shows "Tieguanyin oolong"; "oolong" is only its
+    // value): refused, nothing set, and the agent is told options go by their label.
+    const byValue = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'combobox', name: 'Tea' }, text: 'oolong' });
+    expect(textOf(byValue.r)).toMatch(/^Error \(not-actionable\).*option-missing.*by the label the page shows/s);
     expect((await state(page)).tea).toBe('assam');
 
     // 5. A grant signed for one text, presented with another: arguments-mismatch and the field untouched.

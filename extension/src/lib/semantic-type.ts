@@ -6,8 +6,9 @@
  *    value), the value through the NATIVE setter of HTMLInputElement/HTMLTextAreaElement.prototype
  *    (React tracks the value it last rendered on the element; a value set past its tracker is seen as
  *    the user's change), `input`, then `change`;
- *  - `<select>`: the option whose label (collapsed white space) equals the text, else whose value
- *    does; `selected` through the native setter, `input`, `change`;
+ *  - `<select>`: the option whose label (collapsed white space) equals the text, never by its value:
+ *    the person reviews the text, and a value is not what the page shows (`value="standard"` on the
+ *    option "Express delivery, £50"); `selected` through the native setter, `input`, `change`;
  *  - contenteditable: focus, its contents selected, `beforeinput` (`insertText`, cancelable: editors
  *    such as ProseMirror or Lexical handle it themselves and cancel it), and when not cancelled the
  *    text replaces the contents, then `input`.
@@ -32,8 +33,8 @@ export type TypePlan =
 
 /**
  * How `text` would be set into `el`, checked without touching it: a text-like `<input>` or a
- * `<textarea>` not read-only; a `<select>` with an enabled option whose label or value is `text`
- * (`option-missing` otherwise); or a contenteditable element. Anything else: `not-typable`.
+ * `<textarea>` not read-only; a `<select>` with an enabled option whose label is `text`
+ * (`option-missing` otherwise, also when only an option's value is); or a contenteditable element. Anything else: `not-typable`.
  */
 export function typePlan(el: Element, text: string): TypePlan {
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
@@ -44,8 +45,13 @@ export function typePlan(el: Element, text: string): TypePlan {
   if (el instanceof HTMLSelectElement) {
     const options = [...el.options].filter((o) => !o.disabled);
     const want = collapse(text);
-    const option = options.find((o) => collapse(o.label || o.text) === want) ?? options.find((o) => o.value === text);
-    if (!option) return { ok: false, code: 'option-missing', message: 'no enabled option has that label or value' };
+    const option = options.find((o) => collapse(o.label || o.text) === want);
+    if (!option) {
+      const byValue = options.some((o) => o.value === text);
+      return { ok: false, code: 'option-missing', message: byValue
+        ? 'an option has that value, but options are chosen by the label the page shows (page_snapshot lists them), which the person reviews'
+        : 'no enabled option has that label' };
+    }
     return { ok: true, kind: 'select', option, expected: collapse(option.label || option.text) };
   }
   if (el instanceof HTMLElement && el.isContentEditable) return { ok: true, kind: 'editable', expected: collapse(text) };

@@ -21,7 +21,7 @@ export const pageFill = defineAgentTool({
   kind: 'mutation',
   faculty: 'semantic',
   description: semanticDescription(
-    `Set the values of several fields (1 to ${FILL_MAX_FIELDS}) of ONE form of a shared tab with one approval: the person sees every field and its text at once. Each field is set as page_type sets it (the text replaces its value; selects by an option's label or value). All fields must be in the same form (or all outside any form) of one document, each listed once; checkboxes, radios and buttons are clicked with page_click. Nothing is submitted: submit with a separate page_click. Success means every field was found again holding its value.`,
+    `Set the values of several fields (1 to ${FILL_MAX_FIELDS}) of ONE form of a shared tab with one approval: the person sees every field and its text at once. Each field is set as page_type sets it (the text replaces its value; a select by an option's label as the page shows it, never by its value). All fields must be in the same form (or all outside any form) of one document, each listed once; checkboxes, radios and buttons are clicked with page_click. Nothing is submitted: submit with a separate page_click. Success means every field was found again holding its value.`,
     'A fill is always reviewed by the person.',
   ),
   inputSchema: {

@@ -22,7 +22,7 @@ export const pageType = defineAgentTool({
     ...SEMANTIC_TOOL_SCHEMA,
     properties: {
       ...SEMANTIC_TOOL_SCHEMA.properties,
-      text: { type: 'string', maxLength: TYPE_TEXT_MAX, description: 'The value the field is to hold (replaces its value; for a select, an option\'s label or value).' },
+      text: { type: 'string', maxLength: TYPE_TEXT_MAX, description: 'The value the field is to hold (replaces its value; for a select, an option\'s label as the page shows it, never its value).' },
     },
     required: ['tabId', 'text'],
   },
