@@ -204,11 +204,19 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
     plans.push(plan);
   }
   for (const [i, el] of els.entries()) watch(fieldKey(m.requestId, i), el, (plans[i] as { expected: string }).expected);
+  const stopAll = () => { for (let j = 0; j < els.length; j++) stop(fieldKey(m.requestId, j)); };
   for (const [i, el] of els.entries()) {
+    // The page ran its handlers for the fields before this one (input, change): one may have turned this
+    // field into a password field, or its form into a password form. Then it and the rest are not set.
+    const blocked = i > 0 ? blockedReason(el) : null;
+    if (blocked) {
+      stopAll();
+      return err('tool-failed', `field ${i + 1} became a blocked surface (${blocked}) as the fields before it were set (those stay set); it and the fields after it were not set`);
+    }
     try {
       typeInto(el, (fields[i] as { text: string }).text, plans[i] as Extract<ReturnType<typeof typePlan>, { ok: true }>);
     } catch (e) {
-      for (let j = 0; j < els.length; j++) stop(fieldKey(m.requestId, j));
+      stopAll();
       return err('tool-failed', `field ${i + 1}: ${e instanceof Error ? e.message.slice(0, 200) : 'the action threw'} (fields before it were set)`);
     }
   }

@@ -17,6 +17,7 @@
  * The value REPLACES what the field held; the readback (semantic-readback.ts) then checks that the
  * re-found field holds `expected`.
  */
+import { PRIVATE_ATTRIBUTE } from '../../../src/shared/snapshot';
 import { valueOf } from './semantic-roles';
 
 /** Input types that take typed text (HTML "input type" keywords; the rest take clicks or files). */
@@ -34,7 +35,9 @@ export type TypePlan =
 /**
  * How `text` would be set into `el`, checked without touching it: a text-like `<input>` or a
  * `<textarea>` not read-only; a `<select>` with an enabled option whose label is `text`
- * (`option-missing` otherwise, also when only an option's value is); or a contenteditable element. Anything else: `not-typable`.
+ * (`option-missing` otherwise, also when only an option's value is); or a contenteditable element
+ * holding no private part (PRIVATE_ATTRIBUTE: `not-typable`, typing replaces the contents). Anything
+ * else: `not-typable`.
  */
 export function typePlan(el: Element, text: string): TypePlan {
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
@@ -54,7 +57,12 @@ export function typePlan(el: Element, text: string): TypePlan {
     }
     return { ok: true, kind: 'select', option, expected: collapse(option.label || option.text) };
   }
-  if (el instanceof HTMLElement && el.isContentEditable) return { ok: true, kind: 'editable', expected: collapse(text) };
+  if (el instanceof HTMLElement && el.isContentEditable) {
+    // The text replaces the box's whole contents: a part the page marks private inside it would be erased
+    // unseen (the person reviews the box by its text, which leaves that part out).
+    if (el.querySelector(`[${PRIVATE_ATTRIBUTE}]`)) return { ok: false, code: 'not-typable', message: 'the editable box holds a part the page marks private, which typing would replace' };
+    return { ok: true, kind: 'editable', expected: collapse(text) };
+  }
   return { ok: false, code: 'not-typable', message: 'the target is not an input, textarea, select or contenteditable element' };
 }
 
