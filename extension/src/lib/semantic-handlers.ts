@@ -136,7 +136,11 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
     if (!plan.ok) return err('not-actionable', planRefusalDetail(plan));
     watch(m.requestId, el, plan.expected);
     try {
-      typeInto(el, text, plan);
+      const done = typeInto(el, text, plan, () => blockedReason(el));
+      if (done.blocked) {
+        stop(m.requestId);
+        return err('target-blocked', `the field became a blocked surface (${done.blocked}) as it was focused; nothing was typed`);
+      }
     } catch (e) {
       stop(m.requestId);
       return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the action threw');
@@ -214,7 +218,11 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
       return err('tool-failed', `field ${i + 1} became a blocked surface (${blocked}) as the fields before it were set (those stay set); it and the fields after it were not set`);
     }
     try {
-      typeInto(el, (fields[i] as { text: string }).text, plans[i] as Extract<ReturnType<typeof typePlan>, { ok: true }>);
+      const done = typeInto(el, (fields[i] as { text: string }).text, plans[i] as Extract<ReturnType<typeof typePlan>, { ok: true }>, () => blockedReason(el));
+      if (done.blocked) {
+        stopAll();
+        return err('tool-failed', `field ${i + 1} became a blocked surface (${done.blocked}) as it was focused; it and the fields after it were not set${i > 0 ? ' (the fields before it were)' : ''}`);
+      }
     } catch (e) {
       stopAll();
       return err('tool-failed', `field ${i + 1}: ${e instanceof Error ? e.message.slice(0, 200) : 'the action threw'} (fields before it were set)`);

@@ -82,17 +82,24 @@ function nativeValueSetter(el: HTMLInputElement | HTMLTextAreaElement): (v: stri
 const inputEvent = (type: 'beforeinput' | 'input', inputType: string, data: string | null, cancelable: boolean) =>
   new InputEvent(type, { bubbles: true, cancelable, composed: true, inputType, data });
 
+/** What typeInto did: `cancelled` when the page cancelled the `beforeinput`; `blocked` (a reason) when `blockedNow` stopped it. Either way nothing was set. */
+export type TypeOutcome = { cancelled: boolean; blocked?: string };
+
 /**
  * Set `text` into `el` by `plan` (from typePlan, in the same task). Answers whether the page
  * cancelled the `beforeinput` (then nothing was set and the readback will say so).
+ * @param blockedNow asked right before the value is set, after the page's `focus` and `beforeinput`
+ *   handlers ran (a page may turn the field into a password field in them): a reason stops it.
  * @throws Error only when the platform lacks the native setter (never on a page's doing).
  */
-export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok: true }>): { cancelled: boolean } {
+export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok: true }>, blockedNow: () => string | null = () => null): TypeOutcome {
   (el as HTMLElement).focus({ preventScroll: true });
   switch (plan.kind) {
     case 'text': {
       const field = el as HTMLInputElement | HTMLTextAreaElement;
       if (!field.dispatchEvent(inputEvent('beforeinput', 'insertReplacementText', text, true))) return { cancelled: true };
+      const blocked = blockedNow();
+      if (blocked) return { cancelled: false, blocked };
       nativeValueSetter(field)(text);
       field.dispatchEvent(inputEvent('input', 'insertReplacementText', text, false));
       field.dispatchEvent(new Event('change', { bubbles: true }));
@@ -102,6 +109,8 @@ export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok
       const select = el as HTMLSelectElement;
       const selected = Object.getOwnPropertyDescriptor(HTMLOptionElement.prototype, 'selected')?.set;
       if (!selected) throw new Error('no native selected setter');
+      const blocked = blockedNow();
+      if (blocked) return { cancelled: false, blocked };
       if (select.multiple) for (const o of select.options) selected.call(o, false);
       selected.call(plan.option, true);
       select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
@@ -113,6 +122,8 @@ export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok
       const sel = host.ownerDocument.getSelection();
       sel?.selectAllChildren(host);
       if (!host.dispatchEvent(inputEvent('beforeinput', 'insertText', text, true))) return { cancelled: true };
+      const blocked = blockedNow() ?? (host.querySelector(`[${PRIVATE_ATTRIBUTE}]`) ? 'private' : null);
+      if (blocked) return { cancelled: false, blocked };
       host.textContent = text;
       sel?.selectAllChildren(host);
       sel?.collapseToEnd();
