@@ -56,6 +56,19 @@ describe('in-flight store', () => {
     );
   });
 
+  it('a tab Stop everything unshared is not offered a reload by the console (it would be refused tab-not-shared): its offer says to reload it in Chrome', async () => {
+    const api = new FakeConsole();
+    const tab = (tabId: number) => ({ tabId, windowId: 1, title: '', url: 'https://shop.example/', origin: 'https://shop.example', documentId: `D${tabId}`, sharedAt: 1 });
+    api.sharedTabs = [tab(9), tab(5)];
+    api.inFlight = [flight('earlier', 'dispatched', 5), flight('run', 'dispatched', 9)];
+    const s = createInFlightStore(api);
+    expect(await s.getState().stop('earlier')).toBe(true);
+    expect(s.getState().offers).toEqual([{ requestId: 'earlier', tabId: 5 }]);
+    expect(await s.getState().stopEverything()).toBe(true);
+    expect(s.getState().report!.unshared).toEqual([9, 5]);
+    expect(s.getState().offers).toEqual([{ requestId: 'earlier', tabId: 5, unshared: true }, { requestId: 'run', tabId: 9, unshared: true }]);
+  });
+
   it('says what Stop does in each phase', () => {
     expect(stopWords('dispatched')).toMatch(/outcome will be unknown/);
     expect(stopWords('awaiting-approval')).toMatch(/nothing is done in the page/);

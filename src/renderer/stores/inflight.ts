@@ -9,10 +9,15 @@ import { createStore } from 'zustand/vanilla';
 import type { ConsoleApi, InFlightView, StopEverythingReport } from '../../shared/ipc';
 import type { ErrorInfo } from '../../shared/result';
 
-/** A reload of `tabId` offered because request `requestId` was stopped after dispatch. */
+/**
+ * A reload of `tabId` offered because request `requestId` was stopped after dispatch. `unshared`:
+ * Stop everything also unshared the tab, so the console may not reload it (the core and the extension
+ * refuse `tab-not-shared`, docs/stop.md): the person is told to reload it in Chrome, no button.
+ */
 export interface ReloadOffer {
   requestId: string;
   tabId: number;
+  unshared?: true;
 }
 
 export interface InFlightState {
@@ -91,8 +96,11 @@ export function createInFlightStore(api: Pick<ConsoleApi, 'stopRequest' | 'stopE
           set({ busy: null, error: r.error });
           return false;
         }
-        const more = r.value.stopped.filter((s) => s.afterDispatch).map((s) => ({ requestId: s.requestId, tabId: s.tabId }));
-        set({ busy: null, report: r.value, offers: addOffers(get().offers, more) });
+        // A tab Stop everything unshared is no longer the console's to reload: those offers say so instead.
+        const gone = new Set(r.value.unshared);
+        const mark = (o: ReloadOffer): ReloadOffer => (gone.has(o.tabId) ? { ...o, unshared: true } : o);
+        const more = r.value.stopped.filter((s) => s.afterDispatch).map((s) => mark({ requestId: s.requestId, tabId: s.tabId }));
+        set({ busy: null, report: r.value, offers: addOffers(get().offers.map(mark), more) });
         return true;
       },
       async reload(tabId) {
