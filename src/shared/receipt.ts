@@ -79,6 +79,33 @@ export function isOutcomeEvent(e: unknown): e is OutcomeEvent {
 }
 
 /**
+ * Events that end a request without being an outcome themselves, and the outcome
+ * each stands for. A discovery's last step is `discovered` (restart recovery looks
+ * for it, src/main/core/ledger/recovery-queries.ts); since ledger format 5 the
+ * broker writes `succeeded` right after it (docs/broker.md), and this mapping
+ * still ends a discovery recorded before that (or cut off between the two
+ * commits). The only such list: every outcome is derived through `outcomeOf`.
+ */
+export const ENDING_EVENTS = { discovered: 'succeeded' } as const satisfies Partial<Record<ReceiptEvent, OutcomeEvent>>;
+
+/**
+ * The outcome of a request whose receipts recorded `events`, oldest first: the
+ * newest event that is an outcome (OUTCOME_EVENTS) or ends the request
+ * (ENDING_EVENTS, mapped to its outcome); null while the request is still open.
+ * The newest wins, as an outcome-unknown later lifted by a readback says the latter.
+ * Used by the request index's fold (src/shared/request-summary.ts, so the
+ * Timeline and its live tail), `request_status` and ledger migration 4 → 5.
+ */
+export function outcomeOf(events: readonly ReceiptEvent[]): OutcomeEvent | null {
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const e = events[i] as ReceiptEvent;
+    if (isOutcomeEvent(e)) return e;
+    if (Object.hasOwn(ENDING_EVENTS, e)) return ENDING_EVENTS[e as keyof typeof ENDING_EVENTS];
+  }
+  return null;
+}
+
+/**
  * Which capability of the ladder (docs/design.md) a request used; `link` and
  * `console` for the link's and the console's own events. The one list: the
  * type, the ledger's input check and the UI's labels derive from it.

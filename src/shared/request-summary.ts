@@ -7,7 +7,7 @@
  * receipts the console pushes into the rows it already shows: one fold, so both
  * always agree.
  */
-import { RECEIPT_EVENTS, isOutcomeEvent, type Actor, type Faculty, type OutcomeEvent, type ReceiptEvent } from './receipt';
+import { RECEIPT_EVENTS, outcomeOf, type Actor, type Faculty, type OutcomeEvent, type ReceiptEvent } from './receipt';
 
 /**
  * Who decided a request:
@@ -40,7 +40,7 @@ export interface RequestSummary {
   toolName: string | null;
   origin: string | null;
   tabId: number | null;
-  /** Its newest outcome receipt's event (OUTCOME_EVENTS); null while it is still open. */
+  /** Its outcome as `outcomeOf` (src/shared/receipt.ts) derives it from its receipts' events; null while it is still open. */
   outcome: OutcomeEvent | null;
   decidedBy: Decider | null;
   /** Number of receipts. */
@@ -140,13 +140,15 @@ function deciderOf(r: FoldableReceipt): Decider | null {
  * Fold one receipt into its request's row (`prev` null for the request's first
  * receipt). Receipts must come in seq order. The first value wins for agent,
  * operation, tool, origin and tab (what the request was about); the newest for
- * outcome (an outcome-unknown later lifted by a readback says the latter) and
+ * outcome (as `outcomeOf`: an outcome-unknown later lifted by a readback says the
+ * latter; `discovered` ends a discovery as `succeeded`) and
  * reason; the first approval, denial or expiry for the decider (a console
  * refusal only while nobody decided).
  */
 export function foldReceipt(prev: RequestSummary | null, r: FoldableReceipt): RequestSummary {
   const agent = r.actor.kind === 'agent' && typeof r.actor.name === 'string' ? r.actor.name : null;
-  const outcome = isOutcomeEvent(r.event) ? r.event : null;
+  // The receipt's own outcome, if it has one (`outcomeOf` of this event alone; the newest wins below).
+  const outcome = outcomeOf([r.event]);
   const why = REASON_EVENTS.has(r.event) ? receiptReason(r.event, r.detail()) : null;
   const reason = why === null ? null : why.length > REASON_INDEX_CHARS ? `${why.slice(0, REASON_INDEX_CHARS - 1)}…` : why;
   if (!prev) {

@@ -3,7 +3,7 @@
  * an agent whose call on a waiting form ended, timed out on its side, or was dropped can learn how
  * it ended). The receipts are the single record: nothing else is kept.
  */
-import { isOutcomeEvent, type OutcomeEvent, type Receipt, type ReceiptEvent } from '../../../shared/receipt';
+import { outcomeOf, type OutcomeEvent, type Receipt, type ReceiptEvent } from '../../../shared/receipt';
 
 /** At most this many receipts of one request are read (a request writes about eight). */
 export const MAX_STATUS_RECEIPTS = 50;
@@ -11,7 +11,11 @@ export const MAX_STATUS_RECEIPTS = 50;
 /** One request's state as its receipts tell it. `detail` values may quote the page: UNTRUSTED. */
 export interface RequestStatus {
   requestId: string;
-  /** `ended` once an outcome receipt (OUTCOME_EVENTS) was written; else `in-progress` (e.g. waiting for approval or for the person's submit). */
+  /**
+   * `ended` once its receipts have an outcome (`outcomeOf`, src/shared/receipt.ts: an OUTCOME_EVENTS
+   * receipt, or an ending one such as a discovery's `discovered`); else `in-progress` (e.g. waiting
+   * for approval or for the person's submit).
+   */
   state: 'in-progress' | 'ended';
   /** The outcome, once ended. */
   outcome?: OutcomeEvent;
@@ -29,13 +33,15 @@ export interface RequestStatus {
 export function statusOf(requestId: string, receipts: readonly Receipt[]): RequestStatus | null {
   const mine = receipts.filter((r) => r.requestId === requestId).sort((a, b) => a.seq - b.seq);
   if (mine.length === 0) return null;
-  const last = [...mine].reverse().find((r) => isOutcomeEvent(r.event));
+  const outcome = outcomeOf(mine.map((r) => r.event));
+  // The receipt that ended it: the newest outcome or ending event (`outcomeOf`'s rule).
+  const last = outcome === null ? undefined : [...mine].reverse().find((r) => outcomeOf([r.event]) !== null);
   const first = mine[0] as Receipt;
   const code = (last?.detail as { code?: unknown; reason?: unknown } | undefined)?.code ?? (last?.detail as { reason?: unknown } | undefined)?.reason;
   return {
     requestId,
-    state: last ? 'ended' : 'in-progress',
-    ...(last ? { outcome: last.event as OutcomeEvent } : {}),
+    state: outcome ? 'ended' : 'in-progress',
+    ...(outcome ? { outcome } : {}),
     ...(typeof code === 'string' ? { code: code.slice(0, 64) } : {}),
     toolName: mine.find((r) => r.toolName)?.toolName ?? first.toolName ?? null,
     origin: mine.find((r) => r.origin)?.origin ?? null,
