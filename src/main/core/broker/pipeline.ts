@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ApprovalView } from '../../../shared/ipc';
 import { LIMITS } from '../../../shared/limits';
-import type { Faculty } from '../../../shared/receipt';
+import { ENDING_EVENTS, type Faculty } from '../../../shared/receipt';
 import { err, ok, toErrorInfo, type Result } from '../../../shared/result';
 import type { Grant, InvocationResult } from '../../../shared/types';
 import type { ExtensionLink } from '../ports';
@@ -110,12 +110,13 @@ export class Pipeline {
   // ---- reads ---------------------------------------------------------------------
 
   /**
-   * A read: `requested` → policy → `work` → `succeeded` (or the read's own success
-   * event) with `detail(value)`. Tabs showing the console are refused before and
+   * A read: `requested` → policy → `work` → `succeeded` with `detail(value)`, or the
+   * read's own success event (ENDING_EVENTS: `discovered`) with it and then the
+   * outcome it stands for (`succeeded`, detail `{after: event}`). Tabs showing the console are refused before and
    * after the read (`console-tab`). Never throws.
    */
   async read<V>(
-    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered'; requested?: Record<string, unknown> },
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | keyof typeof ENDING_EVENTS; requested?: Record<string, unknown> },
     work: (trail: Trail) => Promise<Result<V>>,
     after: (v: V, trail: Trail) => { origin?: string | null; url?: string | null; detail: Record<string, unknown> },
   ): Promise<BrokerAnswer<V>> {
@@ -125,7 +126,7 @@ export class Pipeline {
   }
 
   private async readSteps<V>(
-    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | 'discovered'; requested?: Record<string, unknown> },
+    p: { faculty: Faculty; operation: string; agentTool: string; tabId?: number; ctx: AgentContext; event?: 'succeeded' | keyof typeof ENDING_EVENTS; requested?: Record<string, unknown> },
     trail: Trail,
     work: (trail: Trail) => Promise<Result<V>>,
     after: (v: V, trail: Trail) => { origin?: string | null; url?: string | null; detail: Record<string, unknown> },
@@ -151,7 +152,13 @@ export class Pipeline {
         const afterDecision = this.o.policy.decide({ faculty: p.faculty, kind: ctx.kind, origin: seen.origin, tabId: p.tabId ?? null });
         if (afterDecision.action !== 'allow') return trail.refuse(ctx.actor, 'policy-denied', `Denied by the console's policy: ${afterDecision.reason}.`);
       }
-      trail.write(p.event ?? 'succeeded', ctx.actor, seen.detail);
+      const event = p.event ?? 'succeeded';
+      trail.write(event, ctx.actor, seen.detail);
+      // A read's own success event that is not an outcome (a discovery's `discovered`, which restart
+      // recovery looks for) is followed by the outcome it stands for (ENDING_EVENTS), so the
+      // request ends in the ledger as every other does: the Timeline, request_status, the export's
+      // outcome filter and the signed checkpoint at every outcome (docs/broker.md, "Lifecycle").
+      if (event !== 'succeeded') trail.write(ENDING_EVENTS[event], ctx.actor, { after: event });
       return trail.answer({ ok: true, value: res.value });
     } catch (e) {
       return trail.internal(e);
