@@ -82,7 +82,7 @@ describe('a format-1 ledger', () => {
     const l = new Ledger(file);
     try {
       expect(l.format).toBe(LEDGER_FORMAT);
-      expect(LEDGER_FORMAT).toBe(4);
+      expect(LEDGER_FORMAT).toBe(5);
       expect(l.verify({ parallel: false })).toEqual({ ok: true, count: 100, headHash: old[99]?.hash });
       const all = l.query({ limit: 500 }).receipts.reverse();
       expect(all).toEqual(old.map((r) => ({ ...r, operation: null, subjectHash: null })));

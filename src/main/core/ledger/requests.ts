@@ -7,10 +7,11 @@
  * It is derived data, outside the hash chain: `verify` does not cover it, and a
  * request's trail (its receipts, found through `receipts_request`) is what the
  * chain vouches for. The migration that adds it (schema.ts, format 3) builds it
- * from the receipts with the same fold.
+ * from the receipts with the same fold; format 5 ends the discoveries an older
+ * fold left open (endOpenRequests).
  */
 import type Database from 'better-sqlite3';
-import { FACULTIES, OUTCOME_EVENTS, type Actor, type Faculty, type OutcomeEvent, type ReceiptEvent } from '../../../shared/receipt';
+import { ENDING_EVENTS, FACULTIES, OUTCOME_EVENTS, type Actor, type Faculty, type OutcomeEvent, type ReceiptEvent } from '../../../shared/receipt';
 import {
   REASON_EVENTS, eventBit, foldReceipt, type Decider, type FoldableReceipt, type RequestFilter, type RequestPage, type RequestQuery, type RequestSummary,
 } from '../../../shared/request-summary';
@@ -198,6 +199,26 @@ export function buildRequestIndex(db: Database.Database, chunk = 20_000): void {
     })));
     after = rows[rows.length - 1]![0];
   }
+}
+
+/**
+ * Format 4 → 5 (schema.ts): end the rows a request index built before `outcomeOf`
+ * (src/shared/receipt.ts) left open although their receipts end them: a discovery
+ * whose last receipt is `discovered` (ENDING_EVENTS) gets the outcome it stands
+ * for. Only rows still open are touched, so a later outcome receipt keeps its
+ * word, as in `outcomeOf`. Updates derived data only: no receipt is written or
+ * changed, so the chain and the signed checkpoints verify as before.
+ * One UPDATE per ending event, each one walk of receipts_event for that event.
+ * @returns how many rows were ended.
+ */
+export function endOpenRequests(db: Database.Database): number {
+  let ended = 0;
+  for (const [event, outcome] of Object.entries(ENDING_EVENTS)) {
+    ended += db
+      .prepare('UPDATE requests SET outcome = ? WHERE outcome IS NULL AND request_id IN (SELECT request_id FROM receipts WHERE event = ? AND request_id IS NOT NULL)')
+      .run(outcome, event).changes;
+  }
+  return ended;
 }
 
 /** Default and maximum page size of `queryRequests`. */

@@ -12,13 +12,13 @@
 import type Database from 'better-sqlite3';
 import { CHECKPOINTS_SQL } from './checkpoints';
 import { NO_UPDATE_TRIGGER_4_SQL, TRIGGERS_SQL, missingTriggers } from './guards';
-import { REQUESTS_SQL, buildRequestIndex } from './requests';
+import { REQUESTS_SQL, buildRequestIndex, endOpenRequests } from './requests';
 
 /** `PRAGMA application_id` of a ledger file: "ECHO" in ASCII. */
 export const LEDGER_APPLICATION_ID = 0x4543484f;
 /**
  * `PRAGMA user_version`: the schema format this code writes. It reads formats
- * 1 to 4; a read-write open migrates an older file step by step (MIGRATIONS).
+ * 1 to 5; a read-write open migrates an older file step by step (MIGRATIONS).
  * - 1: the first schema.
  * - 2: adds `operation` and `subject_hash` (receipt `operation`, `subjectHash`)
  *   and three partial indexes. Format-1 rows hash as before (chain.ts).
@@ -27,8 +27,11 @@ export const LEDGER_APPLICATION_ID = 0x4543484f;
  * - 4: retention (issue 12 item 3): adds `payload_hash` and `erased_at`; rows
  *   written from then on hash their payload apart (chain.ts), so retention can
  *   erase it; older rows keep their rule. migrate3To4.
+ * - 5: a discovery ends (`discovered` is followed by `succeeded`; `outcomeOf`,
+ *   src/shared/receipt.ts): the request index's rows of older discoveries, left
+ *   open, get their outcome. No receipt is written or changed. migrate4To5.
  */
-export const LEDGER_FORMAT = 4;
+export const LEDGER_FORMAT = 5;
 
 // The guard triggers (TRIGGERS_SQL, NO_UPDATE_TRIGGER_4_SQL) live in guards.ts, which verify
 // (checkpoints.ts) also reads to check that each is there with its own SQL.
@@ -203,6 +206,7 @@ const MIGRATIONS: ReadonlyArray<{ from: number; run: (db: Database.Database) => 
   { from: 1, run: (db) => db.exec(MIGRATE_1_TO_2_SQL) },
   { from: 2, run: migrate2To3 },
   { from: 3, run: migrate3To4 },
+  { from: 4, run: migrate4To5 },
 ];
 
 /**
@@ -235,4 +239,14 @@ function migrate(db: Database.Database): void {
 export function migrate2To3(db: Database.Database): void {
   db.exec(REQUESTS_SQL);
   buildRequestIndex(db);
+}
+
+/**
+ * Format 4 → 5 (a discovery ends, docs/timeline.md): the request index's open rows
+ * whose receipts hold an ending event (`discovered`) get its outcome (`succeeded`),
+ * as the fold now gives them (requests.ts endOpenRequests). Receipts are read,
+ * never written: the chain and its signed checkpoints verify as before.
+ */
+export function migrate4To5(db: Database.Database): void {
+  endOpenRequests(db);
 }
