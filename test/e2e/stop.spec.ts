@@ -8,7 +8,8 @@
 //     reload the dialog offers reloads the tab. Meanwhile the pending count shows on the
 //     extension's action badge (read in its service worker) and in the console's title. Then a
 //     second such call: the running dialog's deep link opens its timeline row, whose Stop stops
-//     it; the reload offer is listed under the header.
+//     it; the reload offer is listed under the header. A discovery made meanwhile shows in the
+//     timeline as succeeded, never open, and request_status says it ended.
 //  2. Stop everything from the header: the pending request denied, the tab unshared, the agent's
 //     session closed, developer mode off, with its one receipt; the badge is red while developer
 //     mode is on.
@@ -27,10 +28,16 @@ async function badge(worker: Worker, tabId?: number): Promise<{ text: string; co
   }, tabId);
 }
 
-async function toolsOf(tabId: number): Promise<Array<{ name: string; descriptorHash: string }>> {
+/** A real `webmcp_discover` of `tabId`: its tools and the receipt id its header names (the request's last receipt). */
+async function discover(tabId: number): Promise<{ tools: Array<{ name: string; descriptorHash: string }>; receiptId: string }> {
   const r = await w.client.callTool({ name: 'webmcp_discover', arguments: { tabId } });
   expect(r.isError, texts(r)[0]).toBeFalsy();
-  return (JSON.parse(untrustedBody(texts(r)[1] as string)) as { tools: Array<{ name: string; descriptorHash: string }> }).tools;
+  const header = JSON.parse((texts(r)[0] as string).split('\n')[0]!.replace(/^Discovery of tab \d+: /, '')) as { receiptId: string };
+  return { tools: (JSON.parse(untrustedBody(texts(r)[1] as string)) as { tools: Array<{ name: string; descriptorHash: string }> }).tools, receiptId: header.receiptId };
+}
+
+async function toolsOf(tabId: number): Promise<Array<{ name: string; descriptorHash: string }>> {
+  return (await discover(tabId)).tools;
 }
 
 let page: Page;
@@ -135,6 +142,28 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   // Its reload offer, with the dialog closed, is listed under the header.
   await expect(ui.getByTestId('reload-offer')).toHaveAttribute('data-tab-id', String(tabId));
   await ui.getByTestId('reload-dismiss').click();
+
+  // A discovery made while the whole timeline is shown ends: its row arrives by the live tail and
+  // says succeeded, never open (its last receipts are discovered, then succeeded; a new user's
+  // trial found it open), and request_status tells the agent it ended.
+  await ui.getByTestId('filter-clear').click();
+  await expect(ui.getByTestId('timeline-count')).toHaveText(/requests? match(es)?, newest first\.$/);
+  const looked = await discover(tabId);
+  const discoveryId = job.core.ledger.query({ id: looked.receiptId }).receipts[0]!.requestId!;
+  expect(job.core.ledger.query({ requestId: discoveryId }).receipts.map((x) => x.event).reverse()).toEqual(['requested', 'discovered', 'succeeded']);
+  const found = ui.locator(`[data-testid=request-row][data-request-id="${discoveryId}"]`);
+  await expect(found.getByTestId('request-outcome')).toHaveText('succeeded');
+  await expect(found.getByTestId('stop-button')).toHaveCount(0);
+  // Every discovery of this test (the earlier ones loaded from the request index too): none is open.
+  expect(job.core.ledger.countRequests({ faculty: 'webmcp-discover', outcome: 'open' })).toBe(0);
+  await ui.getByTestId('filter-outcome').selectOption('open');
+  const open = job.core.ledger.countRequests({ outcome: 'open' });
+  await expect(ui.getByTestId('timeline-count')).toHaveText(open === 0 ? 'No request matches.' : `${open} request${open === 1 ? ' matches' : 's match'}, newest first.`);
+  await expect(found).toHaveCount(0);
+  await ui.getByTestId('filter-clear').click();
+  const status = await w.client.callTool({ name: 'request_status', arguments: { requestId: discoveryId } });
+  expect(status.isError, texts(status)[0]).toBeFalsy();
+  expect(JSON.parse(texts(status)[0] as string)).toMatchObject({ requestId: discoveryId, state: 'ended', outcome: 'succeeded', events: ['requested', 'discovered', 'succeeded'] });
   await ui.getByTestId('nav-approvals').click();
 });
 
