@@ -29,11 +29,11 @@ async function badge(worker: Worker, tabId?: number): Promise<{ text: string; co
 }
 
 /** A real `webmcp_discover` of `tabId`: its tools and the receipt id its header names (the request's last receipt). */
-async function discover(tabId: number): Promise<{ tools: Array<{ name: string; descriptorHash: string }>; receiptId: string }> {
+async function discover(tabId: number): Promise<{ tools: Array<{ name: string; descriptorHash: string }>; receiptId: string; requestId: string }> {
   const r = await w.client.callTool({ name: 'webmcp_discover', arguments: { tabId } });
   expect(r.isError, texts(r)[0]).toBeFalsy();
-  const header = JSON.parse((texts(r)[0] as string).split('\n')[0]!.replace(/^Discovery of tab \d+: /, '')) as { receiptId: string };
-  return { tools: (JSON.parse(untrustedBody(texts(r)[1] as string)) as { tools: Array<{ name: string; descriptorHash: string }> }).tools, receiptId: header.receiptId };
+  const header = JSON.parse((texts(r)[0] as string).split('\n')[0]!.replace(/^Discovery of tab \d+: /, '')) as { receiptId: string; requestId: string };
+  return { tools: (JSON.parse(untrustedBody(texts(r)[1] as string)) as { tools: Array<{ name: string; descriptorHash: string }> }).tools, receiptId: header.receiptId, requestId: header.requestId };
 }
 
 async function toolsOf(tabId: number): Promise<Array<{ name: string; descriptorHash: string }>> {
@@ -149,7 +149,9 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   await ui.getByTestId('filter-clear').click();
   await expect(ui.getByTestId('timeline-count')).toHaveText(/requests? match(es)?, newest first\.$/);
   const looked = await discover(tabId);
-  const discoveryId = job.core.ledger.query({ id: looked.receiptId }).receipts[0]!.requestId!;
+  // The answer names the request (as every tool's does), the one its final receipt belongs to.
+  const discoveryId = looked.requestId;
+  expect(job.core.ledger.query({ id: looked.receiptId }).receipts[0]!.requestId).toBe(discoveryId);
   expect(job.core.ledger.query({ requestId: discoveryId }).receipts.map((x) => x.event).reverse()).toEqual(['requested', 'discovered', 'succeeded']);
   const found = ui.locator(`[data-testid=request-row][data-request-id="${discoveryId}"]`);
   await expect(found.getByTestId('request-outcome')).toHaveText('succeeded');

@@ -50,6 +50,8 @@ export const webmcpDiscover = defineAgentTool({
       blocked: tools.filter((t) => 'blocked' in t).length,
       unusable: tools.filter((t) => 'unusable' in t).length,
       violations: d.violations.length,
+      // As every other tool's answer: the id request_status takes.
+      requestId: a.requestId,
       receiptId: a.receiptId,
     };
     const body = { url: d.url, tools, violations: d.violations };
