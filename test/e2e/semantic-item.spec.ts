@@ -80,3 +80,39 @@ test('rows whose text is the same for its first 300 characters: the cut text the
     await client.close();
   }
 });
+
+type Items = { __items: { arrive(kind: string, text: string): void; rows(kind: string): string[]; deleted: string[] } };
+const items = (page: Page) => page.evaluate(() => {
+  const i = (globalThis as unknown as Items).__items;
+  return { deleted: [...i.deleted], payments: i.rows('payments'), mails: i.rows('mails') };
+});
+const arriveIn = (page: Page, kind: string, text: string) => page.evaluate(([k, t]) => (globalThis as unknown as Items).__items.arrive(k!, t!), [kind, text]);
+
+test('a table row reused while its actions cell holds Edit and Delete, and a row whose action bar holds a Reply link: the item is the row, not the cell or the bar, so the reused row is refused (target-changed), nothing is deleted', async ({ world }) => {
+  // resources/hostile/semantic/items.html: the rows' first 64 characters are the same (the row's name in
+  // `ancestors` is too); an actions cell "Edit Delete" and an action bar "Reply Delete" are the same in
+  // every row. Taken as the item, they let the approved Delete delete the row that arrived during the review.
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/items.html'));
+  const client = await agent(world);
+  try {
+    const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+    const payment = /"Ann Lee"\n\s*"50\.00 EUR"\n\s*button "Edit" #[a-z0-9]+\n\s*button "Delete" #([a-z]+[0-9]+)/.exec(snap)?.[1];
+    const mail = /"Invoice 12 \(paid\)"\n\s*link "Reply" #[a-z0-9]+\n\s*button "Delete" #([a-z]+[0-9]+)/.exec(snap)?.[1];
+    expect([payment, mail], snap).toEqual([expect.any(String), expect.any(String)]);
+
+    const byRow = await act(world, client, 'page_click', { tabId, ref: payment }, { beforeApprove: () => arriveIn(page, 'payments', 'Mallory Ltd') });
+    expect(fp(byRow).context).toMatch(/^Standing order, .* Ann Lee 50\.00 EUR Edit$/);
+    expect(textOf(byRow.r)).toMatch(/^Error \(target-changed\)/);
+    const byBar = await act(world, client, 'page_click', { tabId, ref: mail }, { beforeApprove: () => arriveIn(page, 'mails', 'Court summons') });
+    expect(fp(byBar).context).toBe('Invoice 12 (paid) Reply');
+    expect(textOf(byBar.r)).toMatch(/^Error \(target-changed\)/);
+    expect(await items(page)).toMatchObject({ deleted: [], payments: ['Mallory Ltd', 'Ann Lee', 'Bob Stone', 'Cleo Park'], mails: ['Court summons', 'Invoice 12 (paid)', 'Newsletter: spring teas', 'Your order has shipped'] });
+
+    // At rest, the row reviewed is the row deleted.
+    const ok = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Delete', context: 'Court summons Reply' } });
+    expect(header(ok.r)).toMatchObject({ outcome: 'succeeded' });
+    expect((await items(page)).deleted).toEqual(['Court summons']);
+  } finally {
+    await client.close();
+  }
+});

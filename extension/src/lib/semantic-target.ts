@@ -101,14 +101,33 @@ const PAGE_PART_ROLES: ReadonlySet<string> = new Set([
   'main', 'navigation', 'banner', 'contentinfo', 'complementary', 'search', 'feed', 'application', 'document',
 ]);
 
-/** Roles (or `<li>`) that make an ancestor the target's item even when all its other text is buttons'. */
-const ITEM_ROLES: ReadonlySet<string> = new Set([...ROW_ROLES, 'option', 'treeitem', 'gridcell', 'cell']);
+/**
+ * Roles (or `<li>`) that make an ancestor the target's item even when all its other text is buttons'.
+ * Not a table's cell: the actions cell of a row ("Edit Delete") is the same in every row; the row is the item.
+ */
+const ITEM_ROLES: ReadonlySet<string> = new Set([...ROW_ROLES, 'option', 'treeitem']);
 
 /** A button by tag, input type or role: its text names an action, not the item (contextOf). */
 function isButtonLike(el: Element): boolean {
   if (el.localName === 'button') return true;
   if (el.localName === 'input') return ['button', 'submit', 'reset', 'image'].includes((el as HTMLInputElement).type);
   return el.getAttribute('role') === 'button';
+}
+
+/** A control whose text names an action (a button, or a link such as an action bar's "Reply"): not what tells one row from the next. */
+const isControl = (el: Element): boolean => isButtonLike(el) || (el.localName === 'a' && el.hasAttribute('href')) || el.getAttribute('role') === 'link';
+
+/**
+ * Whether `a` is one of a run of look-alike siblings (same tag and class, as a list renders its rows):
+ * a row of `<div>`s, a card of a grid. Not a table cell (ITEM_ROLES).
+ */
+function repeated(a: Element): boolean {
+  const cls = a.getAttribute('class') ?? '';
+  if (!cls.trim() || /^(?:cell|gridcell|columnheader|rowheader)$/.test(roleOf(a) ?? '')) return false;
+  const p = a.parentElement;
+  if (!p) return false;
+  for (const s of p.children) if (s !== a && s.localName === a.localName && s.getAttribute('class') === cls) return true;
+  return false;
 }
 
 /**
@@ -139,9 +158,12 @@ function changingPart(n: Element): boolean {
 /**
  * The target's ITEM and its text (Fingerprint `context`, `contextHash`), or null: the nearest ancestor
  * (composed tree, at most MAX_CONTEXT_DEPTH up, below the body and any landmark, with at most
- * FINGERPRINT_BOUNDS.contextText units of text) holding text beyond the target's own
- * that is not only buttons' text ("Archive Delete" of an action bar is not the row), or that is a row,
- * list item, article, option, tree item or cell holding any other text. The text leaves out the
+ * FINGERPRINT_BOUNDS.contextText units of text) that is a row, list item, article, option, tree item or
+ * dialog holding any text beyond the target's own, or one of a run of look-alike siblings (repeated: a
+ * row of `<div>`s, a card) holding text beyond its buttons' and links'; when there is none, the nearest
+ * ancestor holding text that is not only buttons' ("Archive Delete" of an action bar is not the row).
+ * A table cell is never the item (its row is), nor an action bar with a "Reply" link below a row: both
+ * are the same in every row (e2e/semantic-item, resources/hostile/semantic/items.html). The text leaves out the
  * target's subtree (what the action may change, and already in the fingerprint's name), live regions
  * and dialogs (changingPart), private and unrendered parts (semantic-roles.ts textOf); it is whitespace-collapsed, redacted
  * (src/shared/redact.ts), hashed whole and cut to
@@ -152,25 +174,32 @@ function changingPart(n: Element): boolean {
  * role, name and position; only the row's text tells that the approved row is gone (issue 10 item 2).
  */
 export function contextOf(el: Element): { context: string; contextHash: string } | null {
+  // The nearest ancestor holding text beyond buttons' (the old rule): the item when no row is found
+  // above it. A row found above it wins: an action bar holding a "Reply" link, or a table's actions
+  // cell holding "Edit", is the same in every row (a reused row keeps it) and tells no row from another.
+  let nearest: string | null = null;
+  const item = (text: string) => {
+    const whole = redactText(text).value;
+    return { context: whole.slice(0, B.context), contextHash: bytesToHex(sha256(utf8ToBytes(whole))) };
+  };
   for (let a = composedParent(el), i = 0; a && i < MAX_CONTEXT_DEPTH; a = composedParent(a), i++) {
-    if (a === el.ownerDocument.body || a === el.ownerDocument.documentElement || PAGE_PART_ROLES.has(roleOf(a) ?? '')) return null;
+    if (a === el.ownerDocument.body || a === el.ownerDocument.documentElement || PAGE_PART_ROLES.has(roleOf(a) ?? '')) break;
     const dialog = isDialog(a);
     // A target inside a live region has no item that keeps its text; a dialog is the last ancestor
     // that may be the item (what lies behind it is another surface).
-    if (changingPart(a) && !dialog) return null;
+    if (changingPart(a) && !dialog) return nearest === null ? null : item(nearest);
     const notTarget = (n: Element) => n === el || (n !== a && changingPart(n));
     const other = textOf(a, B.contextText + 1, notTarget);
     // Longer than a row's text can be hashed whole: a wrapper of the page, not an item (nor will any above be).
-    if (other.length > B.contextText) return null;
-    const item = dialog || ITEM_ROLES.has(roleOf(a) ?? (a.localName === 'li' ? 'listitem' : ''));
-    if (!other || (!item && !textOf(a, B.contextText, (n) => notTarget(n) || isButtonLike(n)))) {
-      if (dialog) return null;
-      continue;
+    if (other.length > B.contextText) break;
+    if (other) {
+      if (dialog || ITEM_ROLES.has(roleOf(a) ?? (a.localName === 'li' ? 'listitem' : ''))) return item(other);
+      if (repeated(a) && textOf(a, B.contextText, (n) => notTarget(n) || isControl(n))) return item(other);
+      if (nearest === null && textOf(a, B.contextText, (n) => notTarget(n) || isButtonLike(n))) nearest = other;
     }
-    const whole = redactText(other).value;
-    return { context: whole.slice(0, B.context), contextHash: bytesToHex(sha256(utf8ToBytes(whole))) };
+    if (dialog) break;
   }
-  return null;
+  return nearest === null ? null : item(nearest);
 }
 
 /** `x` with its item (contextOf) in its fingerprint: the fingerprint the person reviews. */
