@@ -116,3 +116,24 @@ test('a table row reused while its actions cell holds Edit and Delete, and a row
     await client.close();
   }
 });
+
+test("a blocked field's value is never the item's text: a texted code typed into a React-controlled textarea (its value mirrored into its text content) does not reach the dialog's item, the fingerprint or the receipts", async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/items.html'));
+  await page.locator('#code').pressSequentially('602913');
+  expect(await page.locator('#code').evaluate((t) => t.textContent)).toBe('602913');
+  const client = await agent(world);
+  try {
+    const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
+    expect(snap).toMatch(/textbox "Code we texted you" \[blocked/);
+    const r = await world.request({ op: 'read', faculty: 'semantic-target', operation: 'resolve', tabId, arguments: { fingerprint: { role: 'button', name: 'Verify' } } });
+    expect(r.ok).toBe(true);
+    const verify = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Verify' } });
+    expect(fp(verify).context).toBe('Enter the code we texted to your phone ending 42.');
+    for (const seen of [snap, JSON.stringify(r), JSON.stringify(verify.view), textOf(verify.r), JSON.stringify(world.receipts({ limit: 500 }))]) expect(seen).not.toContain('602913');
+    // Nor can the agent test a guess of it: a query naming the item with the code matches nothing.
+    const guess = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Verify', context: 'Enter the code we texted to your phone ending 42. 602913' } }, { expectDialog: false });
+    expect(textOf(guess.r)).toMatch(/^Error \(target-missing\)/);
+  } finally {
+    await client.close();
+  }
+});

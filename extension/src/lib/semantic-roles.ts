@@ -249,6 +249,13 @@ export function textOf(node: Node, budget = 2000, skip?: (el: Element) => boolea
       out += ` ${n.getAttribute('alt') ?? ''} `;
       return;
     }
+    // A <textarea>'s children are its default value, not text it renders; React writes every value the
+    // person types into it (defaultValue), so a blocked field's code would be the row's text. A field's
+    // value is the field's, reported (or blocked) by the snapshot, never a name's or an item's.
+    if (n.localName === 'textarea') {
+      out += ' ';
+      return;
+    }
     if (n.localName === 'input' && ['button', 'submit', 'reset'].includes((n as HTMLInputElement).type)) {
       out += ` ${(n as HTMLInputElement).value} `;
       return;
