@@ -65,11 +65,13 @@ export function autocompleteBlocked(value: string | null | undefined): boolean {
 /** The kinds of credential a field's own words can name (credentialWords). */
 export type CredentialWords = 'password' | 'card' | 'one-time-code';
 
-// Short tokens count only between non-letters ("pin" in "user_pin", not in "pinned"; "otp" not in "hotpot").
+// Short tokens count only between non-letters ("pin" in "user_pin", not in "pinned"; "otp" not in "hotpot");
+// camelCase names are split first ("otpCode", "cardCvc", "userPin"). "PIN code" is India's postal code
+// (Chromium's kZipCodeRe has `pin.?code`): the field of every Indian address form, not a PIN.
 const CREDENTIAL_WORDS: ReadonlyArray<[CredentialWords, RegExp]> = [
-  ['password', /pass.?(?:word|wd|phrase|code)|(?<![a-z])(?:pwd|psw|pin)(?![a-z])|passwort|kennwort|contrase[ñn]a|mot.?de.?passe|senha|пароль/i],
+  ['password', /pass.?(?:word|wd|phrase|code)|(?<![a-z])(?:pwd|psw)(?![a-z])|(?<![a-z])pin(?![a-z])(?![\s_.-]?code)|passwort|kennwort|contrase[ñn]a|mot.?de.?passe|senha|пароль/i],
   ['card', /(?:card|cc|credit).?(?:number|num(?![a-z])|no(?![a-z])|#)|ccnum|card.?digits|kartennummer|n[uú]mero.?de.?(?:la.?)?tarjeta|num[ée]ro.?de.?carte/i],
-  ['card', /security.?(?:code|value|number)|card.?(?:code|pin|identification|verification)|verification.?(?:value|number)|(?<![a-z])(?:cvn|cvv|cvc|csc|cvd|ccv)(?![a-z])|c-v-v/i],
+  ['card', /security.?(?:code|value|number)|card.?(?:code|pin|identification|verification)|verification.?(?:value|number)|(?<![a-z])(?:cvn|cvv|cvc|csc|cvd|ccv)(?![a-z])|c-v-v|c[oó]digo.?de.?segur(?:idad|an[cç]a)|sicherheitscode|kartenpr[uü]fnummer|pr[uü]fnummer|cryptogramme|codice.?di.?sicurezza/i],
   ['one-time-code', /one.?time|(?<![a-z])(?:otp|otc|totp|2fa|mfa)(?![a-z])|sms.?(?:code|token|pin)|code.?we.?(?:texted|sent|emailed)|(?:verification|verify|auth(?:entication)?|login|sign.?in|access).?code/i],
 ];
 
@@ -83,11 +85,12 @@ const CREDENTIAL_WORDS: ReadonlyArray<[CredentialWords, RegExp]> = [
  *    `type=text`), a PIN or a passcode;
  *  - `card`: a card number (also one of four fields of one), a security code (CVC);
  *  - `one-time-code`: a texted or one-time verification code.
- * Not: "promo code", "postal code", "passport number", "pinned". A page can always word a field so
+ * Not: "promo code", "postal code", "PIN code" (India's), "passport number", "pinned". A page can always word a field so
  * that no pattern matches: `autocomplete` tokens and `data-echo-private` stay the page's way to say it.
  */
 export function credentialWords(words: string): CredentialWords | null {
-  for (const [kind, re] of CREDENTIAL_WORDS) if (re.test(words)) return kind;
+  const split = words.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2').replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
+  for (const [kind, re] of CREDENTIAL_WORDS) if (re.test(split)) return kind;
   return null;
 }
 

@@ -127,7 +127,7 @@ test('a private part inside a rich-text box, text the page does not render, and 
   }
 });
 
-test('fields that name a credential by their words only: a password shown by a "show password" toggle, a card number split over four fields, a security code and a texted code never reach the agent and are blocked; look-alike ordinary fields stay open', async ({ world }) => {
+test('fields that name a credential by their words only: a password shown by a "show password" toggle, a card number split over four fields, a security code and a texted code (also named in camelCase or in German) never reach the agent and are blocked; look-alike ordinary fields stay open (an Indian "PIN code" is postal)', async ({ world }) => {
   const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/private/fields.html'));
   // The person types their password and presses the eye button to check it (the field is type=text now), then pays.
   await page.locator('#user').fill('ada');
@@ -137,12 +137,15 @@ test('fields that name a credential by their words only: a password shown by a "
   for (const [n, v] of <Array<[string, string]>>[['cc1', '4111'], ['cc2', '1111'], ['cc3', '1111'], ['cc4', '1111'], ['cvc', '737'], ['otp', '602913'], ['promo', 'SPRING'], ['postcode', 'EC1A 1BB'], ['pinned', 'buy oolong']]) {
     await page.locator(`[name=${n}]`).fill(v);
   }
+  // A camelCase React form, a German security code, and an Indian address's PIN code (postal).
+  for (const [n, v] of <Array<[string, string]>>[['cardCvc', '8537'], ['otpCode', '774411'], ['pruef', '9264'], ['pinCode', '110001']]) await page.locator(`[name=${n}]`).fill(v);
   const client = await agent(world);
   try {
     const snap = textOf(await client.callTool({ name: 'page_snapshot', arguments: { tabId } }));
     for (const hidden of ['Tr0ub4dor', '737', '602913', 'ada']) expect(snap).not.toContain(hidden);
     expect(snap).not.toMatch(/4111[\s\S]*1111/);
-    for (const shown of ['SPRING', 'EC1A 1BB', 'buy oolong']) expect(snap).toContain(shown);
+    for (const shown of ['SPRING', 'EC1A 1BB', 'buy oolong', '110001']) expect(snap).toContain(shown);
+    for (const hidden of ['8537', '774411', '9264']) expect(snap).not.toContain(hidden);
     const ex = textOf(await client.callTool({ name: 'page_extract', arguments: { tabId, selector: 'input, textarea' } }));
     for (const hidden of ['Tr0ub4dor', '737', '602913', '4111']) expect(ex).not.toContain(hidden);
     expect(ex).toContain('SPRING');
@@ -158,7 +161,8 @@ test('fields that name a credential by their words only: a password shown by a "
     expect(await blocked({ role: 'textbox', name: 'Card number, digits 13 to 16' })).toBe('credential-field');
     expect(await blocked({ role: 'textbox', name: 'Security code' })).toBe('credential-field');
     expect(await blocked({ role: 'textbox', name: 'Code we texted you' })).toBe('credential-field');
-    for (const name of ['Promo code', 'Postal code', 'Passport number', 'Pinned note']) expect(await blocked({ role: 'textbox', name }), name).toBeNull();
+    for (const name of ['•••', '000000', 'Prüfnummer']) expect(await blocked({ role: 'textbox', name }), name).toBe('credential-field');
+    for (const name of ['Promo code', 'Postal code', 'PIN code', 'Passport number', 'Pinned note']) expect(await blocked({ role: 'textbox', name }), name).toBeNull();
     const typed = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'textbox', name: 'Password' }, text: 'hunter2' }, { expectDialog: false });
     expect(textOf(typed.r)).toMatch(/^Error \(target-blocked\)/);
     await expect(page.locator('#pw')).toHaveValue('Tr0ub4dor&3horse');

@@ -79,10 +79,13 @@ describe('credential words (fields with no autocomplete token)', () => {
       ['password Password', 'password'], ['user_pwd', 'password'], ['Transfer PIN', 'password'], ['pin', 'password'], ['account_pin', 'password'], ['Passcode', 'password'],
       ['Passwort', 'password'], ['Contraseña', 'password'], ['Mot de passe', 'password'],
       ['cc1 Card number, digits 1 to 4', 'card'], ['ccnum', 'card'], ['Credit card no', 'card'], ['Security code', 'card'], ['cvc', 'card'], ['CVV2', 'card'], ['card_verification', 'card'],
+      // camelCase names (React forms), and card security codes in German, Spanish, Portuguese, French and Italian.
+      ['otpCode', 'one-time-code'], ['OTPInput', 'one-time-code'], ['cardCvc', 'card'], ['ccCsc', 'card'], ['userPin', 'password'], ['mPIN', 'password'],
+      ['Prüfnummer', 'card'], ['Sicherheitscode', 'card'], ['Código de seguridad', 'card'], ['Código de segurança', 'card'], ['Cryptogramme visuel', 'card'], ['Codice di sicurezza', 'card'],
       ['otp Code we texted you', 'one-time-code'], ['One-time code', 'one-time-code'], ['Verification code', 'one-time-code'], ['2fa', 'one-time-code'], ['sms_code', 'one-time-code'], ['Sign-in code', 'one-time-code'],
     ];
     for (const [words, kind] of cases) expect(credentialWords(words), words).toBe(kind);
-    for (const words of ['Promo code', 'promo', 'Postal code', 'postcode', 'Zip code', 'Passport number', 'passport', 'Pinned note', 'pinned', 'Spinner', 'Boarding pass', 'Hotpot order', 'Country code', 'Discount code', 'Author', 'Your name', 'Email', 'Search', '']) {
+    for (const words of ['Promo code', 'promo', 'Postal code', 'postcode', 'Zip code', 'Passport number', 'passport', 'Pinned note', 'pinned', 'Spinner', 'Boarding pass', 'Hotpot order', 'PIN code', 'Pincode', 'pin_code', 'pinCode', 'Delivery PIN code', 'isPinned', 'spinButton', 'Opinion', 'Compass', 'Country code', 'Discount code', 'Author', 'Your name', 'Email', 'Search', '']) {
       expect(credentialWords(words), words).toBeNull();
     }
   });
