@@ -81,12 +81,12 @@ test('rows whose text is the same for its first 300 characters: the cut text the
   }
 });
 
-type Items = { __items: { arrive(kind: string, text: string): void; rows(kind: string): string[]; deleted: string[] } };
+type Items = { __items: { arrive(kind: string, text: string, at?: string): void; rows(kind: string): string[]; deleted: string[] } };
 const items = (page: Page) => page.evaluate(() => {
   const i = (globalThis as unknown as Items).__items;
   return { deleted: [...i.deleted], payments: i.rows('payments'), mails: i.rows('mails') };
 });
-const arriveIn = (page: Page, kind: string, text: string) => page.evaluate(([k, t]) => (globalThis as unknown as Items).__items.arrive(k!, t!), [kind, text]);
+const arriveIn = (page: Page, kind: string, text: string, at?: string) => page.evaluate(([k, t, w]) => (globalThis as unknown as Items).__items.arrive(k!, t!, w), [kind, text, at]);
 
 test('a table row reused while its actions cell holds Edit and Delete, and a row whose action bar holds a Reply link: the item is the row, not the cell or the bar, so the reused row is refused (target-changed), nothing is deleted', async ({ world }) => {
   // resources/hostile/semantic/items.html: the rows' first 64 characters are the same (the row's name in
@@ -133,6 +133,29 @@ test("a blocked field's value is never the item's text: a texted code typed into
     // Nor can the agent test a guess of it: a query naming the item with the code matches nothing.
     const guess = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Verify', context: 'Enter the code we texted to your phone ending 42. 602913' } }, { expectDialog: false });
     expect(textOf(guess.r)).toMatch(/^Error \(target-missing\)/);
+  } finally {
+    await client.close();
+  }
+});
+
+test('a relative time ticking in the row during the review ("2 min ago", then "3 min ago") does not refuse the click: the item counts the <time>\'s datetime, not its words; a row reused for an entry that reads the same but for its time is still refused', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/items.html'));
+  const client = await agent(world);
+  const tick = () => page.evaluate(() => (globalThis as unknown as { __items: { tick(): void } }).__items.tick());
+  try {
+    // The row's name among the ancestors counts the time as the item does.
+    const ticked = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, /^button "Hide"/) }, { beforeApprove: tick });
+    expect(textOf(ticked.r)).toMatch(/^Done /);
+    expect(fp(ticked).context).toBe('Payment to Ann Lee, 50.00 EUR 2026-12-05T07:00:00Z');
+    expect(fp(ticked).ancestors[0]).toEqual({ role: 'listitem', name: 'Payment to Ann Lee, 50.00 EUR 2026-12-05T07:00:00Z Hide' });
+    expect(header(ticked.r)).toMatchObject({ outcome: 'succeeded' });
+    expect((await items(page)).deleted).toEqual(['Payment to Ann Lee, 50.00 EUR']);
+
+    // The same payment again, made just now: same words, another time. Reusing Bob's row for it is refused.
+    const reused = await act(world, client, 'page_click', { tabId, ref: await refOf(client, tabId, /^button "Hide"/) }, { beforeApprove: () => arriveIn(page, 'activity', 'Payment to Bob Stone, 20.00 EUR', '2026-12-05T07:02:00Z') });
+    expect(fp(reused).context).toBe('Payment to Bob Stone, 20.00 EUR 2026-12-05T06:58:00Z');
+    expect(textOf(reused.r)).toMatch(/^Error \(target-changed\)/);
+    expect((await items(page)).deleted).toEqual(['Payment to Ann Lee, 50.00 EUR']);
   } finally {
     await client.close();
   }

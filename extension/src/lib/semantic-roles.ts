@@ -225,9 +225,10 @@ export function isHidden(el: Element): boolean {
 /**
  * The text of a subtree for a name (accname "name from content"): text and img alt, hidden parts left out.
  * @param budget the length (UTF-16 units) the answer is cut to; the walk stops soon after it.
- * @param skip elements whose subtree is left out as well (a target inside the item whose text is read).
+ * @param skip elements whose subtree is left out as well (a target inside the item whose text is read);
+ *   a string it returns stands for the subtree (a `<time>`'s `datetime` for its ticking text).
  */
-export function textOf(node: Node, budget = 2000, skip?: (el: Element) => boolean): string {
+export function textOf(node: Node, budget = 2000, skip?: (el: Element) => boolean | string): string {
   let out = '';
   const walk = (n: Node): void => {
     if (out.length > budget) return;
@@ -236,8 +237,9 @@ export function textOf(node: Node, budget = 2000, skip?: (el: Element) => boolea
       return;
     }
     if (!(n instanceof Element)) return;
-    if (skip?.(n)) {
-      out += ' ';
+    const instead = skip?.(n);
+    if (instead !== undefined && instead !== false) {
+      out += typeof instead === 'string' ? ` ${instead} ` : ' ';
       return;
     }
     // A private part gives no name to anything around it either; nor does a part the page does not render

@@ -17,7 +17,7 @@ import {
 } from '../../../src/shared/semantic-target';
 import { canonicalJson } from '../../../src/shared/canonical';
 import { usableLadderTool, type ListedTool } from './semantic-ladder';
-import { closestComposed, composedParent, fieldBlocked, formHoldsPassword, formOf, insidePrivate, nameOf, passwordField, roleOf, shadowRootOf, textOf } from './semantic-roles';
+import { closestComposed, composedParent, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, passwordField, roleOf, shadowRootOf, textOf } from './semantic-roles';
 
 /** Elements examined per search at most (a page could hold millions); past it the search fails closed. */
 export const MAX_TARGET_SCAN = 200_000;
@@ -78,11 +78,11 @@ export function coreOf(el: Element): Fingerprint | null {
     if (!r) continue;
     let n = cut(nameOf(a, r), B.ancestorName);
     // The nearest unnamed row, list item or article is told by its text (private parts left out, redacted,
-    // cut), so the person reviewing one row's "Delete" sees which row it is, and look-alike buttons of
+    // cut; a shown time by its datetime, as in the item), so the person reviewing one row's "Delete" sees which row it is, and look-alike buttons of
     // different rows have different fingerprints.
     if (!n && !rowTold && ROW_ROLES.has(r)) {
       rowTold = true;
-      n = cut(textOf(a, 512), B.ancestorName);
+      n = cut(textOf(a, 512, (t) => shownTime(t) ?? false), B.ancestorName);
     }
     if (n) ancestors.push({ role: r.slice(0, B.role), name: n });
   }
@@ -156,6 +156,19 @@ function changingPart(n: Element): boolean {
 }
 
 /**
+ * What a shown time counts as in an item's text: its `datetime` attribute (a `<time>`, or an element
+ * such as GitHub's `<relative-time>` that carries one), not its words. "2 min ago" becomes "3 min ago"
+ * while the person reviews; the time it names does not. Null: its text counts (no `datetime`, private
+ * or not rendered: the walk leaves it out).
+ */
+function shownTime(n: Element): string | null {
+  if (n.localName !== 'time' && !n.localName.includes('-')) return null;
+  const at = n.getAttribute('datetime')?.trim();
+  if (!at || n.hasAttribute(PRIVATE_ATTRIBUTE) || isHidden(n)) return null;
+  return at.slice(0, 64);
+}
+
+/**
  * The target's ITEM and its text (Fingerprint `context`, `contextHash`), or null: the nearest ancestor
  * (composed tree, at most MAX_CONTEXT_DEPTH up, below the body and any landmark, with at most
  * FINGERPRINT_BOUNDS.contextText units of text) that is a row, list item, article, option, tree item or
@@ -165,7 +178,8 @@ function changingPart(n: Element): boolean {
  * A table cell is never the item (its row is), nor an action bar with a "Reply" link below a row: both
  * are the same in every row (e2e/semantic-item, resources/hostile/semantic/items.html). The text leaves out the
  * target's subtree (what the action may change, and already in the fingerprint's name), live regions
- * and dialogs (changingPart), private and unrendered parts (semantic-roles.ts textOf); it is whitespace-collapsed, redacted
+ * and dialogs (changingPart), private and unrendered parts (semantic-roles.ts textOf); a shown time counts
+ * as its `datetime` (shownTime: "2 min ago" ticks during the review); it is whitespace-collapsed, redacted
  * (src/shared/redact.ts), hashed whole and cut to
  * FINGERPRINT_BOUNDS.context for the person to read.
  *
@@ -188,7 +202,7 @@ export function contextOf(el: Element): { context: string; contextHash: string }
     // A target inside a live region has no item that keeps its text; a dialog is the last ancestor
     // that may be the item (what lies behind it is another surface).
     if (changingPart(a) && !dialog) return nearest === null ? null : item(nearest);
-    const notTarget = (n: Element) => n === el || (n !== a && changingPart(n));
+    const notTarget = (n: Element) => n === el || (n !== a && changingPart(n)) || (shownTime(n) ?? false);
     const other = textOf(a, B.contextText + 1, notTarget);
     // Longer than a row's text can be hashed whole: a wrapper of the page, not an item (nor will any above be).
     if (other.length > B.contextText) break;
