@@ -210,6 +210,33 @@ export function withoutContext<T extends FingerprintQuery>(q: T): Omit<T, 'conte
   return rest;
 }
 
+/** The words for each field of a fingerprint that may differ after the review (targetChangedWords); fixed text, no page words. */
+export const FINGERPRINT_CHANGE_WORDS: Readonly<Record<string, string>> = {
+  role: 'its role', name: 'its name', label: 'its label', type: 'its input type', nameAttribute: 'its name attribute', form: 'its form',
+  ancestors: 'its named containers', context: "its item's text (the row or card it stands in: a list that reuses its rows, or text that changes on its own)", nth: 'its position',
+};
+
+/**
+ * What differs between the fingerprint approved and the one found now, in fixed words (FINGERPRINT_CHANGE_WORDS)
+ * joined by "; ": the dispatch's `target-changed` tells the agent (and the receipt) whether the row changed or
+ * the element itself. The item's text and its hash are one change. Empty when they are the same.
+ */
+export function targetChangedWords(approved: Fingerprint, now: Fingerprint): string {
+  const out: string[] = [];
+  for (const k of FIELD_KEYS) {
+    if (k === 'contextHash') continue;
+    const differs = k === 'context' ? approved.context !== now.context || approved.contextHash !== now.contextHash : canonicalJson(approved[k] ?? null) !== canonicalJson(now[k] ?? null);
+    if (differs) out.push(FINGERPRINT_CHANGE_WORDS[k] as string);
+  }
+  return out.join('; ');
+}
+
+/** Whether `text` is words targetChangedWords can give (only those pass to the agent). */
+export function isTargetChangedWords(text: string): boolean {
+  const known = new Set(Object.values(FINGERPRINT_CHANGE_WORDS));
+  return text !== '' && text.split('; ').every((w) => known.has(w));
+}
+
 /** Whether two fingerprints describe the same element (all fields equal). */
 export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
   return canonicalJson(cleanFingerprint(a)) === canonicalJson(cleanFingerprint(b));

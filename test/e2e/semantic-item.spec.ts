@@ -103,6 +103,8 @@ test('a table row reused while its actions cell holds Edit and Delete, and a row
     const byRow = await act(world, client, 'page_click', { tabId, ref: payment }, { beforeApprove: () => arriveIn(page, 'payments', 'Mallory Ltd') });
     expect(fp(byRow).context).toMatch(/^Standing order, .* Ann Lee 50\.00 EUR Edit$/);
     expect(textOf(byRow.r)).toMatch(/^Error \(target-changed\)/);
+    // The refusal says what changed: the row, not the button (fixed words, no page text).
+    expect(textOf(byRow.r)).toContain("What changed: its item's text (the row or card it stands in: a list that reuses its rows, or text that changes on its own).");
     const byBar = await act(world, client, 'page_click', { tabId, ref: mail }, { beforeApprove: () => arriveIn(page, 'mails', 'Court summons') });
     expect(fp(byBar).context).toBe('Invoice 12 (paid) Reply');
     expect(textOf(byBar.r)).toMatch(/^Error \(target-changed\)/);

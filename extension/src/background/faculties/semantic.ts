@@ -30,7 +30,7 @@
  */
 import { err, ok, type Result } from '../../../../src/shared/result';
 import {
-  fingerprintHash, isFingerprint, isSemanticOperation, SEMANTIC_OPERATIONS, semanticArgumentsProblem, type Fingerprint, type ReadbackObservations, type SemanticOperation,
+  fingerprintHash, isFingerprint, isSemanticOperation, SEMANTIC_OPERATIONS, semanticArgumentsProblem, targetChangedWords, type Fingerprint, type ReadbackObservations, type SemanticOperation,
 } from '../../../../src/shared/semantic-target';
 import { REF_PATTERN } from '../../../../src/shared/snapshot';
 import { fillArgumentsProblem, fillSubjectHash, fillSubjectProblem, type FillTarget } from '../../../../src/shared/semantic-fill';
@@ -77,7 +77,11 @@ export async function checkOne(target: DispatchTarget, fingerprint: Fingerprint,
   if (a.value.kind !== 'targets') return { ok: false, refusal: 'navigated', message: 'the ref is not of this document' };
   const m = a.value.matches;
   const same = m.length === 1 && a.value.total === 1 && (await fingerprintHash(m[0]!.fingerprint).catch(() => '')) === (await fingerprintHash(fingerprint));
-  if (!same) return { ok: false, refusal: 'target-changed', message: 'the target no longer has the approved fingerprint' };
+  if (!same) {
+    // Which fields differ, in fixed words (the agent learns whether the row changed or the element did).
+    const what = m.length === 1 && a.value.total === 1 ? targetChangedWords(fingerprint, m[0]!.fingerprint) : '';
+    return { ok: false, refusal: 'target-changed', message: what ? `the target no longer has the approved fingerprint; changed: ${what}` : 'the target no longer has the approved fingerprint' };
+  }
   if (m[0]!.blocked) return { ok: false, refusal: 'target-blocked', message: `the target is a blocked surface (${m[0]!.blocked})` };
   if (m[0]!.narrower) return { ok: false, refusal: 'narrower-capability-available', message: m[0]!.narrower };
   return { ok: true };

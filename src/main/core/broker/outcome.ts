@@ -11,6 +11,7 @@ import type { Result } from '../../../shared/result';
 import { INVOCATION_OUTCOMES, type Actor } from '../../../shared/receipt';
 import { MAX_OPENED_TABS_LISTED, type InvocationEffects, type InvocationResult, type RefusalCode } from '../../../shared/types';
 import { stripUrl } from '../../../shared/url';
+import { isTargetChangedWords } from '../../../shared/semantic-target';
 import type { Discoveries } from './discoveries';
 import type { ActionFaculty, ActionRequestBase, ActionValue, AgentContext, FacultyEnv, ResolvedAction } from './faculty';
 import type { BrokerAnswer, Trail } from './trail';
@@ -272,6 +273,8 @@ const { f, trail, actor, r } = o;
   const text = redactText(String(message)).value.slice(0, 500);
   trail.tryWrite('refused', actor, { code, message: text, by: 'extension' });
   const pageText = PAGE_WORDED.has(code) && text ? text : undefined;
+  const said = /; changed: (.+)$/.exec(text)?.[1];
+  const changed = said !== undefined && isTargetChangedWords(said) ? said : null;
   return trail.answer({
     ok: false,
     error: {
@@ -281,6 +284,8 @@ const { f, trail, actor, r } = o;
         `The extension refused the request before running it (${code}); nothing was done.` +
         // The content script's own words for what differs (src/shared/form.ts; fixed texts, no page text).
         (code === 'form-changed' && text ? ` What differs: ${text}.` : '') +
+        // The extension's fixed words for what of the target changed (src/shared/semantic-target.ts targetChangedWords), only those.
+        (code === 'target-changed' && changed !== null ? ` What changed: ${changed}.` : '') +
         (pageText ? ' What the page says of it follows (untrusted).' : '') +
         (stale ? ` The page changed since you looked: ${f.lookAgain(r.target.tabId)}.` : ''),
     },
