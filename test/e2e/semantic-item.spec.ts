@@ -162,3 +162,16 @@ test('a relative time ticking in the row during the review ("2 min ago", then "3
     await client.close();
   }
 });
+
+test('a card holding its own text is the item, not the look-alike layout column around it: a line beside the card that the page rewrites during the review does not refuse the click', async ({ world }) => {
+  const { page, tabId } = await world.openShared(world.demo.at('hostile', '/hostile/semantic/items.html'));
+  const client = await agent(world);
+  try {
+    const add = await act(world, client, 'page_click', { tabId, fingerprint: { role: 'button', name: 'Add to cart' } }, { beforeApprove: () => page.evaluate(() => (globalThis as unknown as { __items: { viewers(): void } }).__items.viewers()) });
+    expect(textOf(add.r)).toMatch(/^Done /);
+    expect(fp(add).context).toBe('Oolong, 100 g');
+    expect(await page.evaluate(() => (globalThis as unknown as { __items: { added: number } }).__items.added)).toBe(1);
+  } finally {
+    await client.close();
+  }
+});

@@ -114,16 +114,19 @@ function isButtonLike(el: Element): boolean {
   return el.getAttribute('role') === 'button';
 }
 
+/** A table's cells: never the item, their row is (contextOf). */
+const CELL_ROLES: ReadonlySet<string> = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
+
 /** A control whose text names an action (a button, or a link such as an action bar's "Reply"): not what tells one row from the next. */
 const isControl = (el: Element): boolean => isButtonLike(el) || (el.localName === 'a' && el.hasAttribute('href')) || el.getAttribute('role') === 'link';
 
 /**
  * Whether `a` is one of a run of look-alike siblings (same tag and class, as a list renders its rows):
- * a row of `<div>`s, a card of a grid. Not a table cell (ITEM_ROLES).
+ * a row of `<div>`s, a card of a grid.
  */
 function repeated(a: Element): boolean {
   const cls = a.getAttribute('class') ?? '';
-  if (!cls.trim() || /^(?:cell|gridcell|columnheader|rowheader)$/.test(roleOf(a) ?? '')) return false;
+  if (!cls.trim()) return false;
   const p = a.parentElement;
   if (!p) return false;
   for (const s of p.children) if (s !== a && s.localName === a.localName && s.getAttribute('class') === cls) return true;
@@ -172,11 +175,12 @@ function shownTime(n: Element): string | null {
  * The target's ITEM and its text (Fingerprint `context`, `contextHash`), or null: the nearest ancestor
  * (composed tree, at most MAX_CONTEXT_DEPTH up, below the body and any landmark, with at most
  * FINGERPRINT_BOUNDS.contextText units of text) that is a row, list item, article, option, tree item or
- * dialog holding any text beyond the target's own, or one of a run of look-alike siblings (repeated: a
- * row of `<div>`s, a card) holding text beyond its buttons' and links'; when there is none, the nearest
- * ancestor holding text that is not only buttons' ("Archive Delete" of an action bar is not the row).
- * A table cell is never the item (its row is), nor an action bar with a "Reply" link below a row: both
- * are the same in every row (e2e/semantic-item, resources/hostile/semantic/items.html). The text leaves out the
+ * dialog holding any text beyond the target's own, or that holds text beyond its buttons' and links'
+ * ("Archive Delete" of an action bar is not the row), or, holding text beyond its buttons', is one of a
+ * run of look-alike siblings (repeated: a `<div>` row whose subject is a link); when there is none, the
+ * nearest holding text beyond its buttons'. A table cell is never the item (its row is), and an
+ * action bar with a "Reply" link below a row is not while the row is found: both are the same in every
+ * row (e2e/semantic-item, resources/hostile/semantic/items.html). The text leaves out the
  * target's subtree (what the action may change, and already in the fingerprint's name), live regions
  * and dialogs (changingPart), private and unrendered parts (semantic-roles.ts textOf); a shown time counts
  * as its `datetime` (shownTime: "2 min ago" ticks during the review); it is whitespace-collapsed, redacted
@@ -188,10 +192,10 @@ function shownTime(n: Element): string | null {
  * role, name and position; only the row's text tells that the approved row is gone (issue 10 item 2).
  */
 export function contextOf(el: Element): { context: string; contextHash: string } | null {
-  // The nearest ancestor holding text beyond buttons' (the old rule): the item when no row is found
-  // above it. A row found above it wins: an action bar holding a "Reply" link, or a table's actions
-  // cell holding "Edit", is the same in every row (a reused row keeps it) and tells no row from another.
-  let nearest: string | null = null;
+  // An ancestor whose text beyond buttons' is only links' (the "Reply" of an action bar) is a weak item,
+  // the same in every row: kept, and the walk goes on for one holding other text (the row). A table's
+  // cell is never the item ("Edit" beside "Delete" in the actions cell): its row is.
+  let weak: string | null = null;
   const item = (text: string) => {
     const whole = redactText(text).value;
     return { context: whole.slice(0, B.context), contextHash: bytesToHex(sha256(utf8ToBytes(whole))) };
@@ -201,19 +205,22 @@ export function contextOf(el: Element): { context: string; contextHash: string }
     const dialog = isDialog(a);
     // A target inside a live region has no item that keeps its text; a dialog is the last ancestor
     // that may be the item (what lies behind it is another surface).
-    if (changingPart(a) && !dialog) return nearest === null ? null : item(nearest);
+    if (changingPart(a) && !dialog) break;
     const notTarget = (n: Element) => n === el || (n !== a && changingPart(n)) || (shownTime(n) ?? false);
     const other = textOf(a, B.contextText + 1, notTarget);
     // Longer than a row's text can be hashed whole: a wrapper of the page, not an item (nor will any above be).
     if (other.length > B.contextText) break;
     if (other) {
       if (dialog || ITEM_ROLES.has(roleOf(a) ?? (a.localName === 'li' ? 'listitem' : ''))) return item(other);
-      if (repeated(a) && textOf(a, B.contextText, (n) => notTarget(n) || isControl(n))) return item(other);
-      if (nearest === null && textOf(a, B.contextText, (n) => notTarget(n) || isButtonLike(n))) nearest = other;
+      if (!CELL_ROLES.has(roleOf(a) ?? '') && textOf(a, B.contextText, (n) => notTarget(n) || isButtonLike(n))) {
+        // Text beyond its controls, or one of a run of look-alike rows (whose subject may be a link).
+        if (textOf(a, B.contextText, (n) => notTarget(n) || isControl(n)) || repeated(a)) return item(other);
+        weak ??= other;
+      }
     }
     if (dialog) break;
   }
-  return nearest === null ? null : item(nearest);
+  return weak === null ? null : item(weak);
 }
 
 /** `x` with its item (contextOf) in its fingerprint: the fingerprint the person reviews. */
