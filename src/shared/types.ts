@@ -17,6 +17,7 @@ export interface ToolAnnotations {
 /** Why a discovered tool cannot be invoked (it is still listed, so the person sees it). */
 export type BlockReason =
   | 'password-field'
+  | 'credential-field'
   | 'invalid-name'
   | 'description-too-long'
   | 'schema-too-large'

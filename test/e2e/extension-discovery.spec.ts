@@ -80,12 +80,16 @@ test('lists same-origin iframe tools with their frameId; excludes cross-origin a
   expect(JSON.stringify(r.value)).not.toContain('sandboxed_tool');
 });
 
-test('a form holding a password field is listed blocked; declarative tools have no annotations', async ({ ext }) => {
+test('a form holding a password field (also one shown as text, or tied by form=) or a credential field is listed blocked; declarative tools have no annotations', async ({ ext }) => {
   pages.set(
     '/forms',
     html(`<form toolname="login" tooldescription="Sign in"><input name="user" type="text"><input name="pw" type="password"></form>
       <form toolname="search" tooldescription="Search the catalogue"><input name="q" type="text" toolparamdescription="words"></form>
-      <form id="outside" toolname="pin_change" tooldescription="Change PIN"><input name="n"></form><input form="outside" type="password" name="pin">`),
+      <form id="outside" toolname="pin_change" tooldescription="Change PIN"><input name="n"></form><input form="outside" type="password" name="pin">
+      <form toolname="sign_in_shown" tooldescription="Sign in"><input name="user"><label>Password <input name="password" type="text"></label></form>
+      <form toolname="pay" tooldescription="Pay"><input name="holder"><input name="number" autocomplete="cc-number"></form>
+      <form toolname="verify" tooldescription="Verify"><label>Code we texted you <input name="code"></label></form>
+      <form toolname="redeem" tooldescription="Redeem"><label>Promo code <input name="promo"></label></form>`),
   );
   const { tabId } = await openShared(ext.worker, () => ext.context.newPage(), `${pages.a}/forms`);
   const r = await request(ext.worker, { op: 'discover', tabId });
@@ -93,6 +97,12 @@ test('a form holding a password field is listed blocked; declarative tools have 
   const byName = Object.fromEntries(r.value.tools.map((t) => [t.name, t]));
   expect(byName.login).toMatchObject({ kind: 'declarative', blocked: 'password-field' });
   expect(byName.pin_change).toMatchObject({ kind: 'declarative', blocked: 'password-field' });
+  // As the semantic path blocks them: a password a "show password" toggle made type=text, a card number by its
+  // autocomplete, a texted code by its words; an ordinary promo code stays open.
+  expect(byName.sign_in_shown).toMatchObject({ kind: 'declarative', blocked: 'password-field' });
+  expect(byName.pay).toMatchObject({ kind: 'declarative', blocked: 'credential-field' });
+  expect(byName.verify).toMatchObject({ kind: 'declarative', blocked: 'credential-field' });
+  expect(byName.redeem!.blocked).toBeUndefined();
   expect(byName.search!.blocked).toBeUndefined();
   expect(byName.search!.kind).toBe('declarative');
   expect(byName.search!.annotations).toBeUndefined();

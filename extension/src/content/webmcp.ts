@@ -26,6 +26,7 @@ import { ChangeThrottle } from '../lib/change-throttle';
 import { readFormNow, restoreControls, saveControls } from '../lib/form-read';
 import { formBinding, formSubject, type FormBinding } from '../../../src/shared/form';
 import { collectPageLintFacts } from '../lib/page-lint-facts';
+import { fieldBlocked, formHoldsPassword } from '../lib/semantic-roles';
 
 /** The slice of a tool object `getTools()` returns (WebMCP draft; docs/browser-facts.md, "WebMCP: listing tools"). Read property by property. */
 interface PageTool {
@@ -115,14 +116,28 @@ function formsByToolName(): Map<string, HTMLFormElement[]> {
   return map;
 }
 
-/** Any password control belonging to the form, including ones outside it tied by `form=` (form.elements covers both). */
-function holdsPasswordField(form: HTMLFormElement): boolean {
-  return Array.from(form.elements).some((el) => el instanceof HTMLInputElement && el.type.toLowerCase() === 'password');
+/**
+ * A field of the form (`form.elements`: ones tied in with `form=` too) that is a blocked surface by
+ * itself, other than a password field: an `autocomplete` or own words naming a credential, a
+ * one-time code or card data (semantic-roles.ts fieldBlocked, the semantic path's rule).
+ */
+function holdsCredentialField(form: HTMLFormElement): boolean {
+  return Array.from(form.elements).some((el) => fieldBlocked(el));
 }
 
+/**
+ * The RawTool of a listed tool, a declarative one blocked by its form as the semantic path blocks a
+ * form (formHoldsPassword: `type=password` among its fields or inside it through shadow roots, a field
+ * masked with CSS, one whose words say password though a "show password" toggle made it type=text).
+ */
 function readTool(t: PageTool, forms: Map<string, HTMLFormElement[]>): RawTool {
   const matching = forms.get(typeof t.name === 'string' ? t.name : String(t.name)) ?? [];
-  return rawToolOf(t, (annotations) => (annotations === undefined && matching.length > 0 ? 'declarative' : 'imperative'), matching.some(holdsPasswordField));
+  return rawToolOf(
+    t,
+    (annotations) => (annotations === undefined && matching.length > 0 ? 'declarative' : 'imperative'),
+    matching.some(formHoldsPassword),
+    matching.some(holdsCredentialField),
+  );
 }
 
 /**

@@ -31,8 +31,14 @@ export interface RawTool {
   annotations?: ToolAnnotations | null;
   origin: string;
   kind: 'imperative' | 'declarative';
-  /** A `<form toolname>` with this name holds an `<input type=password>`. */
+  /**
+   * A `<form toolname>` with this name holds a password field: `type=password`, one masked with CSS,
+   * or one whose words say password (a "show password" toggle made it type=text; semantic-roles.ts
+   * passwordField), through shadow roots too (formHoldsPassword).
+   */
   passwordField: boolean;
+  /** Such a form holds a field whose `autocomplete` or own words name a credential, a one-time code or card data (semantic-roles.ts fieldBlocked). */
+  credentialField?: boolean;
 }
 
 /** A tool that passed the limits, with what the person must see about it. */
@@ -54,12 +60,13 @@ const textOf = (v: unknown): string => (typeof v === 'string' ? v : v == null ? 
  * The RawTool of one tool as `document.modelContext.getTools()` lists it (WebMCP draft; every field
  * UNTRUSTED page data, read once): what discovery (content/webmcp.ts) and the ladder check
  * (lib/semantic-ladder.ts) both hand to `inspectTool`.
- * @param t the listed tool; `kind` and `passwordField` are the caller's (discovery knows the forms).
+ * @param t the listed tool; `kind`, `passwordField` and `credentialField` are the caller's (discovery knows the forms).
  */
 export function rawToolOf(
   t: { name?: unknown; title?: unknown; description?: unknown; inputSchema?: unknown; annotations?: unknown; origin?: unknown },
   kind: (annotations: ToolAnnotations | undefined) => RawTool['kind'],
   passwordField: boolean,
+  credentialField = false,
 ): RawTool {
   const annotations = t.annotations == null ? undefined : (plain(t.annotations) as ToolAnnotations | undefined);
   const raw: RawTool = {
@@ -70,6 +77,7 @@ export function rawToolOf(
     origin: typeof t.origin === 'string' ? t.origin : String(t.origin),
     kind: kind(annotations),
     passwordField,
+    ...(credentialField ? { credentialField: true } : {}),
   };
   if (annotations !== undefined) raw.annotations = annotations;
   return raw;
@@ -98,7 +106,8 @@ export function reportName(name: unknown): string {
  * carry). A tool that passes but is a form holding a password field is listed
  * with `blocked: 'password-field'`: the browser itself turns the password into
  * an ordinary string parameter (docs/browser-facts.md, "WebMCP: declarative
- * tools"), so refusing it is ours.
+ * tools"), so refusing it is ours; one holding a credential, one-time-code or
+ * card field, with `blocked: 'credential-field'` (the semantic path's rule).
  * @param expectedOrigin the frame's origin; a tool registered by another origin is a violation.
  */
 export function inspectTool(raw: RawTool, expectedOrigin: string): InspectOutcome {
@@ -138,6 +147,7 @@ export function inspectTool(raw: RawTool, expectedOrigin: string): InspectOutcom
   const flags = textFlags([name, title, description, ...schemaStrings(schemaValue)]);
   const value: InspectedTool = { tool: raw, canonical, flags };
   if (raw.passwordField) value.blocked = 'password-field';
+  else if (raw.credentialField === true) value.blocked = 'credential-field';
   return { ok: true, value };
 }
 
