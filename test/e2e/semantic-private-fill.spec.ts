@@ -31,6 +31,9 @@ test('a field the page turns into a password field while the form is filled is n
     // A field that turns itself into a password field when focused (the first thing typing does): nothing typed.
     const nick = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'textbox', name: 'Nickname' }, text: 'Lovelace' });
     expect(textOf(nick.r)).toMatch(/^Error \(target-blocked\)/);
+    // The receipt says why, for the person reading the timeline.
+    const refused = world.receipts({ requestId: nick.view!.requestId }).find((x) => x.event === 'refused')!;
+    expect(refused.detail).toMatchObject({ by: 'extension', code: 'target-blocked', message: 'the field became a blocked surface (password) as it was focused; nothing was typed' });
     await expect(page.locator('#nick')).toHaveAttribute('type', 'password');
     await expect(page.locator('#nick')).toHaveValue('');
 

@@ -197,6 +197,8 @@ export function semantic(): DispatchFaculty<SemanticPrepared> {
       /* a semantic action is one synchronous run of events: nothing to abort once it began */
     },
     refusalFor: (code) => (Object.prototype.hasOwnProperty.call(REFUSALS, code) ? (REFUSALS[code] as RefusalCode) : null),
-    refusalText: (code, message) => (code === 'target-covered' || code === 'narrower-capability-available' || code === 'not-actionable' ? message.slice(0, 512) : null),
+    // target-blocked: the content script's fixed words with the reason ("field 2 is a blocked surface (password)"),
+    // kept in the receipt so the person reads why; the console does not show it to the agent (not page-worded).
+    refusalText: (code, message) => (code === 'target-covered' || code === 'narrower-capability-available' || code === 'not-actionable' || code === 'target-blocked' ? message.slice(0, 512) : null),
   };
 }
