@@ -72,7 +72,7 @@ const CREDENTIAL_WORDS: ReadonlyArray<[CredentialWords, RegExp]> = [
   ['password', /pass.?(?:word|wd|phrase|code)|(?<![a-z])(?:pwd|psw)(?![a-z])|(?<![a-z])pin(?![a-z])(?![\s_.-]?code)|passwort|kennwort|contrase[ñn]a|mot.?de.?passe|senha|пароль/i],
   ['card', /(?:card|cc|credit).?(?:number|num(?![a-z])|no(?![a-z])|#)|ccnum|card.?digits|kartennummer|n[uú]mero.?de.?(?:la.?)?tarjeta|num[ée]ro.?de.?carte/i],
   ['card', /security.?(?:code|value|number)|card.?(?:code|pin|identification|verification)|verification.?(?:value|number)|(?<![a-z])(?:cvn|cvv|cvc|csc|cvd|ccv)(?![a-z])|c-v-v|c[oó]digo.?de.?segur(?:idad|an[cç]a)|sicherheitscode|kartenpr[uü]fnummer|pr[uü]fnummer|cryptogramme|codice.?di.?sicurezza/i],
-  ['one-time-code', /one.?time|(?<![a-z])(?:otp|otc|totp|2fa|mfa)(?![a-z])|sms.?(?:code|token|pin)|code.?we.?(?:texted|sent|emailed)|(?:verification|verify|auth(?:entication)?|login|sign.?in|access).?code/i],
+  ['one-time-code', /one.?time|(?<![a-z])(?:otp|otc|totp|2fa|mfa)(?![a-z])|sms.?(?:code|token|pin)|code.?we.?(?:texted|sent|emailed)|(?:verification|verify|auth(?:entication|enticator)?|login|sign.?in|access|recovery|backup|two.?factor).?codes?/i],
 ];
 
 /**
@@ -84,7 +84,8 @@ const CREDENTIAL_WORDS: ReadonlyArray<[CredentialWords, RegExp]> = [
  *  - `password`: a password the person showed with a "show password" toggle (the field is then
  *    `type=text`), a PIN or a passcode;
  *  - `card`: a card number (also one of four fields of one), a security code (CVC);
- *  - `one-time-code`: a texted or one-time verification code.
+ *  - `one-time-code`: a texted or one-time verification code, an authenticator app's code, a
+ *    recovery or backup code (each signs in once, as a password does).
  * Not: "promo code", "postal code", "PIN code" (India's), "passport number", "pinned". A page can always word a field so
  * that no pattern matches: `autocomplete` tokens and `data-echo-private` stay the page's way to say it.
  */

@@ -83,6 +83,7 @@ describe('credential words (fields with no autocomplete token)', () => {
       ['otpCode', 'one-time-code'], ['OTPInput', 'one-time-code'], ['cardCvc', 'card'], ['ccCsc', 'card'], ['userPin', 'password'], ['mPIN', 'password'],
       ['Prüfnummer', 'card'], ['Sicherheitscode', 'card'], ['Código de seguridad', 'card'], ['Código de segurança', 'card'], ['Cryptogramme visuel', 'card'], ['Codice di sicurezza', 'card'],
       ['otp Code we texted you', 'one-time-code'], ['One-time code', 'one-time-code'], ['Verification code', 'one-time-code'], ['2fa', 'one-time-code'], ['sms_code', 'one-time-code'], ['Sign-in code', 'one-time-code'],
+      ['Recovery code', 'one-time-code'], ['backup_codes', 'one-time-code'], ['Authenticator code', 'one-time-code'], ['Two-factor code', 'one-time-code'],
     ];
     for (const [words, kind] of cases) expect(credentialWords(words), words).toBe(kind);
     for (const words of ['Promo code', 'promo', 'Postal code', 'postcode', 'Zip code', 'Passport number', 'passport', 'Pinned note', 'pinned', 'Spinner', 'Boarding pass', 'Hotpot order', 'PIN code', 'Pincode', 'pin_code', 'pinCode', 'Delivery PIN code', 'isPinned', 'spinButton', 'Opinion', 'Compass', 'Country code', 'Discount code', 'Author', 'Your name', 'Email', 'Search', '']) {
