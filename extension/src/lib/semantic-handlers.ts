@@ -141,6 +141,10 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
         stop(m.requestId);
         return err('target-blocked', `the field became a blocked surface (${done.blocked}) as it was focused; nothing was typed`);
       }
+      if (done.changed) {
+        stop(m.requestId);
+        return err('not-actionable', done.changed);
+      }
     } catch (e) {
       stop(m.requestId);
       return err('tool-failed', e instanceof Error ? e.message.slice(0, 256) : 'the action threw');
@@ -192,17 +196,24 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
   }
   // The page ran during the waits: everything again, in the task that sets the values.
   if (!sameUrls(m.urls)) return err('navigated', 'the page URL changed before the action');
-  const plans = [];
-  for (const [i, f] of fields.entries()) {
+  // Field i as approved, now: the same element with the approved fingerprint, not blocked, in the same form
+  // and tool, actionable. Null, or the refusal (fixed words).
+  const recheck = (i: number): Result<never> | null => {
     const el = els[i] as Element;
-    const again = refind(f.ref, f.fingerprint, refs);
+    const again = refind((fields[i] as { ref: string }).ref, (fields[i] as { fingerprint: Fingerprint }).fingerprint, refs);
     if (!again.ok || again.value !== el) return err('target-changed', `field ${i + 1} changed while it was checked`);
     const blocked = blockedReason(el);
     if (blocked) return err('target-blocked', `field ${i + 1} is a blocked surface (${blocked})`);
     if (toolNameOf(el) !== tools[i]) return err('target-changed', `the form of field ${i + 1} changed while it was checked`);
     if (formOf(el) !== form) return err('target-changed', `field ${i + 1} is not in the same form as field 1`);
     const now = notActionableNow(el, false);
-    if (now) return err('not-actionable', `field ${i + 1}: ${now}`);
+    return now ? err('not-actionable', `field ${i + 1}: ${now}`) : null;
+  };
+  const plans = [];
+  for (const [i, f] of fields.entries()) {
+    const el = els[i] as Element;
+    const problem = recheck(i);
+    if (problem) return problem;
     const plan = typePlan(el, f.text);
     if (!plan.ok) return err('not-actionable', `field ${i + 1}: ${planRefusalDetail(plan)}`);
     plans.push(plan);
@@ -212,16 +223,27 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
   for (const [i, el] of els.entries()) {
     // The page ran its handlers for the fields before this one (input, change): one may have turned this
     // field into a password field, or its form into a password form. Then it and the rest are not set.
+    // Nor may they have moved it (into another form), renamed it, swapped or removed it, or disabled it:
+    // every check of the pass above again, for this field (fixed words, no page text).
     const blocked = i > 0 ? blockedReason(el) : null;
     if (blocked) {
       stopAll();
       return err('tool-failed', `field ${i + 1} became a blocked surface (${blocked}) as the fields before it were set (those stay set); it and the fields after it were not set`);
+    }
+    const problem = i > 0 ? recheck(i) : null;
+    if (problem && !problem.ok) {
+      stopAll();
+      return err('tool-failed', `field ${i + 1} changed as the fields before it were set (${problem.error.code}: ${problem.error.message}); the fields before it stay set, it and the fields after it were not set`);
     }
     try {
       const done = typeInto(el, (fields[i] as { text: string }).text, plans[i] as Extract<ReturnType<typeof typePlan>, { ok: true }>, () => blockedReason(el));
       if (done.blocked) {
         stopAll();
         return err('tool-failed', `field ${i + 1} became a blocked surface (${done.blocked}) as it was focused; it and the fields after it were not set${i > 0 ? ' (the fields before it were)' : ''}`);
+      }
+      if (done.changed) {
+        stopAll();
+        return err('tool-failed', `field ${i + 1}: ${done.changed}; it and the fields after it were not set${i > 0 ? ' (the fields before it were)' : ''}`);
       }
     } catch (e) {
       stopAll();

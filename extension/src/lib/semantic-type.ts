@@ -6,9 +6,11 @@
  *    value), the value through the NATIVE setter of HTMLInputElement/HTMLTextAreaElement.prototype
  *    (React tracks the value it last rendered on the element; a value set past its tracker is seen as
  *    the user's change), `input`, then `change`;
- *  - `<select>`: the option whose label (collapsed white space) equals the text, never by its value:
- *    the person reviews the text, and a value is not what the page shows (`value="standard"` on the
- *    option "Express delivery, £50"); `selected` through the native setter, `input`, `change`;
+ *  - `<select>`: the one enabled option whose label reads as the text (white space collapsed, invisible
+ *    characters dropped; selectPlan), never by its value: the person reviews the text, and a value is not
+ *    what the page shows (`value="standard"` on the option "Express delivery, £50"); after focus the
+ *    option is found again (a page may re-render its options then); `selected` through the native
+ *    setter, `input`, `change`;
  *  - contenteditable: focus, its contents selected, `beforeinput` (`insertText`, cancelable: editors
  *    such as ProseMirror or Lexical handle it themselves and cancel it), and when not cancelled the
  *    text replaces the contents, then `input`.
@@ -25,17 +27,54 @@ const TEXT_INPUT_TYPES: ReadonlySet<string> = new Set(['text', 'search', 'email'
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/**
+ * Characters a select draws as nothing: format characters (zero-width spaces and joiners, bidi marks,
+ * embeddings, overrides and isolates, the soft hyphen, the BOM) and the blank letters (Hangul fillers,
+ * the braille blank). Two labels that differ only by them read the same to the person.
+ */
+const INVISIBLE = /[\p{Cf}\u115F\u1160\u3164\uFFA0\u2800]/gu;
+
+/** How an option's label reads to the person: invisible characters dropped, white space collapsed. */
+const reads = (s: string) => collapse(s.replace(INVISIBLE, ''));
+
+/** An option's label as the page shows it (the `label` attribute, else its text). */
+const labelOf = (o: HTMLOptionElement) => o.label || o.text;
+
+/**
+ * A select's option for `text`, among its enabled options (its own `disabled` or a disabled `<optgroup>`'s:
+ * `:disabled`, which the person cannot choose either): the one whose label reads as `text` does. Refused
+ * `option-ambiguous` when another enabled option reads the same but for case, white space or invisible
+ * characters (two "Standard" options in two groups, or one hidden): the person reviews the text only, and
+ * could not tell which one was chosen. `option-missing` when none does, also when only a value is `text`.
+ */
+function selectPlan(el: HTMLSelectElement, text: string): TypePlan {
+  const options = [...el.options].filter((o) => !o.matches(':disabled'));
+  const want = reads(text);
+  const option = options.find((o) => reads(labelOf(o)) === want);
+  if (!option) {
+    const byValue = options.some((o) => o.value === text);
+    return { ok: false, code: 'option-missing', message: byValue
+      ? 'an option has that value, but options are chosen by the label the page shows (page_snapshot lists them), which the person reviews'
+      : 'no enabled option has that label' };
+  }
+  const alike = want.toLowerCase();
+  if (options.filter((o) => reads(labelOf(o)).toLowerCase() === alike).length > 1) {
+    return { ok: false, code: 'option-ambiguous', message: 'several enabled options read as that label (but for case, white space or invisible characters): the person could not tell which one would be chosen' };
+  }
+  return { ok: true, kind: 'select', option, expected: collapse(labelOf(option)) };
+}
+
 /** How `type` will set the field: the kind, and what the readback expects to find (valueOf of the field). */
 export type TypePlan =
   | { ok: true; kind: 'text'; expected: string }
   | { ok: true; kind: 'select'; option: HTMLOptionElement; expected: string }
   | { ok: true; kind: 'editable'; expected: string }
-  | { ok: false; code: 'not-typable' | 'not-actionable' | 'option-missing'; message: string };
+  | { ok: false; code: 'not-typable' | 'not-actionable' | 'option-missing' | 'option-ambiguous'; message: string };
 
 /**
  * How `text` would be set into `el`, checked without touching it: a text-like `<input>` or a
- * `<textarea>` not read-only; a `<select>` with an enabled option whose label is `text`
- * (`option-missing` otherwise, also when only an option's value is); or a contenteditable element
+ * `<textarea>` not read-only; a `<select>` with one enabled option whose label reads as `text`
+ * (selectPlan: `option-missing`, `option-ambiguous`); or a contenteditable element
  * holding no private part (PRIVATE_ATTRIBUTE: `not-typable`, typing replaces the contents). Anything
  * else: `not-typable`.
  */
@@ -45,18 +84,7 @@ export function typePlan(el: Element, text: string): TypePlan {
     if (el.readOnly) return { ok: false, code: 'not-actionable', message: 'readonly' };
     return { ok: true, kind: 'text', expected: text };
   }
-  if (el instanceof HTMLSelectElement) {
-    const options = [...el.options].filter((o) => !o.disabled);
-    const want = collapse(text);
-    const option = options.find((o) => collapse(o.label || o.text) === want);
-    if (!option) {
-      const byValue = options.some((o) => o.value === text);
-      return { ok: false, code: 'option-missing', message: byValue
-        ? 'an option has that value, but options are chosen by the label the page shows (page_snapshot lists them), which the person reviews'
-        : 'no enabled option has that label' };
-    }
-    return { ok: true, kind: 'select', option, expected: collapse(option.label || option.text) };
-  }
+  if (el instanceof HTMLSelectElement) return selectPlan(el, text);
   if (el instanceof HTMLElement && el.isContentEditable) {
     // The text replaces the box's whole contents: a part the page marks private inside it would be erased
     // unseen (the person reviews the box by its text, which leaves that part out).
@@ -82,8 +110,12 @@ function nativeValueSetter(el: HTMLInputElement | HTMLTextAreaElement): (v: stri
 const inputEvent = (type: 'beforeinput' | 'input', inputType: string, data: string | null, cancelable: boolean) =>
   new InputEvent(type, { bubbles: true, cancelable, composed: true, inputType, data });
 
-/** What typeInto did: `cancelled` when the page cancelled the `beforeinput`; `blocked` (a reason) when `blockedNow` stopped it. Either way nothing was set. */
-export type TypeOutcome = { cancelled: boolean; blocked?: string };
+/**
+ * What typeInto did: `cancelled` when the page cancelled the `beforeinput`; `blocked` (a reason) when
+ * `blockedNow` stopped it; `changed` (fixed words) when a select's options changed as it was focused, so
+ * the planned option is no longer the one unique enabled option of that label. In each case nothing was set.
+ */
+export type TypeOutcome = { cancelled: boolean; blocked?: string; changed?: string };
 
 /**
  * Set `text` into `el` by `plan` (from typePlan, in the same task). Answers whether the page
@@ -106,13 +138,19 @@ export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok
       return { cancelled: false };
     }
     case 'select': {
+      // The option is chosen again below, after focus: `plan.option` was the one when the person's grant was checked.
       const select = el as HTMLSelectElement;
       const selected = Object.getOwnPropertyDescriptor(HTMLOptionElement.prototype, 'selected')?.set;
       if (!selected) throw new Error('no native selected setter');
       const blocked = blockedNow();
       if (blocked) return { cancelled: false, blocked };
+      // The page's focus handler ran (a design-system select re-renders its options on focus): the plan again.
+      // The option chosen is the one that reads as the text NOW (a re-render may have made new elements of the
+      // same options); none, or several, and nothing is chosen.
+      const now = selectPlan(select, text);
+      if (!now.ok || now.kind !== 'select') return { cancelled: false, changed: `option-changed: the options changed as the select was focused (${now.ok ? 'not a select' : now.code}); none was chosen` };
       if (select.multiple) for (const o of select.options) selected.call(o, false);
-      selected.call(plan.option, true);
+      selected.call(now.option, true);
       select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
       select.dispatchEvent(new Event('change', { bubbles: true }));
       return { cancelled: false };
