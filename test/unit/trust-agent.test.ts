@@ -515,6 +515,28 @@ describe("rule: an agent learns only of its own requests", () => {
     expect(firstLine(textOf(theirs), requestId)).toBe(firstLine(textOf(none), '00000000-0000-4000-8000-000000000000'));
     for (const t of ['add', 'succeeded', '4711', 'requested']) expect(textOf(theirs)).not.toContain(t);
   });
+
+  it("a discovery's requestId, named in its answer, is the discovering agent's only: another token's request_status on it is unknown-request", async () => {
+    const owner = await connect('discoverer');
+    link.tabs = [...link.tabs.filter((t) => t.tabId !== 7), sharedTab(7, 'doc-7')];
+    link.discoveries.set(7, await makeDiscovery(7, [{ name: 'transfer_funds', inputSchema: ADD_SCHEMA }], 'doc-7'));
+    const disc = (await owner.callTool({ name: 'webmcp_discover', arguments: { tabId: 7 } })) as CallToolResult;
+    expect(disc.isError, textOf(disc)).toBeFalsy();
+    const requestId = /"requestId":"([0-9a-f-]{36})"/.exec(textOf(disc))?.[1];
+    expect(requestId, textOf(disc)).toBeTruthy();
+    const own = (await owner.callTool({ name: 'request_status', arguments: { requestId } })) as CallToolResult;
+    expect(own.isError, textOf(own)).toBeFalsy();
+    expect(textOf(own)).toContain(requestId!);
+
+    const other = await connect('snoop', await createAgentToken(core.api, 'snooping agent'));
+    const theirs = (await other.callTool({ name: 'request_status', arguments: { requestId } })) as CallToolResult;
+    const none = (await other.callTool({ name: 'request_status', arguments: { requestId: '00000000-0000-4000-8000-000000000000' } })) as CallToolResult;
+    expect(theirs.isError).toBe(true);
+    expect(textOf(theirs)).toMatch(/unknown-request/);
+    const firstLine = (t: string, id: string) => t.split('\n')[0]!.replace(id, 'ID');
+    expect(firstLine(textOf(theirs), requestId!)).toBe(firstLine(textOf(none), '00000000-0000-4000-8000-000000000000'));
+    for (const t of ['transfer_funds', 'webmcp_discover', 'succeeded', 'discovered', 'tab 7']) expect(textOf(theirs)).not.toContain(t);
+  });
 });
 
 describe('rule: the MCP endpoint answers only local, authenticated, non-browser clients', () => {
