@@ -9,6 +9,7 @@
  * - a select that re-renders its options on focus, so the named option now reads otherwise: nothing chosen;
  * - a fill whose first field's handlers move the second field into another form, or rename the third:
  *   that field and those after it are not set, the answer says which and that the ones before stay set;
+ * - an editor whose beforeinput handler inserts a private chip: nothing typed, the receipt saying so;
  * - a select whose change handler turns the next field into a password field: that field is not set.
  */
 import { test, expect } from './support/link-fixture';
@@ -60,6 +61,14 @@ test('select options that read alike are refused, a disabled group is not chosen
     await expect(page.locator('#fullname')).toHaveValue('Ada Lovelace');
     await expect(page.locator('#nick')).toHaveValue('');
     expect(JSON.stringify(world.receipts({ requestId: renamed.view!.requestId }))).not.toContain('Countess');
+
+    // The editor inserts a private chip as typing starts: typing would replace it unseen, so nothing is typed.
+    const gift = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'textbox', name: 'Gift message' }, text: 'With love' });
+    expect(textOf(gift.r)).toMatch(/^Error \(target-blocked\)/);
+    await expect(page.locator('#gift [data-echo-private]')).toHaveText('Visa •••• 4242');
+    await expect(page.locator('#gift')).toContainText('Happy birthday!');
+    // The receipt says what happened, in fixed words: not that the box was private as it was focused.
+    expect(world.receipts({ requestId: gift.view!.requestId }).find((x) => x.event === 'refused')!.detail).toMatchObject({ code: 'target-blocked', message: 'the editable box took a part the page marks private as typing began (its beforeinput handler), which typing would replace; nothing was typed' });
 
     // Choosing a question turns the Answer field into a password field: the answer is not set.
     const security = await act(world, client, 'page_fill', { tabId, fields: [

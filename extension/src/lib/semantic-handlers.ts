@@ -10,7 +10,7 @@ import { isFingerprint, isSemanticOperation, sameFingerprint, semanticArgumentsP
 import { readPageUrls, sameUrls } from './page-urls';
 import { actionable, describeCover, hitTest, notActionableNow, perform } from './semantic-act';
 import { observe, prewatch, rebase, stop, watch } from './semantic-readback';
-import { planRefusalDetail, typeInto, typePlan } from './semantic-type';
+import { HOLDS_PRIVATE, planRefusalDetail, typeInto, typePlan } from './semantic-type';
 import { blockedReason, findByQuery, fingerprintOf, narrowerTool, toolNameOf, withItem } from './semantic-target';
 import { formOf } from './semantic-roles';
 import { FILL_MAX_FIELDS } from '../../../src/shared/semantic-fill';
@@ -139,7 +139,9 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
       const done = typeInto(el, text, plan, () => blockedReason(el));
       if (done.blocked) {
         stop(m.requestId);
-        return err('target-blocked', `the field became a blocked surface (${done.blocked}) as it was focused; nothing was typed`);
+        return err('target-blocked', done.blocked === HOLDS_PRIVATE
+          ? 'the editable box took a part the page marks private as typing began (its beforeinput handler), which typing would replace; nothing was typed'
+          : `the field became a blocked surface (${done.blocked}) as it was focused; nothing was typed`);
       }
       if (done.changed) {
         stop(m.requestId);
@@ -239,7 +241,8 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
       const done = typeInto(el, (fields[i] as { text: string }).text, plans[i] as Extract<ReturnType<typeof typePlan>, { ok: true }>, () => blockedReason(el));
       if (done.blocked) {
         stopAll();
-        return err('tool-failed', `field ${i + 1} became a blocked surface (${done.blocked}) as it was focused; it and the fields after it were not set${i > 0 ? ' (the fields before it were)' : ''}`);
+        const how = done.blocked === HOLDS_PRIVATE ? 'took a part the page marks private as typing began' : `became a blocked surface (${done.blocked}) as it was focused`;
+        return err('tool-failed', `field ${i + 1} ${how}; it and the fields after it were not set${i > 0 ? ' (the fields before it were)' : ''}`);
       }
       if (done.changed) {
         stopAll();

@@ -110,6 +110,9 @@ function nativeValueSetter(el: HTMLInputElement | HTMLTextAreaElement): (v: stri
 const inputEvent = (type: 'beforeinput' | 'input', inputType: string, data: string | null, cancelable: boolean) =>
   new InputEvent(type, { bubbles: true, cancelable, composed: true, inputType, data });
 
+/** TypeOutcome's `blocked` when an editable box got a part the page marks private inside it as typing began. */
+export const HOLDS_PRIVATE = 'holds-private';
+
 /**
  * What typeInto did: `cancelled` when the page cancelled the `beforeinput`; `blocked` (a reason) when
  * `blockedNow` stopped it; `changed` (fixed words) when a select's options changed as it was focused, so
@@ -160,7 +163,8 @@ export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok
       const sel = host.ownerDocument.getSelection();
       sel?.selectAllChildren(host);
       if (!host.dispatchEvent(inputEvent('beforeinput', 'insertText', text, true))) return { cancelled: true };
-      const blocked = blockedNow() ?? (host.querySelector(`[${PRIVATE_ATTRIBUTE}]`) ? 'private' : null);
+      // A part the page marks private that its handlers put inside the box: `holds-private`, told apart from the box itself being private.
+      const blocked = blockedNow() ?? (host.querySelector(`[${PRIVATE_ATTRIBUTE}]`) ? HOLDS_PRIVATE : null);
       if (blocked) return { cancelled: false, blocked };
       host.textContent = text;
       sel?.selectAllChildren(host);
