@@ -9,6 +9,7 @@
  * - a select that re-renders its options on focus, so the named option now reads otherwise: nothing chosen;
  * - a fill whose first field's handlers move the second field into another form, or rename the third:
  *   that field and those after it are not set, the answer says which and that the ones before stay set;
+ * - a field that moves itself into another form or relabels itself as it is focused (page_type, page_fill): not set;
  * - an editor whose beforeinput handler inserts a private chip: nothing typed, the receipt saying so;
  * - a select whose change handler turns the next field into a password field: that field is not set.
  */
@@ -61,6 +62,20 @@ test('select options that read alike are refused, a disabled group is not chosen
     await expect(page.locator('#fullname')).toHaveValue('Ada Lovelace');
     await expect(page.locator('#nick')).toHaveValue('');
     expect(JSON.stringify(world.receipts({ requestId: renamed.view!.requestId }))).not.toContain('Countess');
+
+    // A field that moves itself into the "Bank transfer" form as it is focused: nothing typed.
+    const instr = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'textbox', name: 'Instructions' }, text: 'Pay 400 to the courier' });
+    expect(textOf(instr.r)).toMatch(/^Error \(target-changed\)/);
+    expect(world.receipts({ requestId: instr.view!.requestId }).find((x) => x.event === 'refused')!.detail).toMatchObject({ code: 'target-changed' });
+    await expect(page.locator('#transfer #instr')).toHaveValue('');
+    // In a fill, a later field that relabels itself "Payee IBAN" as it is focused: it is not set.
+    const contact = await act(world, client, 'page_fill', { tabId, fields: [
+      { fingerprint: { role: 'textbox', name: 'Phone' }, text: '020 7946 0000' },
+      { fingerprint: { role: 'textbox', name: 'Order reference' }, text: 'HL-2291' },
+    ] });
+    expect(textOf(contact.r)).toMatch(/field 2: it changed as it was focused \(target-changed: field 2 changed while it was checked\); it and the fields after it were not set \(the fields before it were\)/);
+    await expect(page.locator('#phone')).toHaveValue('020 7946 0000');
+    await expect(page.locator('#ref')).toHaveValue('');
 
     // The editor inserts a private chip as typing starts: typing would replace it unseen, so nothing is typed.
     const gift = await act(world, client, 'page_type', { tabId, fingerprint: { role: 'textbox', name: 'Gift message' }, text: 'With love' });

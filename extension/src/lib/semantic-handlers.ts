@@ -136,7 +136,13 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
     if (!plan.ok) return err('not-actionable', planRefusalDetail(plan));
     watch(m.requestId, el, plan.expected);
     try {
-      const done = typeInto(el, text, plan, () => blockedReason(el));
+      // A focus or beforeinput handler may also have moved the field into another form or renamed it.
+      const changedNow = () => {
+        const now = refind(m.ref, m.fingerprint as Fingerprint, refs);
+        if (!now.ok || now.value !== el) return 'the field changed as it was focused (its focus or beforeinput handlers): it no longer has the approved fingerprint; nothing was typed';
+        return toolNameOf(el) !== toolName ? "the field's form changed as it was focused; nothing was typed" : null;
+      };
+      const done = typeInto(el, text, plan, () => blockedReason(el), changedNow);
       if (done.blocked) {
         stop(m.requestId);
         return err('target-blocked', done.blocked === HOLDS_PRIVATE
@@ -145,7 +151,8 @@ async function act(m: Extract<ToSemanticAction, { type: 'echo:semantic:act' }>, 
       }
       if (done.changed) {
         stop(m.requestId);
-        return err('not-actionable', done.changed);
+        // A select's options (option-changed, its detail kept) or the field itself (target-changed).
+        return done.changed.startsWith('option-changed') ? err('not-actionable', done.changed) : err('target-changed', done.changed);
       }
     } catch (e) {
       stop(m.requestId);
@@ -238,7 +245,11 @@ async function fill(m: Extract<ToSemanticAction, { type: 'echo:semantic:fill' }>
       return err('tool-failed', `field ${i + 1} changed as the fields before it were set (${problem.error.code}: ${problem.error.message}); the fields before it stay set, it and the fields after it were not set`);
     }
     try {
-      const done = typeInto(el, (fields[i] as { text: string }).text, plans[i] as Extract<ReturnType<typeof typePlan>, { ok: true }>, () => blockedReason(el));
+      const changedNow = () => {
+        const p = recheck(i);
+        return p && !p.ok ? `it changed as it was focused (${p.error.code}: ${p.error.message})` : null;
+      };
+      const done = typeInto(el, (fields[i] as { text: string }).text, plans[i] as Extract<ReturnType<typeof typePlan>, { ok: true }>, () => blockedReason(el), changedNow);
       if (done.blocked) {
         stopAll();
         const how = done.blocked === HOLDS_PRIVATE ? 'took a part the page marks private as typing began' : `became a blocked surface (${done.blocked}) as it was focused`;

@@ -125,16 +125,25 @@ export type TypeOutcome = { cancelled: boolean; blocked?: string; changed?: stri
  * cancelled the `beforeinput` (then nothing was set and the readback will say so).
  * @param blockedNow asked right before the value is set, after the page's `focus` and `beforeinput`
  *   handlers ran (a page may turn the field into a password field in them): a reason stops it.
+ * @param changedNow asked then too, after blockedNow: fixed words when the field is no longer the
+ *   approved one (a handler moved it into another form, renamed it): they stop it, as `changed`.
  * @throws Error only when the platform lacks the native setter (never on a page's doing).
  */
-export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok: true }>, blockedNow: () => string | null = () => null): TypeOutcome {
+export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok: true }>, blockedNow: () => string | null = () => null, changedNow: () => string | null = () => null): TypeOutcome {
+  // After the page's focus and beforeinput handlers: blocked first, then whether it is the approved field still.
+  const stopNow = (): TypeOutcome | null => {
+    const blocked = blockedNow();
+    if (blocked) return { cancelled: false, blocked };
+    const changed = changedNow();
+    return changed ? { cancelled: false, changed } : null;
+  };
   (el as HTMLElement).focus({ preventScroll: true });
   switch (plan.kind) {
     case 'text': {
       const field = el as HTMLInputElement | HTMLTextAreaElement;
       if (!field.dispatchEvent(inputEvent('beforeinput', 'insertReplacementText', text, true))) return { cancelled: true };
-      const blocked = blockedNow();
-      if (blocked) return { cancelled: false, blocked };
+      const stopped = stopNow();
+      if (stopped) return stopped;
       nativeValueSetter(field)(text);
       field.dispatchEvent(inputEvent('input', 'insertReplacementText', text, false));
       field.dispatchEvent(new Event('change', { bubbles: true }));
@@ -152,6 +161,9 @@ export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok
       // same options); none, or several, and nothing is chosen.
       const now = selectPlan(select, text);
       if (!now.ok || now.kind !== 'select') return { cancelled: false, changed: `option-changed: the options changed as the select was focused (${now.ok ? 'not a select' : now.code}); none was chosen` };
+      // Then the select itself (its label's text holds its options': a re-render also changes its fingerprint).
+      const changed = changedNow();
+      if (changed) return { cancelled: false, changed };
       if (select.multiple) for (const o of select.options) selected.call(o, false);
       selected.call(now.option, true);
       select.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
@@ -163,9 +175,12 @@ export function typeInto(el: Element, text: string, plan: Extract<TypePlan, { ok
       const sel = host.ownerDocument.getSelection();
       sel?.selectAllChildren(host);
       if (!host.dispatchEvent(inputEvent('beforeinput', 'insertText', text, true))) return { cancelled: true };
-      // A part the page marks private that its handlers put inside the box: `holds-private`, told apart from the box itself being private.
-      const blocked = blockedNow() ?? (host.querySelector(`[${PRIVATE_ATTRIBUTE}]`) ? HOLDS_PRIVATE : null);
+      const blocked = blockedNow();
       if (blocked) return { cancelled: false, blocked };
+      // A part the page marks private that its handlers put inside the box: `holds-private`, told apart from the box itself being private.
+      if (host.querySelector(`[${PRIVATE_ATTRIBUTE}]`)) return { cancelled: false, blocked: HOLDS_PRIVATE };
+      const changed = changedNow();
+      if (changed) return { cancelled: false, changed };
       host.textContent = text;
       sel?.selectAllChildren(host);
       sel?.collapseToEnd();
