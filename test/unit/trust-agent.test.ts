@@ -520,22 +520,14 @@ describe("rule: an agent learns only of its own requests", () => {
     const owner = await connect('discoverer');
     link.tabs = [...link.tabs.filter((t) => t.tabId !== 7), sharedTab(7, 'doc-7')];
     link.discoveries.set(7, await makeDiscovery(7, [{ name: 'transfer_funds', inputSchema: ADD_SCHEMA }], 'doc-7'));
-    const disc = (await owner.callTool({ name: 'webmcp_discover', arguments: { tabId: 7 } })) as CallToolResult;
-    expect(disc.isError, textOf(disc)).toBeFalsy();
-    const requestId = /"requestId":"([0-9a-f-]{36})"/.exec(textOf(disc))?.[1];
-    expect(requestId, textOf(disc)).toBeTruthy();
-    const own = (await owner.callTool({ name: 'request_status', arguments: { requestId } })) as CallToolResult;
-    expect(own.isError, textOf(own)).toBeFalsy();
-    expect(textOf(own)).toContain(requestId!);
-
+    const requestId = /"requestId":"([0-9a-f-]{36})"/.exec(textOf((await owner.callTool({ name: 'webmcp_discover', arguments: { tabId: 7 } })) as CallToolResult))![1]!;
+    expect(textOf((await owner.callTool({ name: 'request_status', arguments: { requestId } })) as CallToolResult)).toContain(requestId);
     const other = await connect('snoop', await createAgentToken(core.api, 'snooping agent'));
-    const theirs = (await other.callTool({ name: 'request_status', arguments: { requestId } })) as CallToolResult;
-    const none = (await other.callTool({ name: 'request_status', arguments: { requestId: '00000000-0000-4000-8000-000000000000' } })) as CallToolResult;
-    expect(theirs.isError).toBe(true);
-    expect(textOf(theirs)).toMatch(/unknown-request/);
-    const firstLine = (t: string, id: string) => t.split('\n')[0]!.replace(id, 'ID');
-    expect(firstLine(textOf(theirs), requestId!)).toBe(firstLine(textOf(none), '00000000-0000-4000-8000-000000000000'));
-    for (const t of ['transfer_funds', 'webmcp_discover', 'succeeded', 'discovered', 'tab 7']) expect(textOf(theirs)).not.toContain(t);
+    const ask = async (id: string) => textOf((await other.callTool({ name: 'request_status', arguments: { requestId: id } })) as CallToolResult);
+    const [theirs, none] = [await ask(requestId), await ask('00000000-0000-4000-8000-000000000000')];
+    expect(theirs.split('\n')[0]!.replace(requestId, 'ID')).toMatch(/unknown-request/);
+    expect(theirs.split('\n')[0]!.replace(requestId, 'ID')).toBe(none.split('\n')[0]!.replace('00000000-0000-4000-8000-000000000000', 'ID'));
+    for (const t of ['transfer_funds', 'webmcp_discover', 'succeeded', 'discovered', 'tab 7']) expect(theirs).not.toContain(t);
   });
 });
 
