@@ -151,6 +151,9 @@ test('a patch is refused on a target holding a blocked surface inside a shadow r
     for (const fingerprint of [{ role: 'region', name: 'Sign in' }, { role: 'region', name: 'Payment' }, { role: 'iframe', name: 'Portal sign in' }]) {
       const r = await act(world, client, 'page_patch', { tabId, fingerprint, edits: hide });
       expect(textOf(r.r), fingerprint.name).toMatch(/^Error \(target-blocked\)/);
+      // The receipt says why (the content script's fixed words and the reason), for the person reading the timeline.
+      const refused = world.receipts({ requestId: r.view!.requestId }).find((x) => x.event === 'refused')!;
+      expect(refused.detail, fingerprint.name).toMatchObject({ by: 'extension', code: 'target-blocked', message: expect.stringMatching(/^the target is or holds a blocked surface \(/) });
     }
     expect(await page.locator('#signin, #pay, #portal').evaluateAll((els) => els.map((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { opacity: string } }).getComputedStyle(el).opacity))).toEqual(['1', '1', '1']);
 

@@ -101,6 +101,6 @@ export function livePatch(): DispatchFaculty<LivePatchPrepared> {
       /* a patch is one synchronous run in the page: nothing to abort once it began */
     },
     refusalFor: (code) => (Object.prototype.hasOwnProperty.call(REFUSALS, code) ? (REFUSALS[code] as RefusalCode) : null),
-    refusalText: (code, message) => (code === 'patch-forbidden' || code === 'not-actionable' || code === 'patch-stacked' || code === 'patch-unknown' ? message.slice(0, 512) : null),
+    refusalText: (code, message) => (code === 'patch-forbidden' || code === 'not-actionable' || code === 'patch-stacked' || code === 'patch-unknown' || code === 'target-blocked' ? message.slice(0, 512) : null),
   };
 }
