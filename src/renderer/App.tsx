@@ -12,7 +12,7 @@ import { Component, Suspense, createContext, lazy, useCallback, useContext, useE
 import { useStore } from 'zustand';
 import { ApprovalDialog, RunningDialog } from './components/ApprovalDialog';
 import { ReloadOffers, StopEverythingButton } from './components/StopButton';
-import { inFlightById } from './stores/inflight';
+import { inFlightById, withSharing } from './stores/inflight';
 import { consoleTitle, stopReportText } from './stop-text';
 import { revealInvisible } from './text';
 import { ApprovalList } from './components/ApprovalList';
@@ -108,7 +108,9 @@ function Running() {
   const { inflight } = useStores();
   const watching = useStore(inflight, (s) => s.watching);
   const request = useStore(inflight, (s) => inFlightById(s.requests, s.watching));
-  const offer = useStore(inflight, (s) => s.offers.find((o) => o.requestId === s.watching));
+  const stored = useStore(inflight, (s) => s.offers.find((o) => o.requestId === s.watching));
+  const shared = useSharedTabIds();
+  const offer = useMemo(() => (stored ? withSharing([stored], shared)[0] : undefined), [stored, shared]);
   const busy = useStore(inflight, (s) => s.busy !== null);
   const error = useStore(inflight, (s) => s.error);
   const online = useOnline();
@@ -138,6 +140,13 @@ function Running() {
   );
 }
 
+/** The ids of the tabs shared now (the connection store), as a set that changes only with them. */
+function useSharedTabIds(): ReadonlySet<number> {
+  const { connection } = useStores();
+  const tabs = useStore(connection, (c) => c.sharedTabs);
+  return useMemo(() => new Set(tabs.map((t) => t.tabId)), [tabs]);
+}
+
 /** The header's kill switch, and what it did; the tab reloads offered after stops. */
 function StopEverything() {
   const { inflight } = useStores();
@@ -154,8 +163,9 @@ function StopNotices() {
   const busy = useStore(inflight, (s) => s.busy);
   const error = useStore(inflight, (s) => (s.watching === null ? s.error : null));
   const s = inflight.getState();
-  // The dialog shows its own request's offer; the rest are listed here.
-  const listed = offers.filter((o) => o.requestId !== watching);
+  const shared = useSharedTabIds();
+  // The dialog shows its own request's offer; the rest are listed here, each with a Reload button only while its tab is shared.
+  const listed = useMemo(() => withSharing(offers.filter((o) => o.requestId !== watching), shared), [offers, watching, shared]);
   return (
     <>
       {report ? (

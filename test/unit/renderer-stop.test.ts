@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { consoleTitle, stopReportText, stopWords } from '../../src/renderer/stop-text';
 import { applyEvent, createConsoleStores } from '../../src/renderer/stores';
-import { createInFlightStore, inFlightById } from '../../src/renderer/stores/inflight';
+import { createInFlightStore, inFlightById, withSharing } from '../../src/renderer/stores/inflight';
 import type { InFlightView } from '../../src/shared/ipc';
 import { FakeConsole, sampleApproval } from '../support/fake-console';
 
@@ -56,17 +56,20 @@ describe('in-flight store', () => {
     );
   });
 
-  it('a tab Stop everything unshared is not offered a reload by the console (it would be refused tab-not-shared): its offer says to reload it in Chrome', async () => {
+  it('a reload is offered with a button only while its tab is shared: not after Stop everything unshared it (it would be refused tab-not-shared), again once it is shared again', async () => {
     const api = new FakeConsole();
     const tab = (tabId: number) => ({ tabId, windowId: 1, title: '', url: 'https://shop.example/', origin: 'https://shop.example', documentId: `D${tabId}`, sharedAt: 1 });
     api.sharedTabs = [tab(9), tab(5)];
     api.inFlight = [flight('earlier', 'dispatched', 5), flight('run', 'dispatched', 9)];
     const s = createInFlightStore(api);
     expect(await s.getState().stop('earlier')).toBe(true);
-    expect(s.getState().offers).toEqual([{ requestId: 'earlier', tabId: 5 }]);
+    expect(withSharing(s.getState().offers, new Set([9, 5]))).toEqual([{ requestId: 'earlier', tabId: 5 }]);
     expect(await s.getState().stopEverything()).toBe(true);
     expect(s.getState().report!.unshared).toEqual([9, 5]);
-    expect(s.getState().offers).toEqual([{ requestId: 'earlier', tabId: 5, unshared: true }, { requestId: 'run', tabId: 9, unshared: true }]);
+    // Nothing shared now: both offers say to reload in Chrome.
+    expect(withSharing(s.getState().offers, new Set())).toEqual([{ requestId: 'earlier', tabId: 5, unshared: true }, { requestId: 'run', tabId: 9, unshared: true }]);
+    // Tab 9 shared again from the popup: its Reload button is back; tab 5's offer still says Chrome.
+    expect(withSharing(s.getState().offers, new Set([9]))).toEqual([{ requestId: 'earlier', tabId: 5, unshared: true }, { requestId: 'run', tabId: 9 }]);
   });
 
   it('says what Stop does in each phase', () => {

@@ -10,14 +10,24 @@ import type { ConsoleApi, InFlightView, StopEverythingReport } from '../../share
 import type { ErrorInfo } from '../../shared/result';
 
 /**
- * A reload of `tabId` offered because request `requestId` was stopped after dispatch. `unshared`:
- * Stop everything also unshared the tab, so the console may not reload it (the core and the extension
- * refuse `tab-not-shared`, docs/stop.md): the person is told to reload it in Chrome, no button.
+ * A reload of `tabId` offered because request `requestId` was stopped after dispatch. `unshared`
+ * (set by `withSharing` when shown): the tab is not shared now (Stop everything unshared it, or the
+ * person did), so the console may not reload it (the core and the extension refuse `tab-not-shared`,
+ * docs/stop.md): the person is told to reload it in Chrome, with no button.
  */
 export interface ReloadOffer {
   requestId: string;
   tabId: number;
   unshared?: true;
+}
+
+/**
+ * `offers` as they are to be shown now: each marked `unshared` unless its tab is among `sharedTabIds`
+ * (the connection store's shared tabs). Judged at each render, so a tab shared again gets its Reload
+ * button back, and one the person unshared after a Stop loses it.
+ */
+export function withSharing(offers: readonly ReloadOffer[], sharedTabIds: ReadonlySet<number>): ReloadOffer[] {
+  return offers.map(({ unshared: _u, ...o }) => (sharedTabIds.has(o.tabId) ? o : { ...o, unshared: true }));
 }
 
 export interface InFlightState {
@@ -96,11 +106,9 @@ export function createInFlightStore(api: Pick<ConsoleApi, 'stopRequest' | 'stopE
           set({ busy: null, error: r.error });
           return false;
         }
-        // A tab Stop everything unshared is no longer the console's to reload: those offers say so instead.
-        const gone = new Set(r.value.unshared);
-        const mark = (o: ReloadOffer): ReloadOffer => (gone.has(o.tabId) ? { ...o, unshared: true } : o);
-        const more = r.value.stopped.filter((s) => s.afterDispatch).map((s) => mark({ requestId: s.requestId, tabId: s.tabId }));
-        set({ busy: null, report: r.value, offers: addOffers(get().offers.map(mark), more) });
+        // Stop everything also unshares the tabs: their offers are shown without a button (withSharing).
+        const more = r.value.stopped.filter((s) => s.afterDispatch).map((s) => ({ requestId: s.requestId, tabId: s.tabId }));
+        set({ busy: null, report: r.value, offers: addOffers(get().offers, more) });
         return true;
       },
       async reload(tabId) {
