@@ -141,6 +141,8 @@ test('Stop on a tool that never answers: outcome-unknown, the agent told, a relo
   await expect(row.getByTestId('stop-button')).toHaveCount(0);
   // Its reload offer, with the dialog closed, is listed under the header.
   await expect(ui.getByTestId('reload-offer')).toHaveAttribute('data-tab-id', String(tabId));
+  // The tab is shared, so the offer has its Reload button (withSharing; after Stop everything it would not).
+  await expect(ui.getByTestId('reload-offer').getByTestId('reload-tab')).toBeVisible();
   await ui.getByTestId('reload-dismiss').click();
 
   // A discovery made while the whole timeline is shown ends: its row arrives by the live tail and
