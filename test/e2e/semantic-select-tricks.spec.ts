@@ -35,9 +35,12 @@ test('select options that read alike are refused, a disabled group is not chosen
     }
 
     // An option of a disabled group: the person cannot choose it in the page, nor may the agent.
-    const cover = await pick('Cover', 'Premium cover');
-    expect(textOf(cover.r)).toMatch(/^Error \(not-actionable\).*option-missing/s);
-    await expect(page.locator('#cover')).toHaveValue('none');
+    // Nor an option the page does not show in the list (`hidden`, or display: none).
+    for (const text of ['Premium cover', 'Staff cover', 'Legacy cover']) {
+      const cover = await pick('Cover', text);
+      expect(textOf(cover.r), text).toMatch(/^Error \(not-actionable\).*option-missing/s);
+      await expect(page.locator('#cover')).toHaveValue('none');
+    }
 
     // The store list re-rendered on focus: "Camden" is now "Croydon (collect £4)"; nothing is chosen.
     const store = await pick('Store', 'Camden');

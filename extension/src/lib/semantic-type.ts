@@ -42,13 +42,14 @@ const labelOf = (o: HTMLOptionElement) => o.label || o.text;
 
 /**
  * A select's option for `text`, among its enabled options (its own `disabled` or a disabled `<optgroup>`'s:
- * `:disabled`, which the person cannot choose either): the one whose label reads as `text` does. Refused
+ * `:disabled`, which the person cannot choose either) that the list shows (not `hidden`, not display: none): the one whose label reads as `text` does. Refused
  * `option-ambiguous` when another enabled option reads the same but for case, white space or invisible
  * characters (two "Standard" options in two groups, or one hidden): the person reviews the text only, and
  * could not tell which one was chosen. `option-missing` when none does, also when only a value is `text`.
  */
 function selectPlan(el: HTMLSelectElement, text: string): TypePlan {
-  const options = [...el.options].filter((o) => !o.matches(':disabled'));
+  // Hidden options (`hidden`, display: none) are not in the list the page shows: not the person's to choose either.
+  const options = [...el.options].filter((o) => !o.matches(':disabled') && !o.hidden && getComputedStyle(o).display !== 'none');
   const want = reads(text);
   const option = options.find((o) => reads(labelOf(o)) === want);
   if (!option) {
