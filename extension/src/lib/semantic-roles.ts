@@ -135,9 +135,14 @@ export function insidePrivate(el: Element): boolean {
   return privateFrameAncestor(el.ownerDocument) !== null;
 }
 
+/** The first token of `el`'s `role` attribute, lower-cased, or undefined (fallback roles after it are not read). */
+export function explicitRole(el: Element): string | undefined {
+  return el.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
+}
+
 /** The element's role (explicit `role` first token, else the implicit one); null for generic or presentational elements. */
 export function roleOf(el: Element): string | null {
-  const explicit = el.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
+  const explicit = explicitRole(el);
   if (explicit && explicit !== 'none' && explicit !== 'presentation' && explicit !== 'generic') return explicit;
   if (explicit === 'none' || explicit === 'presentation') return null;
   const tag = el.localName;

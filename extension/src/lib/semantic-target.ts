@@ -17,7 +17,7 @@ import {
 } from '../../../src/shared/semantic-target';
 import { canonicalJson } from '../../../src/shared/canonical';
 import { usableLadderTool, type ListedTool } from './semantic-ladder';
-import { closestComposed, composedParent, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, passwordField, roleOf, shadowRootOf, textOf } from './semantic-roles';
+import { closestComposed, composedParent, explicitRole, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, passwordField, roleOf, shadowRootOf, textOf } from './semantic-roles';
 
 /** Elements examined per search at most (a page could hold millions); past it the search fails closed. */
 export const MAX_TARGET_SCAN = 200_000;
@@ -141,7 +141,7 @@ const CHANGING_ROLES: ReadonlySet<string> = new Set(['status', 'timer', 'marquee
 
 /** A `<dialog>` or an element with the dialog or alertdialog role (WAI-ARIA 1.2). */
 function isDialog(n: Element): boolean {
-  const r = n.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
+  const r = explicitRole(n);
   return n.localName === 'dialog' || r === 'dialog' || r === 'alertdialog';
 }
 
@@ -154,7 +154,7 @@ function changingPart(n: Element): boolean {
   if (n.localName === 'output' || isDialog(n)) return true;
   const live = n.getAttribute('aria-live');
   if (live !== null && live.trim().toLowerCase() !== 'off') return true;
-  const r = n.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
+  const r = explicitRole(n);
   return r !== undefined && CHANGING_ROLES.has(r);
 }
 
