@@ -136,7 +136,7 @@ export function insidePrivate(el: Element): boolean {
 }
 
 /** The first token of `el`'s `role` attribute, lower-cased, or undefined (fallback roles after it are not read). */
-export function explicitRole(el: Element): string | undefined {
+function explicitRole(el: Element): string | undefined {
   return el.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
 }
 
@@ -413,14 +413,14 @@ export function passwordField(el: Element): boolean {
 }
 
 /** `<input>` types that take typed text, where a credential can be typed; the others (date, color, checkbox, …) hold none. */
-const TEXT_INPUT_TYPES: ReadonlySet<string> = new Set(['text', 'search', 'tel', 'number', 'password']);
+const CREDENTIAL_INPUT_TYPES: ReadonlySet<string> = new Set(['text', 'search', 'tel', 'number', 'password']);
 
 /**
  * The credential a text field's own words name (src/shared/snapshot.ts credentialWords): its `name`,
  * `id`, `placeholder`, `aria-label` and accessible name (its labels). Null for other elements.
  */
 function fieldWords(el: Element): CredentialWords | null {
-  if (el.localName !== 'textarea' && !(el.localName === 'input' && TEXT_INPUT_TYPES.has((el as HTMLInputElement).type))) return null;
+  if (el.localName !== 'textarea' && !(el.localName === 'input' && CREDENTIAL_INPUT_TYPES.has((el as HTMLInputElement).type))) return null;
   const words = [el.getAttribute('name'), el.id, el.getAttribute('placeholder'), el.getAttribute('aria-label'), el.isConnected ? nameOf(el, 'textbox') : ''];
   return credentialWords(words.filter((w) => w).join(' '));
 }

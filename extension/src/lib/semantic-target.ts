@@ -17,7 +17,7 @@ import {
 } from '../../../src/shared/semantic-target';
 import { canonicalJson } from '../../../src/shared/canonical';
 import { usableLadderTool, type ListedTool } from './semantic-ladder';
-import { closestComposed, composedParent, explicitRole, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, passwordField, roleOf, shadowRootOf, textOf } from './semantic-roles';
+import { closestComposed, composedParent, fieldBlocked, formHoldsPassword, formOf, insidePrivate, isHidden, nameOf, passwordField, roleOf, shadowRootOf, textOf } from './semantic-roles';
 
 /** Elements examined per search at most (a page could hold millions); past it the search fails closed. */
 export const MAX_TARGET_SCAN = 200_000;
@@ -107,18 +107,17 @@ const PAGE_PART_ROLES: ReadonlySet<string> = new Set([
  */
 const ITEM_ROLES: ReadonlySet<string> = new Set([...ROW_ROLES, 'option', 'treeitem']);
 
-/** A button by tag, input type or role: its text names an action, not the item (contextOf). */
-function isButtonLike(el: Element): boolean {
-  if (el.localName === 'button') return true;
-  if (el.localName === 'input') return ['button', 'submit', 'reset', 'image'].includes((el as HTMLInputElement).type);
-  return el.getAttribute('role') === 'button';
-}
+/** A button (its role, semantic-roles.ts roleOf: by tag, input type or `role`): its text names an action, not the item (contextOf). */
+const isButtonLike = (el: Element): boolean => roleOf(el) === 'button';
 
 /** A table's cells: never the item, their row is (contextOf). */
 const CELL_ROLES: ReadonlySet<string> = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 
 /** A control whose text names an action (a button, or a link such as an action bar's "Reply"): not what tells one row from the next. */
-const isControl = (el: Element): boolean => isButtonLike(el) || (el.localName === 'a' && el.hasAttribute('href')) || el.getAttribute('role') === 'link';
+const isControl = (el: Element): boolean => {
+  const r = roleOf(el);
+  return r === 'button' || r === 'link';
+};
 
 /**
  * Whether `a` is one of a run of look-alike siblings (same tag and class, as a list renders its rows):
@@ -139,10 +138,10 @@ function repeated(a: Element): boolean {
  */
 const CHANGING_ROLES: ReadonlySet<string> = new Set(['status', 'timer', 'marquee', 'log', 'alert', 'progressbar', 'dialog', 'alertdialog']);
 
-/** A `<dialog>` or an element with the dialog or alertdialog role (WAI-ARIA 1.2). */
+/** A `<dialog>` or an element with the dialog or alertdialog role (WAI-ARIA 1.2; roleOf). */
 function isDialog(n: Element): boolean {
-  const r = explicitRole(n);
-  return n.localName === 'dialog' || r === 'dialog' || r === 'alertdialog';
+  const r = roleOf(n);
+  return r === 'dialog' || r === 'alertdialog';
 }
 
 /**
@@ -154,8 +153,7 @@ function changingPart(n: Element): boolean {
   if (n.localName === 'output' || isDialog(n)) return true;
   const live = n.getAttribute('aria-live');
   if (live !== null && live.trim().toLowerCase() !== 'off') return true;
-  const r = explicitRole(n);
-  return r !== undefined && CHANGING_ROLES.has(r);
+  return CHANGING_ROLES.has(roleOf(n) ?? '');
 }
 
 /**

@@ -409,7 +409,7 @@ export function RunningDialog({ requestId, request, offer, busy, offline, error,
             <p data-testid="stopped-unknown">
               You stopped it after it was dispatched. The console stopped waiting and asked the page to abort, and the agent was told its
               outcome is unknown: the page&apos;s own code may still be running. Reloading tab {offer.tabId} ends that code (and anything
-              unsaved on the page).{offer.unshared ? ' Stop everything unshared the tab, so the console no longer acts on it: reload it in Chrome yourself.' : ''}
+              unsaved on the page).{offer.unshared ? ' The tab is no longer shared, so the console no longer acts on it: reload it in Chrome yourself.' : ''}
             </p>
           ) : null}
           <p className="small">

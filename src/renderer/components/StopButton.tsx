@@ -5,8 +5,8 @@
  *    `stores/inflight.ts` `stop(requestId)`; src/renderer/stop-request.tsx `StopRequest` is the container).
  *  - `StopEverythingButton`: the kill switch in the console header. No confirmation step: it only
  *    takes power away, and a kill switch is one act (docs/stop.md says why).
- *  - `ReloadOffers`: the tab reloads offered after a Stop that left an outcome unknown (for a tab Stop
- *    everything unshared: the advice to reload it in Chrome, with no button).
+ *  - `ReloadOffers`: the tab reloads offered after a Stop that left an outcome unknown (for a tab no longer
+ *    shared, as after Stop everything: the advice to reload it in Chrome, with no button).
  * Every button acts only on the person's own input (`event.isTrusted`, trust rule 19); the hosts
  * gate the API call too (src/main/core/trusted-input.ts).
  */
@@ -90,7 +90,7 @@ export function ReloadOffers(props: { offers: ReloadOffer[]; busyTab: number | n
       {props.offers.map((o) => o.unshared ? (
         <p key={o.tabId} data-testid="reload-offer" data-tab-id={o.tabId} data-unshared="true">
           A request in tab {o.tabId} was stopped after it was dispatched: its outcome is unknown, and the page&apos;s own code may
-          still be running. Stop everything also unshared the tab, so the console no longer acts on it: reload it in Chrome
+          still be running. The tab is no longer shared, so the console no longer acts on it: reload it in Chrome
           yourself to end that code (and anything unsaved on the page).{' '}
           <button type="button" className="btn btn-small btn-link" onClick={() => props.onDismiss(o.tabId)} data-testid="reload-dismiss">
             Dismiss
